@@ -1,0 +1,147 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../../test/helpers/tmp.js';
+import { ConfigError } from '../shared/config/config-error.js';
+import { loadAgentConfig, publishedActions } from './config.js';
+
+const dir = tempDir();
+afterAll(() => dir.cleanup());
+let n = 0;
+const TOKEN = 'agent-token-0123456789';
+const KEY = 'board-key-0123456789';
+
+function file(yaml: string): string {
+  n += 1;
+  return dir.write(`a${n}.yaml`, yaml);
+}
+
+function problems(yaml: string, env: NodeJS.ProcessEnv = {}): string[] {
+  try {
+    loadAgentConfig(file(yaml), {}, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems.map((p) => `${p.field}: ${p.problem}`);
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('agent config', () => {
+  it('reads both kinds of service with their defaults', () => {
+    const f = file(
+      `name: web1\ntoken: ${TOKEN}\nboard_key: ${KEY}\nservices:\n` +
+        '  backup:\n    start: [systemctl, start, backup]\n    stop: [systemctl, stop, backup]\n' +
+        '    status: [systemctl, is-active, --quiet, backup]\n    board: [start, stop]\n' +
+        '  worker:\n    run: [python3, -m, http.server, "9000"]\n    board: [start]\n' +
+        '  once:\n    start: [touch, x]\n',
+    );
+    const s = loadAgentConfig(f, {}, {});
+    expect(s).toMatchObject({
+      name: 'web1',
+      host: '127.0.0.1',
+      port: 8701,
+      boardKey: KEY,
+      location: null,
+      proxy: null,
+      report: null,
+      dataDir: `${dir.path}/data`,
+    });
+    expect(s.services).toEqual([
+      {
+        kind: 'command',
+        name: 'backup',
+        start: ['systemctl', 'start', 'backup'],
+        stop: ['systemctl', 'stop', 'backup'],
+        status: ['systemctl', 'is-active', '--quiet', 'backup'],
+        board: ['start', 'stop'],
+        timeoutMs: 60000,
+        cwd: null,
+      },
+      {
+        kind: 'process',
+        name: 'worker',
+        run: ['python3', '-m', 'http.server', '9000'],
+        board: ['start'],
+        stopGraceMs: 10000,
+        cwd: null,
+      },
+      {
+        kind: 'command',
+        name: 'once',
+        start: ['touch', 'x'],
+        stop: null,
+        status: null,
+        board: [],
+        timeoutMs: 60000,
+        cwd: null,
+      },
+    ]);
+    expect(s.services.map(publishedActions)).toEqual([
+      ['start', 'stop'],
+      ['start', 'stop'],
+      ['start'],
+    ]);
+  });
+
+  it('reads report: with env overrides for every secret', () => {
+    const f = file(
+      `name: lab3\ntoken: ${TOKEN}\nreport: {board: "http://127.0.0.1:8700/", token: "\${REG}"}\n`,
+    );
+    const s = loadAgentConfig(
+      f,
+      {},
+      {
+        REG: 'placeholder',
+        PANOPTES_AGENT_TOKEN: 'agent-token-from-env',
+        PANOPTES_BOARD_KEY: 'board-key-from-env!',
+        PANOPTES_REGISTRATION_TOKEN: 'registration-from-env',
+      },
+    );
+    expect(s.token).toBe('agent-token-from-env');
+    expect(s.boardKey).toBe('board-key-from-env!');
+    expect(s.report).toEqual({
+      board: 'http://127.0.0.1:8700',
+      token: 'registration-from-env',
+      intervalMs: 10000,
+    });
+  });
+
+  it('refuses short tokens, unknown keys and bad service names', () => {
+    expect(
+      problems(
+        `name: a\ntoken: short\nboard_key: tiny\nreport: {board: "http://x", token: small}\nservices: {"bad name": {start: [x]}}\nextra: 1\n`,
+      ),
+    ).toEqual([
+      'extra: unknown key',
+      'token: must be at least 16 characters long',
+      'board_key: must be at least 16 characters long',
+      'services.bad name: is not a valid name',
+      'report.token: must be at least 16 characters long',
+    ]);
+  });
+
+  it('refuses a service that is neither kind, mixes kinds, or allows what it lacks', () => {
+    expect(
+      problems(
+        `name: a\ntoken: ${TOKEN}\nservices:\n  none: {status: [/bin/true]}\n  both: {run: [sleep, "1"], start: [x]}\n  lacks: {start: [x], board: [stop]}\n  typo: {start: [x], bord: [start]}\n`,
+      ),
+    ).toEqual(['services.typo.bord: unknown key']);
+    expect(
+      problems(
+        `name: a\ntoken: ${TOKEN}\nservices:\n  none: {status: [/bin/true]}\n  both: {run: [sleep, "1"], start: [x]}\n  lacks: {start: [x], board: [stop]}\n`,
+      ),
+    ).toEqual([
+      'services.none: needs `run`, or `start` and/or `stop`',
+      'services.both: a process service (run) has no start, stop, status or timeout',
+      'services.lacks.board: allows stop, which the service does not publish',
+    ]);
+  });
+
+  it('refuses a board key equal to the operator token', () => {
+    expect(problems(`name: a\ntoken: ${TOKEN}\nboard_key: ${TOKEN}\n`)).toEqual([
+      'board_key: must differ from token (it has less power)',
+    ]);
+  });
+
+  it('requires name and token', () => {
+    expect(problems('port: 1\n')).toEqual(['name: is required', 'token: is required']);
+  });
+});

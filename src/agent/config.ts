@@ -1,0 +1,214 @@
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { type Static, Type } from 'typebox';
+import type { CliOptions } from '../shared/cli.js';
+import { ConfigError, type ConfigProblem } from '../shared/config/config-error.js';
+import { type EnvOverride, loadConfig } from '../shared/config/load-config.js';
+import {
+  ACTIONS,
+  Action,
+  type ActionName,
+  HttpUrl,
+  NAME_PATTERN,
+  Name,
+  Token,
+} from '../shared/wire/common.js';
+
+const Argv = Type.Array(Type.String({ minLength: 1 }), { minItems: 1 });
+const Seconds = Type.Number({ exclusiveMinimum: 0 });
+
+const ServiceFile = Type.Object(
+  {
+    start: Type.Optional(Argv),
+    stop: Type.Optional(Argv),
+    status: Type.Optional(Argv),
+    run: Type.Optional(Argv),
+    board: Type.Optional(Type.Array(Action)),
+    timeout: Type.Optional(Seconds),
+    stop_grace: Type.Optional(Seconds),
+    cwd: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+/** The schema of an agent's YAML file. */
+export const AgentConfigFile = Type.Object(
+  {
+    name: Name,
+    host: Type.Optional(Type.String({ minLength: 1 })),
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    token: Token,
+    board_key: Type.Optional(Token),
+    location: Type.Optional(HttpUrl),
+    proxy: Type.Optional(HttpUrl),
+    data_dir: Type.Optional(Type.String({ minLength: 1 })),
+    services: Type.Optional(
+      Type.Record(Type.String({ pattern: NAME_PATTERN }), ServiceFile, {
+        additionalProperties: false,
+      }),
+    ),
+    report: Type.Optional(
+      Type.Object(
+        { board: HttpUrl, token: Token, interval: Type.Optional(Seconds) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AgentConfigFile = Static<typeof AgentConfigFile>;
+
+/** A service whose start and stop each run an argv (no shell). */
+export interface CommandService {
+  kind: 'command';
+  name: string;
+  start: string[] | null;
+  stop: string[] | null;
+  status: string[] | null;
+  board: ActionName[];
+  timeoutMs: number;
+  cwd: string | null;
+}
+
+/** A service the agent runs itself and supervises as a child process. */
+export interface ProcessService {
+  kind: 'process';
+  name: string;
+  run: string[];
+  board: ActionName[];
+  stopGraceMs: number;
+  cwd: string | null;
+}
+
+export type ServiceConfig = CommandService | ProcessService;
+
+/** Everything the agent needs to run, defaults applied. */
+export interface AgentSettings {
+  source: string;
+  name: string;
+  host: string;
+  port: number;
+  token: string;
+  boardKey: string | null;
+  /** What browsers are told; null means "http://host:port as actually listening". */
+  location: string | null;
+  proxy: string | null;
+  dataDir: string;
+  services: ServiceConfig[];
+  report: { board: string; token: string; intervalMs: number } | null;
+}
+
+export const AGENT_ENV_OVERRIDES: readonly EnvOverride[] = [
+  { env: 'PANOPTES_AGENT_TOKEN', field: ['token'] },
+  { env: 'PANOPTES_BOARD_KEY', field: ['board_key'] },
+  { env: 'PANOPTES_REGISTRATION_TOKEN', field: ['report', 'token'] },
+];
+
+export const AGENT_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8701,
+  reportInterval: 10,
+  commandTimeout: 60,
+  stopGrace: 10,
+} as const;
+
+/** Reads and checks an agent's YAML file; throws ConfigError naming the file and each bad field. */
+export function loadAgentConfig(
+  file: string,
+  cli: CliOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): AgentSettings {
+  const path = resolve(file);
+  const raw = loadConfig(path, AgentConfigFile, { env, overrides: AGENT_ENV_OVERRIDES });
+  return agentSettings(raw, path, cli);
+}
+
+/** Applies defaults and cross-field checks to a schema-valid agent config. */
+export function agentSettings(
+  raw: AgentConfigFile,
+  file: string,
+  cli: CliOptions = {},
+): AgentSettings {
+  const problems: ConfigProblem[] = [];
+  const services: ServiceConfig[] = [];
+  for (const [name, s] of Object.entries(raw.services ?? {})) {
+    const field = `services.${name}`;
+    const board = [...new Set(s.board ?? [])];
+    const cwd = s.cwd ?? null;
+    if (s.run !== undefined) {
+      if (s.start || s.stop || s.status || s.timeout !== undefined) {
+        problems.push({
+          field,
+          problem: 'a process service (run) has no start, stop, status or timeout',
+        });
+        continue;
+      }
+      services.push({
+        kind: 'process',
+        name,
+        run: s.run,
+        board,
+        stopGraceMs: (s.stop_grace ?? AGENT_DEFAULTS.stopGrace) * 1000,
+        cwd,
+      });
+      continue;
+    }
+    if (!s.start && !s.stop) {
+      problems.push({ field, problem: 'needs `run`, or `start` and/or `stop`' });
+      continue;
+    }
+    if (s.stop_grace !== undefined) {
+      problems.push({
+        field: `${field}.stop_grace`,
+        problem: 'only applies to a process service (run)',
+      });
+    }
+    for (const action of board) {
+      if (!s[action]) {
+        problems.push({
+          field: `${field}.board`,
+          problem: `allows ${action}, which the service does not publish`,
+        });
+      }
+    }
+    services.push({
+      kind: 'command',
+      name,
+      start: s.start ?? null,
+      stop: s.stop ?? null,
+      status: s.status ?? null,
+      board,
+      timeoutMs: (s.timeout ?? AGENT_DEFAULTS.commandTimeout) * 1000,
+      cwd,
+    });
+  }
+  if (raw.board_key !== undefined && raw.board_key === raw.token) {
+    problems.push({ field: 'board_key', problem: 'must differ from token (it has less power)' });
+  }
+  if (problems.length > 0) throw new ConfigError(file, problems);
+  const dataDir = raw.data_dir ?? 'data';
+  return {
+    source: file,
+    name: raw.name,
+    host: cli.host ?? raw.host ?? AGENT_DEFAULTS.host,
+    port: cli.port ?? raw.port ?? AGENT_DEFAULTS.port,
+    token: raw.token,
+    boardKey: raw.board_key ?? null,
+    location: raw.location ?? null,
+    proxy: raw.proxy ?? null,
+    dataDir: isAbsolute(dataDir) ? dataDir : join(dirname(file), dataDir),
+    services,
+    report: raw.report
+      ? {
+          board: raw.report.board.replace(/\/$/, ''),
+          token: raw.report.token,
+          intervalMs: (raw.report.interval ?? AGENT_DEFAULTS.reportInterval) * 1000,
+        }
+      : null,
+  };
+}
+
+/** The actions a service publishes. */
+export function publishedActions(service: ServiceConfig): ActionName[] {
+  if (service.kind === 'process') return [...ACTIONS];
+  return ACTIONS.filter((a) => service[a] !== null);
+}

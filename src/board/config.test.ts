@@ -1,0 +1,138 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../../test/helpers/tmp.js';
+import { ConfigError } from '../shared/config/config-error.js';
+import { loadBoardConfig } from './config.js';
+
+const dir = tempDir();
+afterAll(() => dir.cleanup());
+let n = 0;
+
+function configDir(yaml: string): string {
+  n += 1;
+  dir.write(`c${n}/board.yaml`, yaml);
+  return `${dir.path}/c${n}`;
+}
+
+function problems(yaml: string, env: NodeJS.ProcessEnv = {}): string[] {
+  try {
+    loadBoardConfig(configDir(yaml), {}, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems.map((p) => `${p.field}: ${p.problem}`);
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const TOKEN = 'board-token-0123456789';
+
+describe('board config', () => {
+  it('applies the documented defaults', () => {
+    const d = configDir(`board_token: ${TOKEN}\n`);
+    const s = loadBoardConfig(d, {}, {});
+    expect(s).toMatchObject({
+      host: '127.0.0.1',
+      port: 8700,
+      registrationToken: null,
+      sweepIntervalMs: 5000,
+      pollTimeoutMs: 3000,
+      staleAfterMs: 60000,
+      maxAnnounced: 10000,
+      dataDir: `${d}/data`,
+      machines: [],
+    });
+  });
+
+  it('reads machines, locations defaulting to url, and lets --host/--port win', () => {
+    const d = configDir(
+      `board_token: ${TOKEN}\nport: 9000\nsweep_interval: 0.5\nmachines:\n` +
+        '  - {name: web1, url: "http://127.0.0.1:1/", key: key-key-key-key-key1}\n' +
+        '  - {name: web2, url: "http://127.0.0.1:2", location: "https://web2.example/", key: key-key-key-key-key2}\n',
+    );
+    const s = loadBoardConfig(d, { port: 1234, host: '::1' }, {});
+    expect(s.port).toBe(1234);
+    expect(s.host).toBe('::1');
+    expect(s.sweepIntervalMs).toBe(500);
+    expect(s.machines).toEqual([
+      {
+        name: 'web1',
+        url: 'http://127.0.0.1:1',
+        location: 'http://127.0.0.1:1/',
+        key: 'key-key-key-key-key1',
+      },
+      {
+        name: 'web2',
+        url: 'http://127.0.0.1:2',
+        location: 'https://web2.example/',
+        key: 'key-key-key-key-key2',
+      },
+    ]);
+  });
+
+  it('takes the tokens from PANOPTES_BOARD_TOKEN and PANOPTES_REGISTRATION_TOKEN', () => {
+    const d = configDir('board_token: "${UNUSED_BUT_SET}"\n');
+    const s = loadBoardConfig(
+      d,
+      {},
+      {
+        UNUSED_BUT_SET: 'x',
+        PANOPTES_BOARD_TOKEN: 'from-env-board-token',
+        PANOPTES_REGISTRATION_TOKEN: 'from-env-registration',
+      },
+    );
+    expect(s.boardToken).toBe('from-env-board-token');
+    expect(s.registrationToken).toBe('from-env-registration');
+  });
+
+  it('refuses short tokens and keys', () => {
+    expect(
+      problems(
+        'board_token: short\nregistration_token: also-short\nmachines: [{name: a, url: "http://x", key: k}]\nannounced_keys: {lab3: tiny}\n',
+      ),
+    ).toEqual([
+      'board_token: must be at least 16 characters long',
+      'registration_token: must be at least 16 characters long',
+      'machines[0].key: must be at least 16 characters long',
+      'announced_keys.lab3: must be at least 16 characters long',
+    ]);
+  });
+
+  it('requires the board token', () => {
+    expect(problems('port: 1\n')).toEqual(['board_token: is required']);
+  });
+
+  it('refuses unknown keys, bad names, bad urls, non-positive intervals and duplicates', () => {
+    expect(problems(`board_token: ${TOKEN}\nsweep_intervall: 5\n`)).toEqual([
+      'sweep_intervall: unknown key',
+    ]);
+    expect(
+      problems(
+        `board_token: ${TOKEN}\nsweep_interval: 0\nmachines: [{name: "-bad", url: "ftp://x", key: ${TOKEN}}]\n`,
+      ),
+    ).toEqual([
+      'sweep_interval: must be > 0',
+      'machines[0].name: must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$',
+      'machines[0].url: must match ^https?://[^\\s]+$',
+    ]);
+    expect(
+      problems(
+        `board_token: ${TOKEN}\nmachines:\n  - {name: a, url: "http://x", key: ${TOKEN}}\n  - {name: a, url: "http://y", key: ${TOKEN}}\nannounced_keys: {"a": ${TOKEN}, "bad name": ${TOKEN}}\n`,
+      ),
+    ).toEqual(['announced_keys.bad name: is not a valid name']);
+  });
+
+  it('refuses a duplicate machine name and an announced key for a configured machine', () => {
+    expect(
+      problems(
+        `board_token: ${TOKEN}\nmachines:\n  - {name: a, url: "http://x", key: ${TOKEN}}\n  - {name: a, url: "http://y", key: ${TOKEN}}\nannounced_keys: {a: ${TOKEN}}\n`,
+      ),
+    ).toEqual([
+      'machines[1].name: duplicate machine name a',
+      'announced_keys.a: names a configured machine; its key belongs in machines[]',
+    ]);
+  });
+
+  it('names the file in the message', () => {
+    const d = configDir('board_token: x\n');
+    expect(() => loadBoardConfig(d, {}, {})).toThrow(`${d}/board.yaml`);
+  });
+});

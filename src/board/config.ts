@@ -1,0 +1,143 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { type Static, Type } from 'typebox';
+import type { CliOptions } from '../shared/cli.js';
+import { ConfigError, type ConfigProblem } from '../shared/config/config-error.js';
+import { type EnvOverride, loadConfig } from '../shared/config/load-config.js';
+import { HttpUrl, NAME_PATTERN, Name, Token } from '../shared/wire/common.js';
+
+const Seconds = Type.Number({ exclusiveMinimum: 0 });
+
+const ConfiguredMachine = Type.Object(
+  {
+    name: Name,
+    url: HttpUrl,
+    location: Type.Optional(HttpUrl),
+    key: Token,
+  },
+  { additionalProperties: false },
+);
+
+/** The schema of `DIR/board.yaml`. */
+export const BoardConfigFile = Type.Object(
+  {
+    host: Type.Optional(Type.String({ minLength: 1 })),
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    board_token: Token,
+    registration_token: Type.Optional(Token),
+    sweep_interval: Type.Optional(Seconds),
+    poll_timeout: Type.Optional(Seconds),
+    stale_after: Type.Optional(Seconds),
+    max_announced: Type.Optional(Type.Integer({ minimum: 0 })),
+    sweep_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
+    data_dir: Type.Optional(Type.String({ minLength: 1 })),
+    machines: Type.Optional(Type.Array(ConfiguredMachine)),
+    announced_keys: Type.Optional(
+      Type.Record(Type.String({ pattern: NAME_PATTERN }), Token, { additionalProperties: false }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type BoardConfigFile = Static<typeof BoardConfigFile>;
+
+/** A configured machine with its defaults applied. */
+export interface MachineConfig {
+  name: string;
+  url: string;
+  location: string;
+  key: string;
+}
+
+/** Everything the board needs to run, defaults applied and paths made absolute. */
+export interface BoardSettings {
+  /** The config file, or `(embedded default)`. */
+  source: string;
+  /** The config directory (where `lang/` lives), or null for the embedded default. */
+  configDir: string | null;
+  host: string;
+  port: number;
+  boardToken: string;
+  registrationToken: string | null;
+  sweepIntervalMs: number;
+  pollTimeoutMs: number;
+  staleAfterMs: number;
+  maxAnnounced: number;
+  sweepConcurrency: number;
+  dataDir: string;
+  machines: MachineConfig[];
+  announcedKeys: Map<string, string>;
+}
+
+export const BOARD_ENV_OVERRIDES: readonly EnvOverride[] = [
+  { env: 'PANOPTES_BOARD_TOKEN', field: ['board_token'] },
+  { env: 'PANOPTES_REGISTRATION_TOKEN', field: ['registration_token'] },
+];
+
+export const BOARD_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8700,
+  sweepInterval: 5,
+  pollTimeout: 3,
+  staleAfter: 60,
+  maxAnnounced: 10_000,
+  sweepConcurrency: 256,
+} as const;
+
+/** Reads and checks `DIR/board.yaml`; throws ConfigError naming the file and each bad field. */
+export function loadBoardConfig(
+  dir: string,
+  cli: CliOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): BoardSettings {
+  const configDir = resolve(dir);
+  const file = join(configDir, 'board.yaml');
+  const raw = loadConfig(file, BoardConfigFile, { env, overrides: BOARD_ENV_OVERRIDES });
+  return boardSettings(raw, file, configDir, cli);
+}
+
+/** Applies defaults and cross-field checks to a schema-valid board config. */
+export function boardSettings(
+  raw: BoardConfigFile,
+  file: string,
+  configDir: string | null,
+  cli: CliOptions = {},
+): BoardSettings {
+  const problems: ConfigProblem[] = [];
+  const names = new Set<string>();
+  const machines = (raw.machines ?? []).map((m, i) => {
+    if (names.has(m.name)) {
+      problems.push({ field: `machines[${i}].name`, problem: `duplicate machine name ${m.name}` });
+    }
+    names.add(m.name);
+    return { name: m.name, url: stripSlash(m.url), location: m.location ?? m.url, key: m.key };
+  });
+  for (const name of Object.keys(raw.announced_keys ?? {})) {
+    if (names.has(name)) {
+      problems.push({
+        field: `announced_keys.${name}`,
+        problem: 'names a configured machine; its key belongs in machines[]',
+      });
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(file, problems);
+  const dataDir = raw.data_dir ?? 'data';
+  return {
+    source: file,
+    configDir,
+    host: cli.host ?? raw.host ?? BOARD_DEFAULTS.host,
+    port: cli.port ?? raw.port ?? BOARD_DEFAULTS.port,
+    boardToken: raw.board_token,
+    registrationToken: raw.registration_token ?? null,
+    sweepIntervalMs: (raw.sweep_interval ?? BOARD_DEFAULTS.sweepInterval) * 1000,
+    pollTimeoutMs: (raw.poll_timeout ?? BOARD_DEFAULTS.pollTimeout) * 1000,
+    staleAfterMs: (raw.stale_after ?? BOARD_DEFAULTS.staleAfter) * 1000,
+    maxAnnounced: raw.max_announced ?? BOARD_DEFAULTS.maxAnnounced,
+    sweepConcurrency: raw.sweep_concurrency ?? BOARD_DEFAULTS.sweepConcurrency,
+    dataDir: isAbsolute(dataDir) || configDir === null ? dataDir : join(configDir, dataDir),
+    machines,
+    announcedKeys: new Map(Object.entries(raw.announced_keys ?? {})),
+  };
+}
+
+function stripSlash(url: string): string {
+  return url.endsWith('/') ? url.slice(0, -1) : url;
+}

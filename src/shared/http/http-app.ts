@@ -1,0 +1,113 @@
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import type { Logger } from '../logger.js';
+import { BODY_LIMIT_BYTES, errors, HttpError } from './errors.js';
+import { type OpenApiInfo, openApiTransform } from './openapi.js';
+import { JsonInvalid, jsonInvalidBody, parseJsonBody, validateRequest } from './validation-hook.js';
+
+export interface HttpAppOptions {
+  logger: Logger;
+  openapi: OpenApiInfo;
+  bodyLimit?: number;
+  /** Seconds a client may take to send its request headers and body (slowloris guard). */
+  requestTimeoutS?: number;
+}
+
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
+
+/**
+ * A Fastify instance with the behaviour both programs share: FastAPI-shaped errors (422, 404,
+ * 405, 413), one JSON parser, no schema-driven serialisation, and an OpenAPI 3.1 document.
+ */
+export async function createHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
+  const bodyLimit = options.bodyLimit ?? BODY_LIMIT_BYTES;
+  const serverOptions: FastifyServerOptions = {
+    loggerInstance: options.logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit,
+    requestTimeout: (options.requestTimeoutS ?? 30) * 1000,
+    connectionTimeout: 0,
+    keepAliveTimeout: 5000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 500 },
+  };
+  const app = Fastify(serverOptions);
+
+  // Validation is done by validateRequest so that every part is checked at once; Fastify's
+  // own compiler only needs to accept the schemas, which also feed the OpenAPI document.
+  app.setValidatorCompiler(() => (data) => ({ value: data }));
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.addHook('preValidation', validateRequest);
+  // One line per request, at debug level; the req serializer redacts `?token=`.
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug(
+      { req: request.raw, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (request, text, done) => {
+    const type = request.headers['content-type'];
+    const body = text as string;
+    if (type === undefined || JSON_TYPE.test(type)) {
+      try {
+        done(null, parseJsonBody(body));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+      return;
+    }
+    // FastAPI validates a non-JSON body as the raw text: it fails the object check with 422.
+    done(null, body === '' ? undefined : body);
+  });
+
+  // A mirror of the routes, to tell "no such path" (404) from "not with this method" (405).
+  const mirror = FindMyWay();
+  const methodsInUse = new Set<HTTPMethod>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods as HTTPMethod[]) {
+      if (mirror.hasRoute(method, route.url)) continue;
+      mirror.on(method, route.url, () => undefined);
+      methodsInUse.add(method);
+    }
+  });
+  app.setNotFoundHandler(async (request) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allow = [...methodsInUse].filter((m) => mirror.find(m, path) !== null);
+    if (allow.length > 0) throw errors.methodNotAllowed(allow);
+    throw errors.notFound();
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    if (error instanceof JsonInvalid) return reply.code(422).send(jsonInvalidBody(error));
+    if (error instanceof HttpError) {
+      return reply.code(error.statusCode).headers(error.headers).send({ detail: error.message });
+    }
+    const fastifyError = error as { code?: string; statusCode?: number; message?: string };
+    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.code(413).send({ detail: errors.tooLarge(bodyLimit).message });
+    }
+    const status = fastifyError.statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return reply.code(status).send({ detail: fastifyError.message ?? 'Bad Request' });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({ detail: 'Internal Server Error' });
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: options.openapi.title, version: options.openapi.version },
+    },
+    transformObject: (documents) => {
+      if (!('openapiObject' in documents)) return documents.swaggerObject;
+      return openApiTransform(documents.openapiObject, options.openapi);
+    },
+  });
+  return app;
+}

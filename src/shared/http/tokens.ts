@@ -1,0 +1,23 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/** Compares a presented token with a known one in time independent of where they differ. */
+export function tokenEquals(presented: string, known: string): boolean {
+  // Hashing first makes the comparison independent of the lengths as well.
+  const a = createHash('sha256').update(presented).digest();
+  const b = createHash('sha256').update(known).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** The token a request presents: `Authorization: Bearer …` first, else `?token=…`; null if none. */
+export function presentedToken(authorization: string | undefined, query: unknown): string | null {
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match?.[1] !== undefined) return match[1];
+  }
+  if (query !== null && typeof query === 'object') {
+    const token = (query as Record<string, unknown>).token;
+    if (typeof token === 'string' && token !== '') return token;
+    if (Array.isArray(token) && typeof token[0] === 'string') return token[0];
+  }
+  return null;
+}

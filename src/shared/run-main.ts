@@ -1,0 +1,28 @@
+import { ConfigError } from './config/config-error.js';
+
+/**
+ * Runs a program's start-up and turns a bad config or bad arguments into a clear message on
+ * stderr and exit code 2, never a stack trace.
+ */
+export function runMain(program: string, start: () => Promise<void>): void {
+  start().catch((error: unknown) => {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${program}: ${error.message}\n`);
+    } else if (
+      error instanceof Error &&
+      'code' in error &&
+      error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+    ) {
+      process.stderr.write(`${program}: ${error.message}\n`);
+    } else if (error instanceof Error && error.message.startsWith('--')) {
+      process.stderr.write(`${program}: ${error.message}\n`);
+    } else {
+      process.stderr.write(
+        `${program}: cannot start: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      process.exitCode = 1;
+      return;
+    }
+    process.exitCode = 2;
+  });
+}

@@ -1,0 +1,23 @@
+import { Type } from 'typebox';
+
+/** Pattern of a machine name or a published service name. */
+export const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
+
+/** A machine name or published service name. */
+export const Name = Type.String({ pattern: NAME_PATTERN });
+
+/** The two actions any published service may offer. */
+export const ACTIONS = ['start', 'stop'] as const;
+export type ActionName = (typeof ACTIONS)[number];
+export const Action = Type.Union([Type.Literal('start'), Type.Literal('stop')], {
+  description: 'start or stop',
+});
+
+/** Minimum length of every token and key in every config. */
+export const TOKEN_MIN_LENGTH = 16;
+
+/** A token or key as written in a config file. */
+export const Token = Type.String({ minLength: TOKEN_MIN_LENGTH });
+
+/** An http(s) URL. */
+export const HttpUrl = Type.String({ pattern: '^https?://[^\\s]+$' });

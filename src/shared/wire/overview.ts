@@ -1,0 +1,70 @@
+import { type Static, Type } from 'typebox';
+import { Action, Name } from './common.js';
+
+/** Why a session rang: it finished, it wants a person, or it failed. */
+export const BellWhy = Type.Union(
+  [Type.Literal('finished'), Type.Literal('attention'), Type.Literal('error')],
+  { description: 'finished, attention or error' },
+);
+export type BellWhy = Static<typeof BellWhy>;
+
+export const BELL_TEXT_MAX = 4000;
+export const BELL_SESSIONS_MAX = 200;
+
+/** POST /api/bell on the agent. */
+export const Bell = Type.Object({
+  session: Type.String({ minLength: 1, maxLength: 200 }),
+  why: BellWhy,
+  text: Type.String({ maxLength: BELL_TEXT_MAX }),
+});
+export type Bell = Static<typeof Bell>;
+
+/** The latest bell of one session, as the overview shows it. */
+export const SessionView = Type.Object({
+  session: Type.String(),
+  why: BellWhy,
+  text: Type.String(),
+  at: Type.String({ description: 'ISO 8601 time the bell rang' }),
+});
+export type SessionView = Static<typeof SessionView>;
+
+export const ServiceState = Type.Union(
+  [Type.Literal('running'), Type.Literal('stopped'), Type.Literal('unknown')],
+  { description: 'running, stopped or unknown' },
+);
+export type ServiceState = Static<typeof ServiceState>;
+
+/** A published service as the overview shows it. */
+export const ServiceView = Type.Object({
+  name: Name,
+  kind: Type.Union([Type.Literal('command'), Type.Literal('process')]),
+  state: ServiceState,
+  actions: Type.Array(Action, { description: 'what the service publishes' }),
+  board: Type.Array(Action, { description: 'what the board key may ask for' }),
+  busy: Type.Boolean({ description: 'an action is running now' }),
+});
+export type ServiceView = Static<typeof ServiceView>;
+
+const Bytes = Type.Integer({ minimum: 0 });
+
+export const Memory = Type.Object({ total: Bytes, free: Bytes, used: Bytes });
+export const Disk = Type.Object({ path: Type.String(), total: Bytes, free: Bytes, used: Bytes });
+
+/** GET /api/overview on the agent: the machine as it sees itself. */
+export const Overview = Type.Object({
+  name: Name,
+  hostname: Type.String(),
+  platform: Type.String(),
+  arch: Type.String(),
+  uptime_s: Type.Number({ minimum: 0 }),
+  load: Type.Array(Type.Number(), { description: '1, 5 and 15 minute load averages' }),
+  cpus: Type.Integer({ minimum: 0 }),
+  cpu_use: Type.Number({ minimum: 0, maximum: 1, description: 'share of all CPUs busy, 0–1' }),
+  memory: Memory,
+  disks: Type.Array(Disk),
+  services: Type.Array(ServiceView),
+  sessions: Type.Array(SessionView),
+  version: Type.String(),
+  time: Type.String({ description: 'ISO 8601 time of the overview' }),
+});
+export type Overview = Static<typeof Overview>;

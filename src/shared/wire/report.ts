@@ -1,0 +1,29 @@
+import { type Static, Type } from 'typebox';
+import { HandedAction, HandedResult } from './action.js';
+import { HttpUrl, Name } from './common.js';
+import { Overview } from './overview.js';
+
+export const REPORT_RESULTS_MAX = 100;
+
+/**
+ * POST /api/report: the agent's overview, plus `location` (where a browser reaches it) and the
+ * results of actions it was handed. Overview fields are checked when present so the board view
+ * stays well-formed; members the board does not know are kept.
+ */
+export const Report = Type.Object(
+  {
+    ...Type.Partial(Overview).properties,
+    name: Name,
+    location: HttpUrl,
+    results: Type.Optional(Type.Array(HandedResult, { maxItems: REPORT_RESULTS_MAX })),
+  },
+  { additionalProperties: true },
+);
+export type Report = Static<typeof Report>;
+
+/** The board's answer to a report: the actions queued for that machine. */
+export const ReportAnswer = Type.Object({
+  ok: Type.Literal(true),
+  actions: Type.Array(HandedAction),
+});
+export type ReportAnswer = Static<typeof ReportAnswer>;

@@ -1,0 +1,150 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const LISTENING = /listening at (https?:\/\/\S+)/;
+
+/** A real program started as a child process in its own process group. */
+export interface RunningProgram {
+  /** The base URL from the program's listening line. */
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  /** Every line the program wrote to stdout and stderr so far. */
+  output: string[];
+  /** Resolves when the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM the group, SIGKILL after `graceMs`; resolves with the exit. */
+  stop(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGKILL the group at once, as `kill -9` would. */
+  kill9(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: NodeJS.ProcessEnv;
+  /** How long to wait for the listening line. */
+  timeoutMs?: number;
+  cwd?: string;
+}
+
+const running = new Set<RunningProgram>();
+process.on('exit', () => {
+  for (const p of running) killGroup(p.pid, 'SIGKILL');
+});
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Starts `node dist/<program>/main.js …args` on 127.0.0.1 with a free port (--port 0 unless the
+ * args say otherwise) and resolves once it has printed its listening line.
+ */
+export async function startProgram(
+  program: 'board' | 'agent',
+  args: string[],
+  options: StartOptions = {},
+): Promise<RunningProgram> {
+  const fullArgs = [`${ROOT}dist/${program}/main.js`, ...args];
+  if (!args.includes('--port')) fullArgs.push('--port', '0');
+  if (!args.includes('--host')) fullArgs.push('--host', '127.0.0.1');
+  const child = spawn(process.execPath, fullArgs, {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, PANOPTES_LOG_LEVEL: 'debug', ...options.env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`could not start ${program}`);
+  const output: string[] = [];
+  const exited = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      killGroup(pid, 'SIGKILL');
+      reject(new Error(`${program} did not listen within time:\n${output.join('\n')}`));
+    }, options.timeoutMs ?? 15_000);
+    const onLine = (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (line === '') continue;
+        output.push(line);
+        const match = LISTENING.exec(line);
+        if (match?.[1] !== undefined) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      }
+    };
+    child.stdout?.on('data', onLine);
+    child.stderr?.on('data', onLine);
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(
+        new Error(`${program} exited (${code ?? signal}) before listening:\n${output.join('\n')}`),
+      );
+    });
+  });
+  const handle: RunningProgram = {
+    url,
+    pid,
+    child,
+    output,
+    exited,
+    async stop(graceMs = 5000) {
+      killGroup(pid, 'SIGTERM');
+      const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), graceMs);
+      const result = await exited;
+      clearTimeout(timer);
+      running.delete(handle);
+      return result;
+    },
+    async kill9() {
+      killGroup(pid, 'SIGKILL');
+      await exited;
+      running.delete(handle);
+    },
+  };
+  running.add(handle);
+  return handle;
+}
+
+/** Starts a board with `--config dir`. */
+export function startBoard(configDir: string, options?: StartOptions): Promise<RunningProgram> {
+  return startProgram('board', ['--config', configDir], options);
+}
+
+/** Starts an agent with `--config file`. */
+export function startAgent(configFile: string, options?: StartOptions): Promise<RunningProgram> {
+  return startProgram('agent', ['--config', configFile], options);
+}
+
+/** Runs a program to completion (for tests of bad configs); resolves with its exit and output. */
+export async function runToExit(
+  program: 'board' | 'agent',
+  args: string[],
+  options: StartOptions = {},
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [`${ROOT}dist/${program}/main.js`, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => {
+    output += c.toString('utf8');
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    output += c.toString('utf8');
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, output };
+}
