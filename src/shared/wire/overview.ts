@@ -42,6 +42,19 @@ export const ServiceView = Type.Object({
   actions: Type.Array(Action, { description: 'what the service publishes' }),
   board: Type.Array(Action, { description: 'what the board key may ask for' }),
   busy: Type.Boolean({ description: 'an action is running now' }),
+  last_exit: Type.Optional(
+    Type.Union(
+      [
+        Type.Object({
+          code: Type.Union([Type.Integer(), Type.Null()]),
+          signal: Type.Union([Type.String(), Type.Null()]),
+          at: Type.String({ description: 'ISO 8601 time it ended' }),
+        }),
+        Type.Null(),
+      ],
+      { description: 'process services: how the last run ended; null while none has' },
+    ),
+  ),
 });
 export type ServiceView = Static<typeof ServiceView>;
 

@@ -1,0 +1,156 @@
+import { Agent, request, errors as undiciErrors } from 'undici';
+import type { Observation } from './domain/machine.js';
+
+/** Where and how to reach one agent. */
+export interface AgentTarget {
+  url: string;
+  key: string | null;
+}
+
+/** What came back from relaying an action. */
+export type RelayOutcome =
+  | { kind: 'answer'; status: number; body: unknown }
+  | { kind: 'unreachable'; error: string }
+  | { kind: 'timeout'; error: string };
+
+/** How the board talks to agents; the domain sees only this. */
+export interface AgentClient {
+  overview(target: AgentTarget, timeoutMs: number): Promise<Observation>;
+  relay(
+    target: AgentTarget,
+    what: string,
+    action: string,
+    timeoutMs: number,
+  ): Promise<RelayOutcome>;
+  close(): Promise<void>;
+}
+
+export const ANSWER_LIMIT_BYTES = 1024 * 1024;
+
+class TooLarge extends Error {}
+
+/** An AgentClient over one pooled undici dispatcher, with a time-out and a body cap per call. */
+export function createAgentClient(options: { connectTimeoutMs: number }): AgentClient {
+  const dispatcher = new Agent({
+    connections: 4,
+    pipelining: 1,
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 60_000,
+    connect: { timeout: options.connectTimeoutMs },
+  });
+
+  async function call(
+    url: string,
+    method: 'GET' | 'POST',
+    key: string | null,
+    timeoutMs: number,
+  ): Promise<{ status: number; text: string }> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    const response = await request(url, {
+      method,
+      headers,
+      dispatcher,
+      signal: AbortSignal.timeout(timeoutMs),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const declared = Number(response.headers['content-length'] ?? '0');
+    if (declared > ANSWER_LIMIT_BYTES) {
+      response.body.destroy();
+      throw new TooLarge();
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > ANSWER_LIMIT_BYTES) {
+        response.body.destroy();
+        throw new TooLarge();
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return { status: response.statusCode, text: Buffer.concat(chunks).toString('utf8') };
+  }
+
+  return {
+    async overview(target, timeoutMs) {
+      try {
+        const { status, text } = await call(
+          `${target.url}/api/overview`,
+          'GET',
+          target.key,
+          timeoutMs,
+        );
+        if (status < 200 || status > 299)
+          return { ok: false, error: `the agent answered HTTP ${status}` };
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          return { ok: false, error: 'the answer is not JSON' };
+        }
+        if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+          return { ok: false, error: 'the answer is not an overview object' };
+        }
+        return { ok: true, overview: body as Record<string, unknown> };
+      } catch (error) {
+        return { ok: false, error: describeFailure(error, timeoutMs) };
+      }
+    },
+
+    async relay(target, what, action, timeoutMs) {
+      const url = `${target.url}/api/do/${encodeURIComponent(what)}/${encodeURIComponent(action)}`;
+      try {
+        const { status, text } = await call(url, 'POST', target.key, timeoutMs);
+        try {
+          return { kind: 'answer', status, body: JSON.parse(text) };
+        } catch {
+          return { kind: 'unreachable', error: `the agent's answer (HTTP ${status}) is not JSON` };
+        }
+      } catch (error) {
+        const message = describeFailure(error, timeoutMs);
+        return isTimeout(error)
+          ? { kind: 'timeout', error: message }
+          : { kind: 'unreachable', error: message };
+      }
+    },
+
+    close: () => dispatcher.close(),
+  };
+}
+
+function isTimeout(error: unknown): boolean {
+  const e = error as { name?: string; code?: string };
+  return (
+    e.name === 'TimeoutError' ||
+    e.name === 'AbortError' ||
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError ||
+    error instanceof undiciErrors.ConnectTimeoutError
+  );
+}
+
+/** A short, secret-free sentence for why a call failed. */
+export function describeFailure(error: unknown, timeoutMs: number): string {
+  if (error instanceof TooLarge)
+    return `the answer is over ${ANSWER_LIMIT_BYTES / 1024 / 1024} MiB`;
+  if (isTimeout(error)) return `no answer within ${timeoutMs / 1000} s`;
+  const e = error as { code?: string; cause?: { code?: string }; message?: string };
+  const code = e.code ?? e.cause?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    default:
+      return code !== undefined ? `cannot reach the agent (${code})` : 'cannot reach the agent';
+  }
+}

@@ -1,0 +1,110 @@
+import type { FastifyInstance } from 'fastify';
+import { type Clock, systemClock } from '../shared/clock.js';
+import { FailureLimiter } from '../shared/http/failure-limiter.js';
+import { createHttpApp } from '../shared/http/http-app.js';
+import type { Logger } from '../shared/logger.js';
+import { VERSION } from '../shared/version.js';
+import { type AgentClient, createAgentClient } from './agent-client.js';
+import type { BoardSettings } from './config.js';
+import { ActionQueue } from './domain/action-queue.js';
+import { Board } from './domain/board.js';
+import { EventHub } from './domain/events.js';
+import { Journal } from './domain/journal.js';
+import { Registry } from './domain/registry.js';
+import { actionRoutes } from './http/action-routes.js';
+import { installAuth } from './http/auth.js';
+import { boardRoutes } from './http/board-routes.js';
+import { journalRoutes } from './http/journal-routes.js';
+import { liveRoutes } from './http/live-routes.js';
+import { metaRoutes } from './http/meta-routes.js';
+import { BUILTIN_LANG_DIR, Languages } from './languages.js';
+import { IdentityStore } from './store/identity-store.js';
+import { openLogs } from './store/logs.js';
+
+export interface BoardAppDeps {
+  settings: BoardSettings;
+  logger: Logger;
+  clock?: Clock;
+  client?: AgentClient;
+  builtinLangDir?: string;
+}
+
+/** A board, built and not listening: its HTTP app, its domain, and how to close both. */
+export interface BoardApp {
+  app: FastifyInstance;
+  board: Board;
+  events: EventHub;
+  identities: IdentityStore;
+  /** Closes the HTTP app, flushes the logs and the identity snapshot. */
+  close(): Promise<void>;
+}
+
+/** Builds a board from its settings: stores opened, state restored, routes registered. */
+export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
+  const { settings, logger } = deps;
+  const clock = deps.clock ?? systemClock;
+  const client =
+    deps.client ??
+    createAgentClient({ connectTimeoutMs: Math.min(settings.pollTimeoutMs, 10_000) });
+  const logs = await openLogs(settings.dataDir);
+  for (const [name, opened] of Object.entries(logs)) {
+    if (opened.contents.skipped > 0) {
+      logger.warn(
+        { file: name, skipped: opened.contents.skipped },
+        'unreadable lines skipped (a torn write after a crash?)',
+      );
+    }
+  }
+  const events = new EventHub();
+  const registry = new Registry(clock, events, settings.machines, settings.maxAnnounced);
+  const identities = new IdentityStore(settings.dataDir);
+  registry.restore(identities.load());
+  const queue = new ActionQueue(clock, logs.queue.log, logs.queue.contents.records);
+  for (const m of registry.announced()) registry.setQueued(m.name, queue.count(m.name));
+  const journal = new Journal(clock, events, logs.journal.log, logs.journal.contents.records);
+  const board = new Board({ settings, clock, client, registry, queue, journal });
+
+  const app = await createHttpApp({
+    logger,
+    openapi: {
+      title: 'Panoptes',
+      version: VERSION,
+      description:
+        'The board: every machine as of the last sweep, actions relayed or queued, the journal and the language catalogues.',
+      bearerDescription:
+        'Authorization: Bearer <board token> (or the registration token, for POST /api/report only)',
+      queryDescription:
+        '?token=<board token> (or the registration token, for POST /api/report only)',
+    },
+  });
+  installAuth(app, {
+    boardToken: settings.boardToken,
+    registrationToken: settings.registrationToken,
+    board,
+    limiter: new FailureLimiter(() => clock.now()),
+  });
+  const languages = new Languages(
+    deps.builtinLangDir ?? BUILTIN_LANG_DIR,
+    settings.configDir,
+    logger,
+  );
+  await app.register(metaRoutes, { languages });
+  await app.register(boardRoutes, { board });
+  await app.register(actionRoutes, { board });
+  await app.register(journalRoutes, { board });
+  await app.register(liveRoutes, { registry, events });
+
+  return {
+    app,
+    board,
+    events,
+    identities,
+    async close() {
+      await app.close();
+      await identities.saveIfChanged(registry.identityVersion, () => registry.identities());
+      await logs.journal.log.close();
+      await logs.queue.log.close();
+      await client.close();
+    },
+  };
+}

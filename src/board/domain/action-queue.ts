@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../shared/clock.js';
+import type { ActionName } from '../../shared/wire/common.js';
+
+/** An action waiting for an announced machine to call in. */
+export interface QueuedAction {
+  id: string;
+  name: string;
+  what: string;
+  action: ActionName;
+  /** ms since the epoch. */
+  requestedAt: number;
+  /** Whether it has been handed over in a report's answer at least once. */
+  delivered: boolean;
+}
+
+/** One line of the queue's log: replaying them in order rebuilds the queue. */
+export type QueueOp =
+  | { op: 'add'; action: QueuedAction }
+  | { op: 'delivered'; id: string }
+  | { op: 'remove'; id: string };
+
+export interface QueueStore {
+  append(op: QueueOp): Promise<void>;
+  rewrite(snapshot: () => readonly QueueOp[]): Promise<void>;
+  readonly lineCount: number;
+}
+
+export const QUEUE_EXPIRY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Actions queued for announced machines the board cannot reach. Every change is on disk
+ * before it is acknowledged; an action leaves only when a report carries its result, when it
+ * expires, or when its machine is forgotten.
+ */
+export class ActionQueue {
+  private readonly byId = new Map<string, QueuedAction>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly store: QueueStore,
+    loaded: readonly QueueOp[],
+    private readonly maxPerMachine = 1000,
+  ) {
+    for (const op of loaded) this.apply(op);
+  }
+
+  /** Queues an action; resolves once it is on disk. */
+  async add(name: string, what: string, action: ActionName): Promise<QueuedAction | null> {
+    if (this.forMachine(name).length >= this.maxPerMachine) return null;
+    const queued: QueuedAction = {
+      id: randomUUID(),
+      name,
+      what,
+      action,
+      requestedAt: this.clock.now(),
+      delivered: false,
+    };
+    this.byId.set(queued.id, queued);
+    await this.store.append({ op: 'add', action: queued });
+    return queued;
+  }
+
+  /** The actions waiting for a machine, oldest first. */
+  forMachine(name: string): QueuedAction[] {
+    return [...this.byId.values()].filter((a) => a.name === name);
+  }
+
+  count(name: string): number {
+    let n = 0;
+    for (const a of this.byId.values()) if (a.name === name) n += 1;
+    return n;
+  }
+
+  get(id: string): QueuedAction | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Notes that an action was handed over; true the first time. */
+  async markDelivered(id: string): Promise<boolean> {
+    const a = this.byId.get(id);
+    if (a === undefined || a.delivered) return false;
+    a.delivered = true;
+    await this.store.append({ op: 'delivered', id });
+    return true;
+  }
+
+  /** Takes an action out of the queue for good. */
+  async remove(id: string): Promise<QueuedAction | undefined> {
+    const a = this.byId.get(id);
+    if (a === undefined) return undefined;
+    this.byId.delete(id);
+    await this.store.append({ op: 'remove', id });
+    await this.compactIfNeeded();
+    return a;
+  }
+
+  /** The actions older than the expiry, which the caller removes and journals. */
+  expired(): QueuedAction[] {
+    const limit = this.clock.now() - QUEUE_EXPIRY_MS;
+    return [...this.byId.values()].filter((a) => a.requestedAt <= limit);
+  }
+
+  private async compactIfNeeded(): Promise<void> {
+    if (this.store.lineCount <= this.byId.size * 2 + 1000) return;
+    await this.store.rewrite(() =>
+      [...this.byId.values()].flatMap((action): QueueOp[] =>
+        action.delivered
+          ? [
+              { op: 'add', action },
+              { op: 'delivered', id: action.id },
+            ]
+          : [{ op: 'add', action }],
+      ),
+    );
+  }
+
+  private apply(op: QueueOp): void {
+    if (op.op === 'add') this.byId.set(op.action.id, { ...op.action });
+    else if (op.op === 'remove') this.byId.delete(op.id);
+    else {
+      const a = this.byId.get(op.id);
+      if (a !== undefined) a.delivered = true;
+    }
+  }
+}

@@ -1,0 +1,220 @@
+import type { Clock } from '../../shared/clock.js';
+import type { MachineConfig } from '../config.js';
+import type { BoardEvents } from './events.js';
+import { type Machine, type Observation, type Origin, serialise } from './machine.js';
+
+/** Who an announced machine is, as the identity snapshot keeps it (never the overview). */
+export interface Identity {
+  name: string;
+  location: string;
+  first_seen: number;
+  last_seen: number | null;
+}
+
+export type AnnounceRefusal = { refused: 'configured' } | { refused: 'cap'; cap: number };
+
+/**
+ * Every machine the board knows, configured and announced. Polls and reports both go through
+ * `observe`; the board view is cached as bytes and rebuilt only after a change.
+ */
+export class Registry {
+  private readonly machines = new Map<string, Machine>();
+  private announcedCount = 0;
+  private sortedNames: string[] | null = null;
+  private cachedView: { bytes: Buffer; etag: string } | null = null;
+  private generation = 0;
+  private readonly epoch = Math.random().toString(36).slice(2, 10);
+  private sweptAt: number | null = null;
+  private sweepMs: number | null = null;
+  /** Bumped whenever the set of announced identities changes (for the snapshot writer). */
+  identityVersion = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly events: BoardEvents,
+    configured: readonly MachineConfig[],
+    private readonly maxAnnounced: number,
+  ) {
+    for (const c of configured) {
+      this.add({
+        name: c.name,
+        origin: 'configured',
+        location: c.location,
+        firstSeen: clock.now(),
+      });
+    }
+  }
+
+  get(name: string): Machine | undefined {
+    return this.machines.get(name);
+  }
+
+  size(): number {
+    return this.machines.size;
+  }
+
+  announced(): Machine[] {
+    return [...this.machines.values()].filter((m) => m.origin === 'announced');
+  }
+
+  /** The one path by which a poll or a report changes a machine. */
+  observe(machine: Machine, observation: Observation): void {
+    const now = this.clock.now();
+    if (observation.ok) {
+      machine.state = 'up';
+      machine.lastSeen = now;
+      machine.error = null;
+      machine.overview = observation.overview;
+      if (observation.location !== undefined && observation.location !== machine.location) {
+        machine.location = observation.location;
+        this.identityVersion += 1;
+      }
+    } else {
+      if (machine.state === 'down' && machine.error === observation.error) return;
+      machine.state = 'down';
+      machine.error = observation.error;
+    }
+    this.changed(machine);
+  }
+
+  /**
+   * Finds or creates the announced machine a report names. Refuses a configured name, and a
+   * new name once the cap is reached.
+   */
+  announce(
+    name: string,
+    location: string,
+  ): { machine: Machine; created: boolean } | AnnounceRefusal {
+    const existing = this.machines.get(name);
+    if (existing !== undefined) {
+      if (existing.origin === 'configured') return { refused: 'configured' };
+      return { machine: existing, created: false };
+    }
+    if (this.announcedCount >= this.maxAnnounced) return { refused: 'cap', cap: this.maxAnnounced };
+    const machine = this.add({ name, origin: 'announced', location, firstSeen: this.clock.now() });
+    return { machine, created: true };
+  }
+
+  /** Marks announced machines that have not reported for `staleAfterMs` as down. */
+  markStale(staleAfterMs: number): void {
+    const now = this.clock.now();
+    for (const m of this.machines.values()) {
+      if (m.origin !== 'announced' || m.state === 'down') continue;
+      const since = m.lastSeen ?? m.firstSeen;
+      if (now - since >= staleAfterMs) {
+        this.observe(m, {
+          ok: false,
+          error: `no report for ${Math.round((now - since) / 1000)} s`,
+        });
+      }
+    }
+  }
+
+  /** Removes an announced machine for good. */
+  forget(name: string): void {
+    const m = this.machines.get(name);
+    if (m === undefined || m.origin !== 'announced') return;
+    this.machines.delete(name);
+    this.announcedCount -= 1;
+    this.sortedNames = null;
+    this.identityVersion += 1;
+    this.invalidate();
+    this.events.machineRemoved(name);
+  }
+
+  /** Brings back announced machines from the identity snapshot, down until they report. */
+  restore(identities: readonly Identity[]): void {
+    for (const id of identities) {
+      if (this.machines.has(id.name)) continue;
+      const m = this.add({
+        name: id.name,
+        origin: 'announced',
+        location: id.location,
+        firstSeen: id.first_seen,
+      });
+      m.lastSeen = id.last_seen;
+      m.state = 'down';
+      m.error = 'no report since the board restarted';
+      serialise(m);
+    }
+  }
+
+  identities(): Identity[] {
+    return this.announced().map((m) => ({
+      name: m.name,
+      location: m.location,
+      first_seen: m.firstSeen,
+      last_seen: m.lastSeen,
+    }));
+  }
+
+  setQueued(name: string, count: number): void {
+    const m = this.machines.get(name);
+    if (m === undefined || m.queued === count) return;
+    m.queued = count;
+    this.changed(m);
+  }
+
+  sweepFinished(startedAt: number, durationMs: number): void {
+    this.sweptAt = startedAt + durationMs;
+    this.sweepMs = durationMs;
+    this.invalidate();
+  }
+
+  /** The board view as JSON bytes with its ETag, built at most once per change. */
+  view(): { bytes: Buffer; etag: string } {
+    if (this.cachedView !== null) return this.cachedView;
+    if (this.sortedNames === null) {
+      this.sortedNames = [...this.machines.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    }
+    const parts: string[] = [];
+    for (const name of this.sortedNames) {
+      const m = this.machines.get(name);
+      if (m !== undefined) parts.push(m.json);
+    }
+    const head = JSON.stringify({
+      swept_at: this.sweptAt === null ? null : new Date(this.sweptAt).toISOString(),
+      sweep_ms: this.sweepMs,
+    }).slice(0, -1);
+    const bytes = Buffer.from(`${head},"machines":[${parts.join(',')}]}`);
+    this.cachedView = { bytes, etag: `"${this.epoch}-${this.generation}"` };
+    return this.cachedView;
+  }
+
+  private add(init: {
+    name: string;
+    origin: Origin;
+    location: string;
+    firstSeen: number;
+  }): Machine {
+    const m: Machine = {
+      ...init,
+      state: 'down',
+      lastSeen: null,
+      error: init.origin === 'configured' ? 'not polled yet' : null,
+      overview: null,
+      queued: 0,
+      json: '',
+    };
+    serialise(m);
+    this.machines.set(m.name, m);
+    this.sortedNames = null;
+    if (init.origin === 'announced') {
+      this.announcedCount += 1;
+      this.identityVersion += 1;
+    }
+    this.invalidate();
+    return m;
+  }
+
+  private changed(m: Machine): void {
+    serialise(m);
+    this.invalidate();
+    this.events.machineChanged(m);
+  }
+
+  private invalidate(): void {
+    this.generation += 1;
+    this.cachedView = null;
+  }
+}

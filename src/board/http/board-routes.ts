@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Board } from '../domain/board.js';
+import { BoardView, Detail, NameParams } from '../schemas.js';
+import { sendAnswer } from './send-answer.js';
+
+/** GET /api/board and DELETE /api/machines/{name}. */
+export async function boardRoutes(app: FastifyInstance, options: { board: Board }): Promise<void> {
+  const { board } = options;
+
+  app.get(
+    '/api/board',
+    {
+      schema: {
+        summary: 'Every machine, as of the last sweep',
+        description: 'Sorted by name. Supports ETag / If-None-Match. Contains no token or key.',
+        response: {
+          200: BoardView,
+          304: Type.Null({ description: 'Not modified since the ETag' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { bytes, etag } = board.registry.view();
+      reply.header('etag', etag).header('cache-control', 'no-cache');
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      return reply.type('application/json; charset=utf-8').send(bytes);
+    },
+  );
+
+  app.delete(
+    '/api/machines/:name',
+    {
+      schema: {
+        summary: 'Forget an announced machine for good',
+        description: 'Configured machines are refused (409): remove them from the config file.',
+        params: NameParams,
+        response: { 404: Detail, 409: Detail },
+      },
+    },
+    async (request, reply) => {
+      const { name } = request.params as { name: string };
+      const answer = await board.forget(request.who, name);
+      return sendAnswer(reply, answer);
+    },
+  );
+}

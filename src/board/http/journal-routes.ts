@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { Board } from '../domain/board.js';
+import { JournalPage, JournalQuery } from '../schemas.js';
+
+/** GET /api/journal. */
+export async function journalRoutes(
+  app: FastifyInstance,
+  options: { board: Board },
+): Promise<void> {
+  app.get(
+    '/api/journal',
+    {
+      schema: {
+        summary: 'What was done on the board and what it refused, most recent first',
+        querystring: JournalQuery,
+        response: { 200: JournalPage },
+      },
+    },
+    async (request) => {
+      const { limit } = request.query as { limit: number };
+      return { entries: options.board.journal.recent(limit) };
+    },
+  );
+}

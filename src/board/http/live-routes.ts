@@ -1,0 +1,98 @@
+import websocket from '@fastify/websocket';
+import type { FastifyInstance } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { EventHub } from '../domain/events.js';
+import type { Registry } from '../domain/registry.js';
+
+export interface LiveOptions {
+  registry: Registry;
+  events: EventHub;
+  /** How often changed machines are sent (they are coalesced in between). */
+  flushMs?: number;
+  /** A client with more than this many bytes unsent is dropped. */
+  maxBufferedBytes?: number;
+  pingMs?: number;
+}
+
+/**
+ * GET /api/live: a WebSocket that sends the board once, then each changed machine (coalesced
+ * per flush), each removed machine and each journal entry. Slow or silent clients are dropped.
+ */
+export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Promise<void> {
+  const flushMs = options.flushMs ?? 100;
+  const maxBuffered = options.maxBufferedBytes ?? 4 * 1024 * 1024;
+  const clients = new Set<WebSocket>();
+  const changed = new Map<string, string>();
+
+  const send = (socket: WebSocket, message: string): void => {
+    if (socket.bufferedAmount > maxBuffered) {
+      app.log.warn({ buffered: socket.bufferedAmount }, 'live client too slow; dropped');
+      socket.terminate();
+      clients.delete(socket);
+      return;
+    }
+    socket.send(message);
+  };
+  const broadcast = (message: string): void => {
+    for (const socket of clients) send(socket, message);
+  };
+
+  const unsubscribe = options.events.subscribe({
+    machineChanged: (m) => {
+      if (clients.size > 0) changed.set(m.name, m.json);
+    },
+    machineRemoved: (name) => {
+      changed.delete(name);
+      broadcast(JSON.stringify({ type: 'removed', name }));
+    },
+    journalAppended: (entry) => broadcast(JSON.stringify({ type: 'journal', entry })),
+  });
+  const flusher = setInterval(() => {
+    if (changed.size === 0) return;
+    const messages = [...changed.values()].map((json) => `{"type":"machine","machine":${json}}`);
+    changed.clear();
+    for (const message of messages) broadcast(message);
+  }, flushMs);
+  const alive = new WeakSet<WebSocket>();
+  const pinger = setInterval(() => {
+    for (const socket of clients) {
+      if (!alive.has(socket)) {
+        socket.terminate();
+        clients.delete(socket);
+        continue;
+      }
+      alive.delete(socket);
+      socket.ping();
+    }
+  }, options.pingMs ?? 30_000);
+  app.addHook('onClose', async () => {
+    clearInterval(flusher);
+    clearInterval(pinger);
+    unsubscribe();
+    for (const socket of clients) socket.close(1001, 'board shutting down');
+  });
+
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  app.get(
+    '/api/live',
+    {
+      websocket: true,
+      schema: {
+        summary: 'Live updates (WebSocket): the board, then changed machines and journal entries',
+        description:
+          'Messages: {"type":"board","board":…} once, then {"type":"machine","machine":…}, ' +
+          '{"type":"removed","name":…} and {"type":"journal","entry":…}. Token in the header or ?token=.',
+      },
+    },
+    (socket) => {
+      clients.add(socket);
+      alive.add(socket);
+      socket.on('pong', () => alive.add(socket));
+      socket.on('close', () => clients.delete(socket));
+      socket.on('error', () => clients.delete(socket));
+      // Clients have nothing to say; anything they send is ignored.
+      socket.on('message', () => undefined);
+      send(socket, `{"type":"board","board":${options.registry.view().bytes.toString('utf8')}}`);
+    },
+  );
+}

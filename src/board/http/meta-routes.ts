@@ -1,0 +1,68 @@
+import type {} from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { errors } from '../../shared/http/errors.js';
+import { NO_SECURITY } from '../../shared/http/openapi.js';
+import { VERSION } from '../../shared/version.js';
+import type { Languages } from '../languages.js';
+import { Catalogue, CodeParams, Detail, LanguageItem } from '../schemas.js';
+
+/** GET /api/health, /api/openapi.json, /api/languages and /api/language/{code}. */
+export async function metaRoutes(
+  app: FastifyInstance,
+  options: { languages: Languages },
+): Promise<void> {
+  const { languages } = options;
+
+  app.get(
+    '/api/health',
+    {
+      config: { access: 'open' },
+      schema: {
+        summary: 'Whether the board itself is up (no token needed)',
+        security: NO_SECURITY,
+        response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) },
+      },
+    },
+    async () => ({ status: 'ok', version: VERSION }),
+  );
+
+  app.get(
+    '/api/openapi.json',
+    {
+      schema: {
+        summary: 'This document: OpenAPI 3.1.0 (board token)',
+        response: { 200: Type.Object({}, { additionalProperties: true }) },
+      },
+    },
+    async () => app.swagger(),
+  );
+
+  app.get(
+    '/api/languages',
+    {
+      schema: {
+        summary: 'The interface languages: built-in and from the config lang/ directory',
+        response: { 200: Type.Array(LanguageItem) },
+      },
+    },
+    async () => languages.list(),
+  );
+
+  app.get(
+    '/api/language/:code',
+    {
+      schema: {
+        summary: 'One language catalogue',
+        params: CodeParams,
+        response: { 200: Catalogue, 404: Detail },
+      },
+    },
+    async (request) => {
+      const { code } = request.params as { code: string };
+      const catalogue = await languages.get(code);
+      if (catalogue === null) throw errors.notFound(`No language '${code}' on this board`);
+      return catalogue;
+    },
+  );
+}

@@ -1,0 +1,88 @@
+import { type Static, Type } from 'typebox';
+import { Action, Name } from '../shared/wire/common.js';
+
+/** One machine as GET /api/board shows it. */
+export const MachineView = Type.Object({
+  name: Name,
+  origin: Type.Union([Type.Literal('configured'), Type.Literal('announced')]),
+  state: Type.Union([Type.Literal('up'), Type.Literal('down')]),
+  location: Type.String({ description: 'where a browser reaches the machine' }),
+  last_seen: Type.Union([Type.String(), Type.Null()], {
+    description: 'ISO 8601 time of the last good poll or report',
+  }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'why it is down' }),
+  queued: Type.Integer({ minimum: 0, description: 'actions queued for it' }),
+  overview: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+    description: "what the machine's own /api/overview said last",
+  }),
+});
+export type MachineView = Static<typeof MachineView>;
+
+/** GET /api/board. */
+export const BoardView = Type.Object({
+  swept_at: Type.Union([Type.String(), Type.Null()]),
+  sweep_ms: Type.Union([Type.Number(), Type.Null()]),
+  machines: Type.Array(MachineView),
+});
+
+export const Outcome = Type.Union(
+  ['done', 'failed', 'refused', 'queued', 'delivered', 'expired', 'forgotten', 'announced'].map(
+    (o) => Type.Literal(o),
+  ),
+);
+
+/** One entry of the journal. */
+export const JournalEntry = Type.Object({
+  id: Type.Integer({ minimum: 1 }),
+  at: Type.String({ description: 'ISO 8601' }),
+  who: Type.Union([Type.Literal('board'), Type.Literal('registration'), Type.Literal('anonymous')]),
+  op: Type.String({ description: 'do, forget, report, auth, announce, expire' }),
+  target: Type.String({ description: 'machine, or machine/what/action' }),
+  outcome: Type.String({
+    description: 'done, failed, refused, queued, delivered, expired, forgotten or announced',
+  }),
+  status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status, if any' }),
+  detail: Type.String(),
+});
+export type JournalEntry = Static<typeof JournalEntry>;
+export type Who = JournalEntry['who'];
+
+export const JournalPage = Type.Object({ entries: Type.Array(JournalEntry) });
+
+/** The answer to POST /api/do for a machine the board could not reach: the action waits. */
+export const QueuedAnswer = Type.Object({
+  queued: Type.Literal(true),
+  id: Type.String(),
+  name: Name,
+  what: Name,
+  action: Action,
+});
+
+export const DoParams = Type.Object({ name: Name, what: Name, action: Action });
+export const NameParams = Type.Object({ name: Name });
+
+export const LANGUAGE_CODE_PATTERN = '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$';
+export const CodeParams = Type.Object({ code: Type.String({ pattern: LANGUAGE_CODE_PATTERN }) });
+
+export const LanguageItem = Type.Object({
+  code: Type.String(),
+  name: Type.String(),
+  source: Type.Union([Type.Literal('builtin'), Type.Literal('config')]),
+});
+
+export const Catalogue = Type.Object(
+  {
+    code: Type.String(),
+    name: Type.String(),
+    messages: Type.Record(Type.String(), Type.String()),
+  },
+  { additionalProperties: true },
+);
+export type Catalogue = Static<typeof Catalogue>;
+
+export const Detail = Type.Object({ detail: Type.String() });
+
+export const JOURNAL_LIMIT_MAX = 10_000;
+export const JournalQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: JOURNAL_LIMIT_MAX, default: 200 })),
+});
