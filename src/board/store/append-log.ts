@@ -49,7 +49,7 @@ export class AppendLog<T> {
       this.lines += 1;
       if (!this.flushQueued) {
         this.flushQueued = true;
-        this.enqueue(() => this.flush());
+        void this.enqueue(() => this.flush());
       }
     });
   }
