@@ -1,0 +1,82 @@
+import type { FastifyInstance } from 'fastify';
+import { createHttpApp } from '../shared/http/http-app.js';
+import type { Logger } from '../shared/logger.js';
+import { VERSION } from '../shared/version.js';
+import type { AgentSettings } from './config.js';
+import { Bells } from './domain/bells.js';
+import type { Clock } from './domain/clock.js';
+import { OverviewSource, type SystemProbe } from './domain/overview.js';
+import { type ActionOutcome, Services } from './domain/services.js';
+import type { Spawner } from './domain/spawner.js';
+import { bellRoutes } from './http/bell-routes.js';
+import { doRoutes } from './http/do-routes.js';
+import { healthRoutes } from './http/health-routes.js';
+import { openApiRoutes } from './http/openapi-routes.js';
+import { overviewRoutes } from './http/overview-routes.js';
+import { proxyRoutes } from './http/proxy-routes.js';
+
+/** What an agent is built from: its settings and its ways to the outside world. */
+export interface AgentDeps {
+  settings: AgentSettings;
+  logger: Logger;
+  clock: Clock;
+  spawner: Spawner;
+  probe: SystemProbe;
+}
+
+/** A built agent: its HTTP app (not listening) and the domain parts main needs. */
+export interface Agent {
+  app: FastifyInstance;
+  services: Services;
+  overview: OverviewSource;
+  /** Runs an action handed over by the board, under the board key's policy. */
+  actForBoard(what: string, action: 'start' | 'stop'): Promise<ActionOutcome>;
+}
+
+/** Builds an agent's Fastify instance with all its routes; nothing listens or runs yet. */
+export async function buildAgent(deps: AgentDeps): Promise<Agent> {
+  const { settings } = deps;
+  const credentials = { token: settings.token, boardKey: settings.boardKey };
+  const services = new Services(settings.services, {
+    machine: settings.name,
+    spawner: deps.spawner,
+    clock: deps.clock,
+  });
+  const bells = new Bells(deps.clock);
+  const overview = new OverviewSource({
+    name: settings.name,
+    version: VERSION,
+    probe: deps.probe,
+    services,
+    bells,
+    clock: deps.clock,
+  });
+  const app = await createHttpApp({
+    logger: deps.logger,
+    openapi: {
+      title: 'Panoptes',
+      version: VERSION,
+      description:
+        'The Panoptes agent: the overview of one machine, the actions it publishes, the bells ' +
+        'of its sessions and a pass-through at /proxy/.',
+      bearerDescription: 'the agent token (or, where stated, the board key)',
+      queryDescription: 'the agent token (or, where stated, the board key) as ?token=',
+    },
+  });
+  await app.register(healthRoutes);
+  await app.register(overviewRoutes, { credentials, source: overview });
+  await app.register(bellRoutes, { credentials, bells });
+  await app.register(doRoutes, { credentials, services });
+  await app.register(openApiRoutes, { credentials });
+  await app.register(proxyRoutes, {
+    credentials,
+    upstream: settings.proxy,
+    machine: settings.name,
+  });
+  return {
+    app,
+    services,
+    overview,
+    actForBoard: (what, action) => services.act(what, action, 'board'),
+  };
+}

@@ -1,0 +1,69 @@
+import type { Overview } from '../../shared/wire/overview.js';
+import type { Bells } from './bells.js';
+import type { Clock } from './clock.js';
+import { CpuMeter, type CpuTimes } from './cpu-meter.js';
+import type { Services } from './services.js';
+
+/** One mounted filesystem's space, in bytes. */
+export interface DiskSpace {
+  path: string;
+  total: number;
+  free: number;
+  used: number;
+}
+
+/** What the operating system tells about the machine; injected so the domain stays testable. */
+export interface SystemProbe {
+  hostname(): string;
+  platform(): string;
+  arch(): string;
+  uptimeS(): number;
+  load(): number[];
+  cpus(): readonly { times: CpuTimes }[];
+  memory(): { total: number; free: number };
+  disks(): Promise<DiskSpace[]>;
+}
+
+export interface OverviewDeps {
+  name: string;
+  version: string;
+  probe: SystemProbe;
+  services: Services;
+  bells: Bells;
+  clock: Clock;
+}
+
+/** Assembles GET /api/overview from the OS, the services and the bells; never waits on a command. */
+export class OverviewSource {
+  private readonly cpu: CpuMeter;
+
+  constructor(private readonly deps: OverviewDeps) {
+    this.cpu = new CpuMeter(() => deps.probe.cpus());
+  }
+
+  async overview(): Promise<Overview> {
+    const { probe } = this.deps;
+    const memory = probe.memory();
+    const disks = await probe.disks();
+    return {
+      name: this.deps.name,
+      hostname: probe.hostname(),
+      platform: probe.platform(),
+      arch: probe.arch(),
+      uptime_s: Math.max(0, probe.uptimeS()),
+      load: probe.load(),
+      cpus: probe.cpus().length,
+      cpu_use: this.cpu.use(),
+      memory: {
+        total: memory.total,
+        free: memory.free,
+        used: Math.max(0, memory.total - memory.free),
+      },
+      disks,
+      services: this.deps.services.views(),
+      sessions: this.deps.bells.sessions(),
+      version: this.deps.version,
+      time: new Date(this.deps.clock.now()).toISOString(),
+    };
+  }
+}

@@ -1,0 +1,68 @@
+import type { HandedResult } from '../../shared/wire/action.js';
+import type { Overview } from '../../shared/wire/overview.js';
+import type { Report } from '../../shared/wire/report.js';
+
+/** A report stays below this many bytes of JSON, well under the board's limit for it. */
+export const REPORT_MAX_BYTES = 48 * 1024;
+
+interface Budget {
+  sessions: number;
+  text: number;
+  results: number;
+  output: number;
+}
+
+// Tried in order until the report fits: fewer and shorter sessions and results each time.
+const BUDGETS: readonly Budget[] = [
+  { sessions: 50, text: 1000, results: 20, output: 1000 },
+  { sessions: 20, text: 300, results: 10, output: 500 },
+  { sessions: 5, text: 100, results: 5, output: 200 },
+  { sessions: 0, text: 0, results: 1, output: 0 },
+];
+
+/** A report and the ids of the results it carries. */
+export interface FittedReport {
+  report: Report;
+  json: string;
+  sentIds: string[];
+}
+
+/**
+ * Builds the report an announcing agent sends: its overview plus `name`, `location` and the
+ * oldest pending results, trimmed (latest sessions first, texts and outputs cut) to stay small.
+ */
+export function fitReport(
+  overview: Overview,
+  location: string,
+  pending: readonly HandedResult[],
+  maxBytes = REPORT_MAX_BYTES,
+): FittedReport {
+  let fitted: FittedReport | null = null;
+  for (const budget of BUDGETS) {
+    const results = pending.slice(0, budget.results).map((r) => trimResult(r, budget.output));
+    const report: Report = {
+      ...overview,
+      sessions: overview.sessions
+        .slice(0, budget.sessions)
+        .map((s) => ({ ...s, text: s.text.slice(0, budget.text) })),
+      name: overview.name,
+      location,
+    };
+    if (results.length > 0) report.results = results;
+    const json = JSON.stringify(report);
+    fitted = { report, json, sentIds: results.map((r) => r.id) };
+    if (Buffer.byteLength(json) <= maxBytes) return fitted;
+  }
+  if (fitted === null) throw new Error('no report budget');
+  return fitted;
+}
+
+/** A result with its `output` (if any) cut to its last `maxChars` characters. */
+export function trimResult(result: HandedResult, maxChars: number): HandedResult {
+  const body = result.body;
+  if (body === null || typeof body !== 'object' || !('output' in body)) return result;
+  const output = (body as { output: unknown }).output;
+  if (typeof output !== 'string' || output.length <= maxChars) return result;
+  const kept = maxChars === 0 ? '' : output.slice(-maxChars);
+  return { ...result, body: { ...body, output: kept } };
+}

@@ -1,0 +1,203 @@
+import { Value } from 'typebox/value';
+import type { HandedAction, HandedResult } from '../../shared/wire/action.js';
+import type { ActionName } from '../../shared/wire/common.js';
+import type { Overview } from '../../shared/wire/overview.js';
+import { ReportAnswer } from '../../shared/wire/report.js';
+import type { Cancel, Clock } from './clock.js';
+import { interruptedResult, type RanStore } from './ran-ids.js';
+import { fitReport } from './report-fit.js';
+import type { ActionOutcome } from './services.js';
+
+/** Sends one report's JSON to the board; throws when the board cannot be reached in time. */
+export type ReportPoster = (json: string) => Promise<{ status: number; body: unknown }>;
+
+/** The few log calls the reporter makes (a pino logger fits). */
+export interface ReporterLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+export interface ReporterDeps {
+  intervalMs: number;
+  /** Where a browser reaches this agent. */
+  location: string;
+  overview: () => Promise<Overview>;
+  /** Runs a handed action exactly as POST /api/do would for the board key. */
+  act: (what: string, action: ActionName) => Promise<ActionOutcome>;
+  store: RanStore;
+  post: ReportPoster;
+  clock: Clock;
+  /** A number in [0, 1), for the jitter of back-off. */
+  random: () => number;
+  log: ReporterLog;
+  maxBackoffMs?: number;
+}
+
+export const MAX_BACKOFF_MS = 5 * 60 * 1000;
+/** Results waiting to be sent are capped; one dropped is re-sent if the board hands its id again. */
+const PENDING_MAX = 1000;
+
+/**
+ * Announce mode: reports the overview to the board every interval, runs the actions the board
+ * hands back (each id at most once, across restarts), and sends their results in the following
+ * reports until one is accepted. When the board is unreachable it backs off (doubling, with
+ * ±20 % jitter, up to five minutes) and keeps trying; the agent serves locally all along.
+ */
+export class Reporter {
+  private timer: Cancel | null = null;
+  private cycling: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+  private failures = 0;
+  private readonly pending = new Map<string, HandedResult>();
+  private readonly inFlight = new Set<string>();
+  private actions: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: ReporterDeps) {}
+
+  /** Reports at once, then every interval. */
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops reporting; resolves when a report in flight has finished. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.();
+    this.timer = null;
+    await this.cycling;
+  }
+
+  /** Consecutive failed reports (0 while the board answers). */
+  get failing(): number {
+    return this.failures;
+  }
+
+  /** Resolves when every handed action so far has run and its result is recorded. */
+  settled(): Promise<void> {
+    return this.actions;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer?.();
+    this.timer = this.deps.clock.setTimeout(() => {
+      this.timer = null;
+      this.cycling = this.cycle().finally(() => {
+        this.cycling = null;
+      });
+    }, ms);
+  }
+
+  /** Reports as soon as the report in flight (if any) is done: a result is waiting. */
+  private soon(): void {
+    if (this.stopped || this.failures > 0) return;
+    if (this.cycling !== null) this.again = true;
+    else this.schedule(0);
+  }
+
+  private async cycle(): Promise<void> {
+    let delay: number;
+    try {
+      delay = await this.reportOnce();
+    } catch (error) {
+      delay = this.failed(error instanceof Error ? error.message : String(error));
+    }
+    if (this.again && this.failures === 0) delay = 0;
+    this.again = false;
+    this.schedule(delay);
+  }
+
+  /** One report; returns the delay before the next one. */
+  private async reportOnce(): Promise<number> {
+    const overview = await this.deps.overview();
+    const { json, sentIds } = fitReport(overview, this.deps.location, [...this.pending.values()]);
+    const answer = await this.deps.post(json);
+    if (answer.status < 200 || answer.status > 299) {
+      return this.failed(refusal(answer.status, answer.body));
+    }
+    if (!Value.Check(ReportAnswer, answer.body)) {
+      return this.failed('the board answered with something that is not a report answer');
+    }
+    if (this.failures > 0) {
+      this.deps.log.info({ after_failures: this.failures }, 'board reachable again');
+    }
+    this.failures = 0;
+    for (const id of sentIds) this.pending.delete(id);
+    for (const action of answer.body.actions) this.take(action);
+    return this.deps.intervalMs;
+  }
+
+  private failed(reason: string): number {
+    this.failures += 1;
+    const max = this.deps.maxBackoffMs ?? MAX_BACKOFF_MS;
+    const base = Math.min(max, this.deps.intervalMs * 2 ** Math.min(this.failures, 30));
+    const delay = Math.round(base * (0.8 + 0.4 * this.deps.random()));
+    const log = { failures: this.failures, retry_in_ms: delay, reason };
+    if (this.failures === 1) this.deps.log.warn(log, 'report failed; backing off');
+    else this.deps.log.info(log, 'report failed again');
+    return delay;
+  }
+
+  /** Takes a handed action: runs it once, or re-sends what is known of an id seen before. */
+  private take(action: HandedAction): void {
+    if (this.inFlight.has(action.id) || this.pending.has(action.id)) return;
+    const known = this.deps.store.get(action.id);
+    if (known !== undefined) {
+      this.addPending(known.state === 'done' ? known.result : interruptedResult(action.id));
+      this.soon();
+      return;
+    }
+    this.inFlight.add(action.id);
+    // Handed actions run one after another, in the order the board queued them.
+    this.actions = this.actions.then(() => this.run(action));
+  }
+
+  private async run(action: HandedAction): Promise<void> {
+    const fields = { id: action.id, what: action.what, action: action.action };
+    try {
+      await this.deps.store.markStarted(action.id);
+    } catch (error) {
+      this.inFlight.delete(action.id);
+      this.deps.log.error({ ...fields, err: error }, 'cannot record a handed action; not run');
+      return;
+    }
+    let result: HandedResult;
+    try {
+      const outcome = await this.deps.act(action.what, action.action);
+      result = { id: action.id, status: outcome.status, body: outcome.body };
+    } catch (error) {
+      this.deps.log.error({ ...fields, err: error }, 'handed action failed');
+      result = { id: action.id, status: 500, body: { detail: 'the agent failed to run it' } };
+    }
+    this.deps.log.info({ ...fields, status: result.status }, 'handed action ran');
+    try {
+      await this.deps.store.record(result);
+    } catch (error) {
+      this.deps.log.error({ ...fields, err: error }, 'cannot record a handed result');
+    }
+    this.inFlight.delete(action.id);
+    this.addPending(result);
+    this.soon();
+  }
+
+  private addPending(result: HandedResult): void {
+    this.pending.set(result.id, result);
+    while (this.pending.size > PENDING_MAX) {
+      const oldest = this.pending.keys().next();
+      if (oldest.done) break;
+      this.pending.delete(oldest.value);
+    }
+  }
+}
+
+function refusal(status: number, body: unknown): string {
+  if (status === 401) return 'the board refused the registration token (401)';
+  const detail =
+    body !== null && typeof body === 'object' && 'detail' in body && typeof body.detail === 'string'
+      ? `: ${body.detail.slice(0, 200)}`
+      : '';
+  return `the board answered ${status}${detail}`;
+}

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { Bell } from '../../shared/wire/overview.js';
+import type { Bells } from '../domain/bells.js';
+import { type Credentials, requireRole } from './auth.js';
+import { Detail } from './schemas.js';
+
+const BellAnswer = Type.Object({ ok: Type.Literal(true) });
+
+/** POST /api/bell: a session on this machine says it finished or wants attention. */
+export async function bellRoutes(
+  app: FastifyInstance,
+  options: { credentials: Credentials; bells: Bells },
+): Promise<void> {
+  app.post(
+    '/api/bell',
+    {
+      onRequest: requireRole(options.credentials, ['operator']),
+      schema: {
+        summary: 'Ring the bell of a session',
+        description:
+          'JSON only. The latest bell of each session is kept in memory (at most 200 sessions; ' +
+          'the one that rang least recently goes first) and shown in the overview.',
+        body: Bell,
+        response: { 200: BellAnswer, 401: Detail, 403: Detail },
+      },
+    },
+    async (request) => {
+      options.bells.ring(request.body as Bell);
+      return { ok: true };
+    },
+  );
+}

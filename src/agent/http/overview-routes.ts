@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import { Overview } from '../../shared/wire/overview.js';
+import type { OverviewSource } from '../domain/overview.js';
+import { type Credentials, requireRole } from './auth.js';
+import { Detail } from './schemas.js';
+
+/** GET /api/overview: the machine as it sees itself (agent token or board key). */
+export async function overviewRoutes(
+  app: FastifyInstance,
+  options: { credentials: Credentials; source: OverviewSource },
+): Promise<void> {
+  app.get(
+    '/api/overview',
+    {
+      onRequest: requireRole(options.credentials, ['operator', 'board']),
+      schema: {
+        summary: "The machine's overview",
+        description:
+          'Opened by the agent token or the board key. Service states come from a short cache ' +
+          'and never wait for a status command; a state not known yet is `unknown`.',
+        response: { 200: Overview, 401: Detail },
+      },
+    },
+    () => options.source.overview(),
+  );
+}

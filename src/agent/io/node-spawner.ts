@@ -1,0 +1,93 @@
+import { spawn } from 'node:child_process';
+import type { Child, Exit, Spawner } from '../domain/spawner.js';
+
+/** How long to wait for a child's output pipes to close after it exited (a grandchild may hold them). */
+const PIPE_DRAIN_MS = 500;
+
+/** Environment variables a child must never inherit: the agent's own secrets. */
+const SECRET_ENV = ['PANOPTES_AGENT_TOKEN', 'PANOPTES_BOARD_KEY', 'PANOPTES_REGISTRATION_TOKEN'];
+
+/** The agent's environment without its secrets, for the commands it runs. */
+export function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of SECRET_ENV) delete out[name];
+  return out;
+}
+
+/**
+ * Starts argvs with node:child_process, never through a shell, each in its own process group so
+ * that a stop or a time-out reaches everything the command started.
+ */
+export function nodeSpawner(env: NodeJS.ProcessEnv): Spawner {
+  return ({ argv, cwd, onOutput }) => {
+    const [program, ...args] = argv;
+    if (program === undefined) throw new Error('empty argv');
+    const child = spawn(program, args, {
+      cwd: cwd ?? undefined,
+      env,
+      shell: false,
+      detached: true,
+      windowsHide: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', onOutput);
+    child.stderr?.on('data', onOutput);
+
+    let spawned = false;
+    const started = new Promise<void>((resolve, reject) => {
+      child.once('spawn', () => {
+        spawned = true;
+        resolve();
+      });
+      child.once('error', (error) => {
+        if (!spawned) reject(error);
+      });
+    });
+    // Errors after the start (a failed kill, a broken pipe) change nothing about the outcome.
+    child.on('error', () => undefined);
+    started.catch(() => undefined);
+
+    const exited = new Promise<Exit>((resolve) => {
+      let exit: Exit | null = null;
+      child.once('error', () => {
+        if (!spawned) resolve({ code: null, signal: null });
+      });
+      child.once('exit', (code, signal) => {
+        exit = { code, signal };
+        const timer = setTimeout(() => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          resolve({ code, signal });
+        }, PIPE_DRAIN_MS);
+        timer.unref();
+        child.once('close', () => {
+          clearTimeout(timer);
+          resolve({ code, signal });
+        });
+      });
+      child.once('close', (code, signal) => resolve(exit ?? { code, signal }));
+    });
+
+    const handle: Child = {
+      get pid() {
+        return child.pid;
+      },
+      started,
+      exited,
+      kill(signal) {
+        const pid = child.pid;
+        if (pid === undefined) return;
+        try {
+          process.kill(-pid, signal);
+        } catch {
+          try {
+            child.kill(signal);
+          } catch {
+            // already gone
+          }
+        }
+      },
+    };
+    return handle;
+  };
+}
