@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const LISTENING = /listening at (https?:\/\/\S+)/;
+const LISTENING = /listening at (https?:\/\/[^\s"]+)/;
 
 /** A real program started as a child process in its own process group. */
 export interface RunningProgram {

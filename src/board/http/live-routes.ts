@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { EventHub } from '../domain/events.js';
 import type { Registry } from '../domain/registry.js';
+import { Detail } from '../schemas.js';
 
 export interface LiveOptions {
   registry: Registry;
@@ -73,18 +74,24 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
   });
 
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  app.get(
-    '/api/live',
-    {
-      websocket: true,
-      schema: {
-        summary: 'Live updates (WebSocket): the board, then changed machines and journal entries',
-        description:
-          'Messages: {"type":"board","board":…} once, then {"type":"machine","machine":…}, ' +
-          '{"type":"removed","name":…} and {"type":"journal","entry":…}. Token in the header or ?token=.',
-      },
+  app.route({
+    method: 'GET',
+    url: '/api/live',
+    schema: {
+      summary: 'Live updates (WebSocket): the board, then changed machines and journal entries',
+      description:
+        'Messages: {"type":"board","board":…} once, then {"type":"machine","machine":…}, ' +
+        '{"type":"removed","name":…} and {"type":"journal","entry":…}. Token in the header or ?token=. ' +
+        'A plain HTTP GET is answered 426.',
+      response: { 426: Detail },
     },
-    (socket) => {
+    // A plain GET (no upgrade) gets a FastAPI-shaped answer instead of an empty 404.
+    handler: async (_request, reply) =>
+      reply
+        .code(426)
+        .header('upgrade', 'websocket')
+        .send({ detail: 'Upgrade Required: this is a WebSocket' }),
+    wsHandler: (socket) => {
       clients.add(socket);
       alive.add(socket);
       socket.on('pong', () => alive.add(socket));
@@ -94,5 +101,5 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
       socket.on('message', () => undefined);
       send(socket, `{"type":"board","board":${options.registry.view().bytes.toString('utf8')}}`);
     },
-  );
+  });
 }

@@ -56,8 +56,10 @@ export class AppendLog<T> {
 
   /**
    * Replaces the file's contents atomically (temp file, fsync, rename) with the records
-   * `snapshot` returns when the rewrite runs, after every append made before it. Appends made
-   * meanwhile follow it in the new file, so a reader must tolerate a record written twice.
+   * `snapshot` returns when the rewrite runs. `snapshot` must describe the whole current state,
+   * including every record appended before it is called (appends queued with it may already be
+   * in the old file, which the new one replaces). Appends that arrive while the rewrite runs
+   * follow it in the new file, so a reader must tolerate a record written twice.
    */
   rewrite(snapshot: () => readonly T[]): Promise<void> {
     return this.enqueue(async () => {

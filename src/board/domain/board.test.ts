@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import { testBoard } from '../../../test/helpers/board-kit.js';
+import { QUEUE_EXPIRY_MS } from './action-queue.js';
+
+const KEY = 'machine-key-0123456789';
+const LAB_KEY = 'lab-key-0123456789ab';
+const machines = [{ name: 'web1', url: 'http://127.0.0.1:1', key: KEY }];
+
+function journal(t: ReturnType<typeof testBoard>) {
+  return t.journal.recent(100).map((e) => `${e.who} ${e.op} ${e.target} ${e.outcome} ${e.status}`);
+}
+
+describe('Board.doAction', () => {
+  it("relays to a configured machine with its key and passes the machine's answer through", async () => {
+    const t = testBoard({ machines });
+    const body = { what: 'backup', action: 'start', ok: true, exit_code: 0, output: '' };
+    t.client.answers.set('http://127.0.0.1:1', { kind: 'answer', status: 200, body });
+    expect(await t.board.doAction('board', 'web1', 'backup', 'start')).toEqual({
+      status: 200,
+      body,
+    });
+    expect(t.client.relays).toEqual([
+      { target: { url: 'http://127.0.0.1:1', key: KEY }, what: 'backup', action: 'start' },
+    ]);
+    expect(journal(t)).toEqual(['board do web1/backup/start done 200']);
+  });
+
+  it('journals what the machine refused or failed, with its own status', async () => {
+    const t = testBoard({ machines });
+    t.client.answers.set('http://127.0.0.1:1', {
+      kind: 'answer',
+      status: 403,
+      body: { detail: 'no' },
+    });
+    expect(await t.board.doAction('board', 'web1', 'backup', 'stop')).toEqual({
+      status: 403,
+      body: { detail: 'no' },
+    });
+    t.client.answers.set('http://127.0.0.1:1', {
+      kind: 'answer',
+      status: 200,
+      body: { ok: false, exit_code: 3 },
+    });
+    await t.board.doAction('board', 'web1', 'backup', 'start');
+    expect(journal(t)).toEqual([
+      'board do web1/backup/start failed 200',
+      'board do web1/backup/stop refused 403',
+    ]);
+    expect(t.journal.recent(1)[0]?.detail).toBe('not ok (exit 3)');
+  });
+
+  it('answers 502 when a configured machine is unreachable and 504 on a time-out', async () => {
+    const t = testBoard({ machines });
+    expect(await t.board.doAction('board', 'web1', 'x', 'start')).toEqual({
+      status: 502,
+      body: { detail: "Machine 'web1' is unreachable: connection refused" },
+    });
+    t.client.answers.set('http://127.0.0.1:1', { kind: 'timeout', error: 'no answer within 3 s' });
+    expect((await t.board.doAction('board', 'web1', 'x', 'start')).status).toBe(504);
+    expect(journal(t)).toEqual([
+      'board do web1/x/start failed 504',
+      'board do web1/x/start failed 502',
+    ]);
+  });
+
+  it('answers 404 for an unknown machine, journaled', async () => {
+    const t = testBoard({ machines });
+    expect((await t.board.doAction('board', 'nope', 'x', 'start')).status).toBe(404);
+    expect(journal(t)).toEqual(['board do nope/x/start refused 404']);
+    expect(t.client.relays).toEqual([]);
+  });
+
+  it('relays to an announced machine when it holds a key and reaches it, else queues', async () => {
+    const t = testBoard({ announced_keys: { lab3: LAB_KEY } });
+    await t.board.report('registration', { name: 'lab3', location: 'http://lab3:8701/' });
+    await t.board.report('registration', { name: 'lab4', location: 'http://lab4:8701' });
+    t.client.answers.set('http://lab3:8701', { kind: 'answer', status: 200, body: { ok: true } });
+    expect(await t.board.doAction('board', 'lab3', 'job', 'start')).toEqual({
+      status: 200,
+      body: { ok: true },
+    });
+    expect(t.client.relays[0]?.target).toEqual({ url: 'http://lab3:8701', key: LAB_KEY });
+    t.client.answers.delete('http://lab3:8701');
+    const queued = await t.board.doAction('board', 'lab3', 'job', 'stop');
+    expect(queued.body).toMatchObject({ queued: true, name: 'lab3', what: 'job', action: 'stop' });
+    const noKey = await t.board.doAction('board', 'lab4', 'job', 'start');
+    expect(noKey.body).toMatchObject({ queued: true, name: 'lab4' });
+    expect(t.client.relays).toHaveLength(2);
+    expect(t.journal.recent(1)[0]?.detail).toContain('the board holds no key for it');
+  });
+});
+
+describe('Board.report', () => {
+  it('refuses a report naming a configured machine, journaled', async () => {
+    const t = testBoard({ machines });
+    const answer = await t.board.report('registration', { name: 'web1', location: 'http://x' });
+    expect(answer.status).toBe(409);
+    expect(journal(t)).toEqual(['registration report web1 refused 409']);
+    expect(t.registry.get('web1')?.origin).toBe('configured');
+  });
+
+  it('hands queued actions over until a report carries their result (at least once)', async () => {
+    const t = testBoard();
+    await t.board.report('registration', { name: 'lab3', location: 'http://lab3' });
+    const q = (await t.board.doAction('board', 'lab3', 'job', 'start')).body as { id: string };
+    expect(t.registry.get('lab3')?.queued).toBe(1);
+
+    const first = await t.board.report('registration', { name: 'lab3', location: 'http://lab3' });
+    const second = await t.board.report('registration', { name: 'lab3', location: 'http://lab3' });
+    const handed = [{ id: q.id, what: 'job', action: 'start', requested_at: expect.any(String) }];
+    expect(first.body).toEqual({ ok: true, actions: handed });
+    expect(second.body).toEqual({ ok: true, actions: handed });
+
+    const result = {
+      id: q.id,
+      status: 200,
+      body: { what: 'job', action: 'start', ok: true, exit_code: 0, output: '' },
+    };
+    const third = await t.board.report('registration', {
+      name: 'lab3',
+      location: 'http://lab3',
+      results: [result, { id: 'unknown-id', status: 200, body: {} }],
+    });
+    expect(third.body).toEqual({ ok: true, actions: [] });
+    expect(t.registry.get('lab3')?.queued).toBe(0);
+    expect(journal(t)).toEqual([
+      'registration do lab3/job/start done 200',
+      'registration do lab3/job/start delivered null',
+      'board do lab3/job/start queued 200',
+      'registration announce lab3 announced 200',
+    ]);
+  });
+
+  it("does not take another machine's result for an action", async () => {
+    const t = testBoard();
+    await t.board.report('registration', { name: 'lab3', location: 'http://lab3' });
+    await t.board.report('registration', { name: 'lab4', location: 'http://lab4' });
+    const q = (await t.board.doAction('board', 'lab3', 'job', 'start')).body as { id: string };
+    await t.board.report('registration', {
+      name: 'lab4',
+      location: 'http://lab4',
+      results: [{ id: q.id, status: 200, body: {} }],
+    });
+    expect(t.queue.get(q.id)).toBeDefined();
+  });
+
+  it('keeps the overview but not the name, location or results in it', async () => {
+    const t = testBoard();
+    await t.board.report('registration', {
+      name: 'lab3',
+      location: 'http://lab3',
+      hostname: 'lab3.local',
+      results: [],
+    });
+    expect(t.registry.get('lab3')?.overview).toEqual({ hostname: 'lab3.local' });
+  });
+
+  it('expires queued actions after 24 h, journaled', async () => {
+    const t = testBoard();
+    await t.board.report('registration', { name: 'lab3', location: 'http://lab3' });
+    await t.board.doAction('board', 'lab3', 'job', 'start');
+    t.clock.advance(QUEUE_EXPIRY_MS - 1);
+    await t.board.upkeep();
+    expect(t.registry.get('lab3')?.queued).toBe(1);
+    t.clock.advance(1);
+    await t.board.upkeep();
+    expect(t.registry.get('lab3')?.queued).toBe(0);
+    expect(journal(t)[0]).toBe('board do lab3/job/start expired null');
+  });
+
+  it('journals cap refusals at most once a minute, with a count', async () => {
+    const t = testBoard({ max_announced: 1 });
+    await t.board.report('registration', { name: 'a', location: 'http://a' });
+    for (let i = 0; i < 50; i += 1) {
+      expect(
+        (await t.board.report('registration', { name: `n${i}`, location: 'http://x' })).status,
+      ).toBe(409);
+    }
+    expect(journal(t).filter((l) => l.includes('refused'))).toHaveLength(1);
+    t.clock.advance(60_000);
+    await t.board.report('registration', { name: 'late', location: 'http://x' });
+    const latest = t.journal.recent(1)[0];
+    expect(latest?.detail).toContain('(50 report(s) of new names refused)');
+  });
+});
+
+describe('Board.forget', () => {
+  it('forgets an announced machine and drops its queue; refuses configured and unknown ones', async () => {
+    const t = testBoard({ machines });
+    await t.board.report('registration', { name: 'lab3', location: 'http://lab3' });
+    await t.board.doAction('board', 'lab3', 'job', 'start');
+    expect(await t.board.forget('board', 'lab3')).toEqual({
+      status: 200,
+      body: { ok: true, name: 'lab3', forgotten: true, dropped: 1 },
+    });
+    expect(t.registry.get('lab3')).toBeUndefined();
+    expect(t.removed).toEqual(['lab3']);
+    const configured = await t.board.forget('board', 'web1');
+    expect(configured.status).toBe(409);
+    expect((configured.body as { detail: string }).detail).toContain('/etc/panoptes/board.yaml');
+    expect((await t.board.forget('board', 'lab3')).status).toBe(404);
+  });
+});

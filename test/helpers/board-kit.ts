@@ -1,0 +1,89 @@
+import type { AgentClient, AgentTarget, RelayOutcome } from '../../src/board/agent-client.js';
+import { type BoardSettings, boardSettings } from '../../src/board/config.js';
+import { ActionQueue } from '../../src/board/domain/action-queue.js';
+import { Board } from '../../src/board/domain/board.js';
+import { EventHub } from '../../src/board/domain/events.js';
+import { Journal } from '../../src/board/domain/journal.js';
+import type { Observation } from '../../src/board/domain/machine.js';
+import { Registry } from '../../src/board/domain/registry.js';
+import { ManualClock } from '../../src/shared/clock.js';
+
+/** An in-memory log with the shape of AppendLog, for domain tests. */
+export class MemoryLog<T> {
+  records: T[] = [];
+  append(record: T): Promise<void> {
+    this.records.push(structuredClone(record));
+    return Promise.resolve();
+  }
+  rewrite(snapshot: () => readonly T[]): Promise<void> {
+    this.records = structuredClone([...snapshot()]);
+    return Promise.resolve();
+  }
+  get lineCount(): number {
+    return this.records.length;
+  }
+}
+
+/** A scripted AgentClient: answers by machine URL, records every call. */
+export class FakeClient implements AgentClient {
+  polls: AgentTarget[] = [];
+  relays: { target: AgentTarget; what: string; action: string }[] = [];
+  overviews = new Map<string, Observation>();
+  answers = new Map<string, RelayOutcome>();
+
+  overview(target: AgentTarget): Promise<Observation> {
+    this.polls.push(target);
+    return Promise.resolve(
+      this.overviews.get(target.url) ?? { ok: false, error: 'connection refused' },
+    );
+  }
+  relay(target: AgentTarget, what: string, action: string): Promise<RelayOutcome> {
+    this.relays.push({ target, what, action });
+    return Promise.resolve(
+      this.answers.get(target.url) ?? { kind: 'unreachable', error: 'connection refused' },
+    );
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+export const TOKEN = 'board-token-0123456789';
+
+/** A board wired to a manual clock, a fake client and in-memory logs. */
+export function testBoard(raw: Partial<Parameters<typeof boardSettings>[0]> = {}) {
+  const settings: BoardSettings = boardSettings(
+    { board_token: TOKEN, ...raw },
+    '/etc/panoptes/board.yaml',
+    '/etc/panoptes',
+  );
+  const clock = new ManualClock();
+  const client = new FakeClient();
+  const events = new EventHub();
+  const changes: string[] = [];
+  const removed: string[] = [];
+  events.subscribe({
+    machineChanged: (m) => changes.push(m.name),
+    machineRemoved: (n) => removed.push(n),
+  });
+  const registry = new Registry(clock, events, settings.machines, settings.maxAnnounced);
+  const queueLog = new MemoryLog<import('../../src/board/domain/action-queue.js').QueueOp>();
+  const queue = new ActionQueue(clock, queueLog, []);
+  const journalLog = new MemoryLog<import('../../src/board/schemas.js').JournalEntry>();
+  const journal = new Journal(clock, events, journalLog, []);
+  const board = new Board({ settings, clock, client, registry, queue, journal });
+  return {
+    settings,
+    clock,
+    client,
+    events,
+    registry,
+    queue,
+    queueLog,
+    journal,
+    journalLog,
+    board,
+    changes,
+    removed,
+  };
+}
