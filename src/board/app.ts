@@ -62,7 +62,15 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const queue = new ActionQueue(clock, logs.queue.log, logs.queue.contents.records);
   for (const m of registry.announced()) registry.setQueued(m.name, queue.count(m.name));
   const journal = new Journal(clock, events, logs.journal.log, logs.journal.contents.records);
-  const board = new Board({ settings, clock, client, registry, queue, journal });
+  const board = new Board({
+    settings,
+    clock,
+    client,
+    registry,
+    queue,
+    journal,
+    persistIdentities: () => identities.save(registry),
+  });
 
   const app = await createHttpApp({
     logger,
@@ -101,7 +109,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     identities,
     async close() {
       await app.close();
-      await identities.saveIfChanged(registry.identityVersion, () => registry.identities());
+      await identities.save(registry);
       await logs.journal.log.close();
       await logs.queue.log.close();
       await client.close();

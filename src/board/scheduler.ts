@@ -43,9 +43,7 @@ export function startScheduler(
     upkeepRunning = true;
     board
       .upkeep()
-      .then(() =>
-        identities.saveIfChanged(board.registry.identityVersion, () => board.registry.identities()),
-      )
+      .then(() => identities.save(board.registry))
       .catch((error: unknown) => log.error({ err: error }, 'upkeep failed'))
       .finally(() => {
         upkeepRunning = false;

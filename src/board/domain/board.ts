@@ -23,6 +23,8 @@ export interface BoardDeps {
   registry: Registry;
   queue: ActionQueue;
   journal: Journal;
+  /** Makes the set of announced identities durable (called when it changes). */
+  persistIdentities?: () => Promise<void>;
 }
 
 /** How many refused reports (cap reached) are journaled per minute at most. */
@@ -103,6 +105,9 @@ export class Board {
       return { status: 409, body: { detail } };
     }
     registry.observe(found.machine, { ok: true, overview, location });
+    // A new machine's identity is on disk before its first report is acknowledged, so a
+    // crash cannot make the board forget a machine it has answered (and queued for).
+    if (found.created) await this.deps.persistIdentities?.();
     if (found.created)
       await this.note(who, 'announce', name, 'announced', 200, `announced from ${location}`);
     for (const result of results ?? []) await this.takeResult(who, name, result);
@@ -138,6 +143,7 @@ export class Board {
     const dropped = this.deps.queue.forMachine(name);
     for (const a of dropped) await this.deps.queue.remove(a.id);
     this.deps.registry.forget(name);
+    await this.deps.persistIdentities?.();
     const detail =
       dropped.length > 0 ? `forgotten; ${dropped.length} queued action(s) dropped` : 'forgotten';
     await this.note(who, 'forget', name, 'forgotten', 200, detail);

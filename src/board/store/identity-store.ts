@@ -2,13 +2,22 @@ import { join } from 'node:path';
 import type { Identity } from '../domain/registry.js';
 import { readSnapshot, writeSnapshot } from './snapshot-file.js';
 
+/** Where the identities come from: a version that changes with them, and the list. */
+export interface IdentitySource {
+  identityVersion: number;
+  identities(): Identity[];
+}
+
 /**
  * The identities of announced machines (name, location, first and last seen; never an
  * overview), so a stopped machine stays on the board, red, across a board restart.
+ * Writes are serialised and coalesced: callers during a write share the one after it.
  */
 export class IdentityStore {
   private readonly file: string;
   private savedVersion = -1;
+  private chain: Promise<void> = Promise.resolve();
+  private next: Promise<void> | null = null;
 
   constructor(dataDir: string) {
     this.file = join(dataDir, 'announced.json');
@@ -28,10 +37,18 @@ export class IdentityStore {
     );
   }
 
-  /** Writes the identities if their version changed since the last write. */
-  async saveIfChanged(version: number, identities: () => Identity[]): Promise<void> {
-    if (version === this.savedVersion) return;
-    this.savedVersion = version;
-    await writeSnapshot(this.file, identities());
+  /** Resolves once the identities as they are now are on disk (if they changed). */
+  save(source: IdentitySource): Promise<void> {
+    if (this.next !== null) return this.next;
+    const run = this.chain.then(async () => {
+      this.next = null;
+      const version = source.identityVersion;
+      if (version === this.savedVersion) return;
+      await writeSnapshot(this.file, source.identities());
+      this.savedVersion = version;
+    });
+    this.next = run;
+    this.chain = run.catch(() => undefined);
+    return run;
   }
 }

@@ -1,0 +1,115 @@
+import { appendFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Recorder, writeBoardConfig } from './helpers/fleet.js';
+import { startBoard } from './helpers/processes.js';
+import { tempDir } from './helpers/tmp.js';
+
+const TOKEN = 'durable-board-token-0123456789';
+const REGISTRATION = 'durable-registration-0123456789';
+
+interface Entry {
+  op: string;
+  target: string;
+  outcome: string;
+  detail: string;
+}
+
+describe('nothing acknowledged is lost', () => {
+  const dir = tempDir();
+  const http = new Recorder();
+  const configDir = writeBoardConfig(dir, 'b', {
+    board_token: TOKEN,
+    registration_token: REGISTRATION,
+  });
+  afterAll(() => dir.cleanup());
+
+  const report = (url: string) =>
+    http.call(`${url}/api/report`, {
+      method: 'POST',
+      token: REGISTRATION,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'lab3', location: 'http://lab3.example' }),
+    });
+
+  it('survives kill -9 in the middle of a stream of actions: every acknowledged one is journaled and still queued', async () => {
+    const board = await startBoard(configDir);
+    expect((await report(board.url)).status).toBe(200);
+    const acknowledged: string[] = [];
+    let killed = false;
+    const fire = async (i: number) => {
+      try {
+        const r = await http.call(`${board.url}/api/do/lab3/job${i}/start`, {
+          method: 'POST',
+          token: TOKEN,
+        });
+        if (r.status === 200) acknowledged.push((r.json as { id: string }).id);
+      } catch {
+        // cut off by the kill: not acknowledged
+      }
+      if (acknowledged.length >= 20 && !killed) {
+        killed = true;
+        await board.kill9();
+      }
+    };
+    await Promise.all(Array.from({ length: 60 }, (_, i) => fire(i)));
+    if (!killed) await board.kill9();
+    expect(acknowledged.length).toBeGreaterThanOrEqual(20);
+
+    const again = await startBoard(configDir);
+    try {
+      const entries = (
+        (await http.call(`${again.url}/api/journal?limit=10000`, { token: TOKEN })).json as {
+          entries: Entry[];
+        }
+      ).entries;
+      const journaled = new Set(
+        entries
+          .filter((e) => e.outcome === 'queued')
+          .map((e) => e.detail.split(' ')[2]?.replace(':', '')),
+      );
+      for (const id of acknowledged) expect(journaled.has(id)).toBe(true);
+      // The machine was announced before the crash: it is back, red, until it reports.
+      const view = (await http.call(`${again.url}/api/board`, { token: TOKEN })).json as {
+        machines: { name: string; state: string; queued: number }[];
+      };
+      const lab3 = view.machines.find((m) => m.name === 'lab3');
+      expect(lab3?.state).toBe('down');
+      expect(lab3?.queued).toBeGreaterThanOrEqual(acknowledged.length);
+      const handed = ((await report(again.url)).json as { actions: { id: string }[] }).actions.map(
+        (a) => a.id,
+      );
+      for (const id of acknowledged) expect(handed).toContain(id);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it('tolerates a torn last line in the journal and reports it', async () => {
+    appendFileSync(`${configDir}/data/journal.jsonl`, '{"id": 99999, "at": "2026-');
+    const board = await startBoard(configDir);
+    try {
+      expect(board.output.some((l) => l.includes('unreadable lines skipped'))).toBe(true);
+      const r = await http.call(`${board.url}/api/journal`, { token: TOKEN });
+      expect(r.status).toBe(200);
+    } finally {
+      await board.stop();
+    }
+  });
+
+  it('SIGTERM finishes gracefully with exit code 0 and keeps announced machines', async () => {
+    const board = await startBoard(configDir);
+    expect((await http.call(`${board.url}/api/health`)).status).toBe(200);
+    const exit = await board.stop(10_000);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(board.output.some((l) => l.includes('board stopped'))).toBe(true);
+    const again = await startBoard(configDir);
+    try {
+      const view = (await http.call(`${again.url}/api/board`, { token: TOKEN })).json as {
+        machines: { name: string }[];
+      };
+      expect(view.machines.map((m) => m.name)).toEqual(['lab3']);
+    } finally {
+      await again.stop();
+    }
+  });
+});
