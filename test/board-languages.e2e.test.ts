@@ -65,7 +65,7 @@ describe('language catalogues', () => {
     dir.write('secret.json', JSON.stringify({ code: 'x', name: 'secret', messages: {} }));
     for (const path of ['..%2F..%2Fsecret', '..%2Fsecret', '%2E%2E', 'en%00', 'en.json', 'EN']) {
       const r = await get(`/api/language/${path}`);
-      expect(r.status, path).toBe(422);
+      expect([404, 422], path).toContain(r.status);
       expect(r.text).not.toContain('"name":"secret"');
     }
     expect((await get('/api/language/../../secret')).status).toBe(404);
