@@ -146,8 +146,9 @@ export class Reporter {
     if (this.inFlight.has(action.id) || this.pending.has(action.id)) return;
     const known = this.deps.store.get(action.id);
     if (known !== undefined) {
+      // Sent with the next regular report: a board that keeps handing an id must not make the
+      // agent report in a tight loop.
       this.addPending(known.state === 'done' ? known.result : interruptedResult(action.id));
-      this.soon();
       return;
     }
     this.inFlight.add(action.id);

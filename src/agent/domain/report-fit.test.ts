@@ -1,0 +1,94 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { HandedResult } from '../../shared/wire/action.js';
+import type { Overview } from '../../shared/wire/overview.js';
+import { fitReport, REPORT_MAX_BYTES, trimResult } from './report-fit.js';
+
+function overview(sessions: Overview['sessions']): Overview {
+  return {
+    name: 'web1',
+    hostname: 'web1',
+    platform: 'linux',
+    arch: 'x64',
+    uptime_s: 1,
+    load: [0, 0, 0],
+    cpus: 1,
+    cpu_use: 0,
+    memory: { total: 1, free: 1, used: 0 },
+    disks: [],
+    services: [],
+    sessions,
+    version: '0.1.0',
+    time: '2025-01-01T00:00:00.000Z',
+  };
+}
+
+function result(id: string, output: string): HandedResult {
+  return {
+    id,
+    status: 200,
+    body: { what: 'x', action: 'start', ok: true, exit_code: 0, output },
+  };
+}
+
+describe('fitReport', () => {
+  it('is the overview plus name, location and the results', () => {
+    const fitted = fitReport(overview([]), 'http://web1:8701', [result('a', 'done')]);
+    expect(fitted.report).toMatchObject({
+      name: 'web1',
+      location: 'http://web1:8701',
+      results: [result('a', 'done')],
+    });
+    expect(fitted.sentIds).toEqual(['a']);
+    expect(JSON.parse(fitted.json)).toEqual(fitted.report);
+  });
+
+  it('leaves results out when there are none', () => {
+    expect(fitReport(overview([]), 'http://x', []).report).not.toHaveProperty('results');
+  });
+
+  it('always fits, however many and however long the sessions and results', () => {
+    const session = fc.record({
+      session: fc.string({ minLength: 1, maxLength: 200 }),
+      why: fc.constantFrom('finished' as const, 'attention' as const, 'error' as const),
+      text: fc.string({ maxLength: 4000 }),
+      at: fc.constant('2025-01-01T00:00:00.000Z'),
+    });
+    const pending = fc.array(fc.record({ id: fc.uuid(), output: fc.string({ maxLength: 4096 }) }), {
+      maxLength: 150,
+    });
+    fc.assert(
+      fc.property(fc.array(session, { maxLength: 200 }), pending, (sessions, results) => {
+        const fitted = fitReport(
+          overview(sessions),
+          'http://web1:8701',
+          results.map((r) => result(r.id, r.output)),
+        );
+        expect(Buffer.byteLength(fitted.json)).toBeLessThanOrEqual(REPORT_MAX_BYTES);
+        expect(fitted.sentIds).toEqual(fitted.report.results?.map((r) => r.id) ?? []);
+        if (results.length > 0) expect(fitted.sentIds[0]).toBe(results[0]?.id);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('keeps the most recent sessions when it must drop some', () => {
+    const sessions = Array.from({ length: 120 }, (_, i) => ({
+      session: `s${i}`,
+      why: 'finished' as const,
+      text: 'x'.repeat(2000),
+      at: '2025-01-01T00:00:00.000Z',
+    }));
+    const fitted = fitReport(overview(sessions), 'http://x', []);
+    expect(fitted.report.sessions?.[0]?.session).toBe('s0');
+    expect(fitted.report.sessions?.length).toBeLessThan(120);
+  });
+});
+
+describe('trimResult', () => {
+  it('keeps the end of a long output, leaves other bodies alone', () => {
+    expect(trimResult(result('a', '0123456789'), 4).body).toMatchObject({ output: '6789' });
+    const refused = { id: 'b', status: 403, body: { detail: 'no' } };
+    expect(trimResult(refused, 1)).toBe(refused);
+  });
+});
