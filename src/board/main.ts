@@ -2,9 +2,8 @@
 import { parseCli } from '../shared/cli.js';
 import { createLogger } from '../shared/logger.js';
 import { runMain } from '../shared/run-main.js';
-import { buildBoard } from './app.js';
 import { loadBoardConfig } from './config.js';
-import { startScheduler } from './scheduler.js';
+import { exitOnSignal, runBoard } from './run.js';
 
 runMain('panoptes-board', async () => {
   const cli = parseCli(process.argv.slice(2));
@@ -13,30 +12,6 @@ runMain('panoptes-board', async () => {
   }
   const settings = loadBoardConfig(cli.config, cli);
   const logger = createLogger('board');
-  const boardApp = await buildBoard({ settings, logger });
-  await boardApp.app.listen({
-    host: settings.host,
-    port: settings.port,
-    listenTextResolver: (address) => `board listening at ${address}`,
-  });
-  const scheduler = startScheduler(boardApp, settings, logger);
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, 'board shutting down');
-    scheduler
-      .stop()
-      .then(() => boardApp.close())
-      .then(() => {
-        logger.info('board stopped');
-        process.exit(0);
-      })
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  const board = await runBoard(settings, logger);
+  exitOnSignal(logger, board.stop);
 });

@@ -46,7 +46,7 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
  * args say otherwise) and resolves once it has printed its listening line.
  */
 export async function startProgram(
-  program: 'board' | 'agent',
+  program: 'board' | 'agent' | 'start',
   args: string[],
   options: StartOptions = {},
 ): Promise<RunningProgram> {
@@ -127,7 +127,7 @@ export function startAgent(configFile: string, options?: StartOptions): Promise<
 
 /** Runs a program to completion (for tests of bad configs); resolves with its exit and output. */
 export async function runToExit(
-  program: 'board' | 'agent',
+  program: 'board' | 'agent' | 'start',
   args: string[],
   options: StartOptions = {},
 ): Promise<{ code: number | null; output: string }> {

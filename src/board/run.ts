@@ -1,0 +1,53 @@
+import type { Logger } from '../shared/logger.js';
+import { type BoardApp, buildBoard } from './app.js';
+import type { BoardSettings } from './config.js';
+import { startScheduler } from './scheduler.js';
+
+/** A board that is listening and sweeping. */
+export interface RunningBoard {
+  boardApp: BoardApp;
+  /** The address it listens on, e.g. http://127.0.0.1:8700. */
+  url: string;
+  /** Stops sweeping, finishes in-flight requests, flushes the journal and state. */
+  stop(): Promise<void>;
+}
+
+/** Builds a board, listens (logging the one listening line) and starts its timers. */
+export async function runBoard(settings: BoardSettings, logger: Logger): Promise<RunningBoard> {
+  const boardApp = await buildBoard({ settings, logger });
+  const url = await boardApp.app.listen({
+    host: settings.host,
+    port: settings.port,
+    listenTextResolver: (address) => `board listening at ${address}`,
+  });
+  const scheduler = startScheduler(boardApp, settings, logger);
+  return {
+    boardApp,
+    url,
+    async stop() {
+      await scheduler.stop();
+      await boardApp.close();
+    },
+  };
+}
+
+/** Calls `stop` once on SIGTERM or SIGINT, then exits 0 (1 if stopping failed). */
+export function exitOnSignal(logger: Logger, stop: () => Promise<void>): void {
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    stop()
+      .then(() => {
+        logger.info('board stopped');
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}

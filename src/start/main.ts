@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { buildAgent } from '../agent/app.js';
+import { agentSettings } from '../agent/config.js';
+import { systemClock as agentClock } from '../agent/domain/clock.js';
+import { childEnv, nodeSpawner } from '../agent/io/node-spawner.js';
+import { nodeSystemProbe } from '../agent/io/system-probe.js';
+import { boardSettings, loadBoardConfig } from '../board/config.js';
+import { exitOnSignal, runBoard } from '../board/run.js';
+import { parseCli } from '../shared/cli.js';
+import { userDataDir } from '../shared/data-dir.js';
+import { createLogger } from '../shared/logger.js';
+import { runMain } from '../shared/run-main.js';
+import { embeddedTokens } from './embedded-tokens.js';
+
+/**
+ * `npm start`: with `--config DIR`, the board of that config. Without it, the embedded default:
+ * a board of this machine, with an agent for it in the same process on loopback.
+ */
+runMain('panoptes', async () => {
+  const cli = parseCli(process.argv.slice(2));
+  const logger = createLogger('board');
+  if (cli.config !== undefined) {
+    const board = await runBoard(loadBoardConfig(cli.config, cli), logger);
+    exitOnSignal(logger, board.stop);
+    return;
+  }
+
+  const dataDir = userDataDir();
+  const tokens = embeddedTokens(dataDir);
+  const agentConfigFile = join(dataDir, '(embedded agent)');
+  const agentLog = createLogger('agent');
+  const settings = agentSettings(
+    {
+      name: 'localhost',
+      host: '127.0.0.1',
+      port: 0,
+      token: tokens.agent_token,
+      board_key: tokens.board_key,
+      data_dir: join(dataDir, 'agent'),
+    },
+    agentConfigFile,
+  );
+  const agent = await buildAgent({
+    settings,
+    logger: agentLog,
+    clock: agentClock,
+    spawner: nodeSpawner(childEnv(process.env)),
+    probe: nodeSystemProbe(['/', dataDir]),
+  });
+  await agent.app.listen({
+    host: '127.0.0.1',
+    port: 0,
+    listenTextResolver: (a) => `embedded agent ready at ${a}`,
+  });
+  const { port } = agent.app.server.address() as AddressInfo;
+  const agentUrl = `http://127.0.0.1:${port}`;
+
+  const board = await runBoard(
+    boardSettings(
+      {
+        board_token: tokens.board_token,
+        data_dir: join(dataDir, 'board'),
+        machines: [{ name: 'localhost', url: agentUrl, key: tokens.board_key }],
+      },
+      '(embedded default)',
+      null,
+      cli,
+    ),
+    logger,
+  );
+  // The one place a token is printed: the address to open, once, on stdout (not in a log line).
+  process.stdout.write(
+    `\nPanoptes is running. Open the board:\n  ${board.url}/?token=${tokens.board_token}\n(state and tokens in ${dataDir})\n\n`,
+  );
+  exitOnSignal(logger, async () => {
+    await board.stop();
+    await agent.app.close();
+  });
+});

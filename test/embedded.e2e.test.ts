@@ -1,0 +1,62 @@
+import { readFileSync, statSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { eventually, Recorder } from './helpers/fleet.js';
+import { startProgram } from './helpers/processes.js';
+import { tempDir } from './helpers/tmp.js';
+
+interface BoardJson {
+  machines: {
+    name: string;
+    state: string;
+    overview: { hostname?: string; cpus?: number } | null;
+  }[];
+}
+
+describe('npm start with no config: the embedded default', () => {
+  const dir = tempDir();
+  const http = new Recorder();
+  const env = { PANOPTES_DATA_DIR: `${dir.path}/data` };
+  afterAll(() => dir.cleanup());
+
+  it('is a live board of this machine, with tokens made once and kept', async () => {
+    const first = await startProgram('start', [], { env });
+    let token: string;
+    try {
+      const line = await eventually(
+        async () => first.output.find((l) => l.includes('/?token=')),
+        'the UI address',
+      );
+      const match = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(line);
+      expect(match).not.toBeNull();
+      token = match?.[2] ?? '';
+      expect(match?.[1]).toBe(first.url);
+      expect(first.output.filter((l) => l.includes('?token=')).length).toBe(1);
+      const up = await eventually(async () => {
+        const view = (await http.call(`${first.url}/api/board`, { token })).json as BoardJson;
+        return view.machines[0]?.state === 'up' ? view : undefined;
+      }, 'localhost up');
+      expect(up.machines.map((m) => m.name)).toEqual(['localhost']);
+      expect(up.machines[0]?.overview?.cpus).toBeGreaterThan(0);
+      const file = `${dir.path}/data/embedded-tokens.json`;
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readFileSync(file, 'utf8')).toContain(token);
+      // The token appears in the one address line and nowhere else: not in a log line.
+      expect(first.output.filter((l) => l.includes(token))).toEqual([
+        `  ${first.url}/?token=${token}`,
+      ]);
+    } finally {
+      expect((await first.stop()).code).toBe(0);
+    }
+    const second = await startProgram('start', [], { env });
+    try {
+      const line = await eventually(
+        async () => second.output.find((l) => l.includes('/?token=')),
+        'the UI address',
+      );
+      expect(line).toContain(`?token=${token}`);
+      expect((await http.call(`${second.url}/api/board`, { token })).status).toBe(200);
+    } finally {
+      await second.stop();
+    }
+  });
+});
