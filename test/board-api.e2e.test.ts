@@ -134,7 +134,7 @@ describe('board end to end, with a real agent', () => {
       token: BOARD_TOKEN,
     });
     expect(unknown.status).toBe(404);
-    expect((unknown.json as { detail: string }).detail).toMatch(/not published/i);
+    expect((unknown.json as { detail: string }).detail).toMatch(/not a service published on web1/i);
 
     const dead = await http.call(`${board.url}/api/do/dead/backup/start`, {
       method: 'POST',
