@@ -1,0 +1,155 @@
+import {
+  parseBoard,
+  parseCatalogue,
+  parseJournal,
+  parseLanguages,
+  parseLiveMessage,
+} from './parse.js';
+import type {
+  ActionName,
+  Board,
+  Catalogue,
+  JournalEntry,
+  LanguageInfo,
+  LiveMessage,
+} from './types.js';
+
+/** A refusal or failure of the board, with its FastAPI-shaped `detail` when there was one. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  /** The HTTP status, or 0 when the board could not be reached. */
+  readonly status: number;
+
+  constructor(status: number, detail: string) {
+    super(detail);
+    this.status = status;
+  }
+}
+
+/** What became of a start or stop the board was asked to relay. */
+export type ActionOutcome =
+  | { kind: 'done'; output: string }
+  | { kind: 'failed'; message: string; exitCode: number | null }
+  | { kind: 'refused'; message: string }
+  | { kind: 'queued' };
+
+/** The board's /api, as this page uses it: the token travels in the Authorization header. */
+export interface Api {
+  board(): Promise<{ board: Board; serverTime: number | null }>;
+  journal(limit: number): Promise<JournalEntry[]>;
+  languages(): Promise<LanguageInfo[]>;
+  language(code: string): Promise<Catalogue>;
+  act(machine: string, what: string, action: ActionName): Promise<ActionOutcome>;
+  forget(machine: string): Promise<void>;
+  /** The WebSocket address: a browser cannot set headers on one, hence `?token=` (spec 5.2). */
+  liveUrl(): string;
+  parseLive(data: unknown): LiveMessage | null;
+}
+
+function detailOf(body: unknown, fallback: string): string {
+  if (typeof body === 'object' && body !== null && 'detail' in body) {
+    const d = (body as { detail: unknown }).detail;
+    if (typeof d === 'string') return d;
+    if (Array.isArray(d)) {
+      const msgs = d
+        .map((x: unknown) =>
+          typeof x === 'object' && x !== null && 'msg' in x
+            ? String((x as { msg: unknown }).msg)
+            : '',
+        )
+        .filter((s) => s !== '');
+      if (msgs.length > 0) return msgs.join('; ');
+    }
+  }
+  return fallback;
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+const seg = encodeURIComponent;
+
+/** An Api for one board token; `onUnauthorized` runs when the board stops accepting it. */
+export function createApi(token: string, onUnauthorized: () => void): Api {
+  async function request(
+    method: string,
+    path: string,
+  ): Promise<{ status: number; body: unknown; date: string | null }> {
+    let response: Response;
+    try {
+      response = await fetch(path, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+        credentials: 'omit',
+      });
+    } catch (error) {
+      throw new ApiError(0, error instanceof Error ? error.message : String(error));
+    }
+    const body = await readJson(response);
+    if (response.status === 401) {
+      onUnauthorized();
+      throw new ApiError(401, detailOf(body, 'Not authenticated'));
+    }
+    return { status: response.status, body, date: response.headers.get('date') };
+  }
+
+  async function get(path: string): Promise<{ body: unknown; date: string | null }> {
+    const r = await request('GET', path);
+    if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+    return r;
+  }
+
+  return {
+    async board() {
+      const { body, date } = await get('/api/board');
+      const serverTime = date === null ? Number.NaN : Date.parse(date);
+      return { board: parseBoard(body), serverTime: Number.isNaN(serverTime) ? null : serverTime };
+    },
+    async journal(limit) {
+      return parseJournal((await get(`/api/journal?limit=${limit}`)).body);
+    },
+    async languages() {
+      return parseLanguages((await get('/api/languages')).body);
+    },
+    async language(code) {
+      return parseCatalogue((await get(`/api/language/${seg(code)}`)).body);
+    },
+    async act(machine, what, action) {
+      const r = await request('POST', `/api/do/${seg(machine)}/${seg(what)}/${action}`);
+      const body = r.body;
+      const rec =
+        typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+      if (r.status === 200 && rec.queued === true) return { kind: 'queued' };
+      if (r.status === 200 && typeof rec.ok === 'boolean') {
+        const output = typeof rec.output === 'string' ? rec.output : '';
+        const exitCode = typeof rec.exit_code === 'number' ? rec.exit_code : null;
+        return rec.ok ? { kind: 'done', output } : { kind: 'failed', message: output, exitCode };
+      }
+      // The machine's own refusals (not allowed, unknown name, already running) come through
+      // with their status; the board's gateway errors mean the machine was not reached.
+      if (r.status === 403 || r.status === 404 || r.status === 409) {
+        return { kind: 'refused', message: detailOf(body, `HTTP ${r.status}`) };
+      }
+      return { kind: 'failed', message: detailOf(body, `HTTP ${r.status}`), exitCode: null };
+    },
+    async forget(machine) {
+      const r = await request('DELETE', `/api/machines/${seg(machine)}`);
+      if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+    },
+    liveUrl() {
+      const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
+      return `${scheme}//${window.location.host}/api/live?token=${seg(token)}`;
+    },
+    parseLive(data) {
+      if (typeof data !== 'string') return null;
+      return parseLiveMessage(JSON.parse(data) as unknown);
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import type { ActionName } from '../../../../shared/wire/common.js';
+
+/**
+ * The UI's model of what the board sends. Everything from the network is `unknown` until
+ * `parse.ts` has checked it; an announced machine's overview may miss any field, so the model
+ * says `null` (or an empty list) where the wire said nothing usable.
+ */
+
+export type { ActionName };
+export type MachineState = 'up' | 'down';
+export type Origin = 'configured' | 'announced';
+export type ServiceState = 'running' | 'stopped' | 'unknown';
+
+export interface Service {
+  name: string;
+  state: ServiceState;
+  /** What the machine publishes for this service. */
+  actions: ActionName[];
+  /** What the machine lets the board ask for: the only buttons the UI shows. */
+  board: ActionName[];
+  busy: boolean;
+}
+
+export interface Session {
+  session: string;
+  /** finished, attention or error (other values are shown as they are). */
+  why: string;
+  text: string;
+  at: string;
+}
+
+export interface Usage {
+  total: number;
+  used: number;
+}
+
+export interface Disk extends Usage {
+  path: string;
+}
+
+export interface Overview {
+  hostname: string | null;
+  platform: string | null;
+  arch: string | null;
+  cpus: number | null;
+  /** Share of all CPUs busy, 0–1. */
+  cpuUse: number | null;
+  load: number[];
+  memory: Usage | null;
+  disks: Disk[];
+  services: Service[];
+  sessions: Session[];
+  version: string | null;
+}
+
+export interface Machine {
+  name: string;
+  origin: Origin;
+  state: MachineState;
+  /** An http(s) URL a browser may open, or null when the board sent none usable. */
+  location: string | null;
+  /** Milliseconds since the epoch, or null when never seen. */
+  lastSeen: number | null;
+  error: string | null;
+  queued: number;
+  overview: Overview | null;
+  /** Sessions whose latest bell is attention or error, newest first (derived). */
+  attention: Session[];
+  /** Lower-cased text the filter matches against (derived). */
+  haystack: string;
+}
+
+export interface Board {
+  sweptAt: string | null;
+  machines: Machine[];
+}
+
+export interface JournalEntry {
+  id: string;
+  at: string;
+  who: string;
+  op: string;
+  target: string;
+  outcome: string;
+  status: number | null;
+  detail: string | null;
+}
+
+export interface LanguageInfo {
+  code: string;
+  name: string;
+  source: string;
+}
+
+export interface Catalogue {
+  code: string;
+  name: string;
+  messages: Record<string, string>;
+}
+
+/** One message of GET /api/live. */
+export type LiveMessage =
+  | { type: 'board'; board: Board }
+  | { type: 'machine'; machine: Machine }
+  | { type: 'removed'; name: string }
+  | { type: 'journal'; entry: JournalEntry };

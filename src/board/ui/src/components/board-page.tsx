@@ -1,0 +1,308 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiError, createApi } from '../api/client.js';
+import { connectLive, type LiveStatus } from '../api/live.js';
+import type { ActionName, Catalogue, LanguageInfo } from '../api/types.js';
+import { ClockContext, createClock, useI18n, useVersion } from '../hooks.js';
+import { chooseLanguage } from '../i18n/i18n.js';
+import { createBoardStore, rafScheduler } from '../state/board-store.js';
+import { createJournalStore } from '../state/journal-store.js';
+import {
+  type ActionState,
+  type ConfirmRequest,
+  type MachineOutcomes,
+  withOutcome,
+} from '../state/outcomes.js';
+import { countMachines } from '../state/select.js';
+import { KEYS, localStore } from '../storage.js';
+import { readView, type ViewState, writeView } from '../url-state.js';
+import { ConfirmDialog } from './confirm-dialog.js';
+import { Filters } from './filters.js';
+import { JournalPanel } from './journal-panel.js';
+import { MachineList } from './machine-list.js';
+import type { SignInProblem } from './sign-in.js';
+import { Summary } from './summary.js';
+import { TopBar } from './top-bar.js';
+
+const JOURNAL_FETCH = 200;
+
+export interface BoardPageProps {
+  token: string;
+  onSignOut(why: SignInProblem | null): void;
+  onCatalogue(catalogue: Catalogue): void;
+}
+
+/** The signed-in page: summary, filters, machines, journal; kept live over /api/live. */
+export function BoardPage(props: BoardPageProps) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const { onSignOut, onCatalogue } = props;
+  const api = useMemo(
+    () => createApi(props.token, () => onSignOut({ kind: 'wrong' })),
+    [props.token, onSignOut],
+  );
+  const board = useMemo(() => createBoardStore(), []);
+  const journal = useMemo(() => createJournalStore(rafScheduler), []);
+  const skew = useRef(0);
+  const clock = useMemo(() => createClock(() => skew.current), []);
+  const [status, setStatus] = useState<LiveStatus>('connecting');
+  const [loadProblem, setLoadProblem] = useState<string | null>(null);
+  const [journalProblem, setJournalProblem] = useState<string | null>(null);
+  const [languages, setLanguages] = useState<readonly LanguageInfo[]>([]);
+  const [view, setViewState] = useState<ViewState>(() => readView(window.location.search));
+  const [journalOpen, setJournalOpen] = useState(() => localStore.get(KEYS.journal) !== 'closed');
+  const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
+  const [outcomes, setOutcomes] = useState<ReadonlyMap<string, MachineOutcomes>>(new Map());
+  const version = useVersion(board);
+  const loaded = board.loaded;
+
+  const problemText = useCallback(
+    (error: unknown) =>
+      error instanceof ApiError && error.status === 0
+        ? t('problem.unreachable')
+        : error instanceof Error
+          ? error.message
+          : String(error),
+    [t],
+  );
+
+  // The first view over HTTP (it also proves the token), then the live socket.
+  useEffect(() => {
+    let cancelled = false;
+    let live: { close(): void } | null = null;
+    const loadJournal = () => {
+      api.journal(JOURNAL_FETCH).then(
+        (entries) => {
+          journal.replace(entries);
+          setJournalProblem(null);
+        },
+        (error: unknown) => setJournalProblem(problemText(error)),
+      );
+    };
+    const start = async () => {
+      try {
+        const { board: first, serverTime } = await api.board();
+        if (cancelled) return;
+        const offset = serverTime === null ? 0 : serverTime - Date.now();
+        skew.current = Math.abs(offset) > 2000 ? offset : 0;
+        board.replace(first);
+        setLoadProblem(null);
+      } catch (error) {
+        if (cancelled || (error instanceof ApiError && error.status === 401)) return;
+        // Too many wrong tokens from here (429), or a token for something else (403).
+        if (error instanceof ApiError && (error.status === 429 || error.status === 403)) {
+          onSignOut({ kind: 'refused', detail: error.message });
+          return;
+        }
+        setLoadProblem(problemText(error));
+      }
+      if (cancelled) return;
+      live = connectLive(api, {
+        status: setStatus,
+        message: (m) => {
+          switch (m.type) {
+            case 'board':
+              board.replace(m.board);
+              setLoadProblem(null);
+              // Once per connection: whatever happened while away is in the journal.
+              loadJournal();
+              return;
+            case 'machine':
+              board.upsert(m.machine);
+              return;
+            case 'removed':
+              board.remove(m.name);
+              return;
+            case 'journal':
+              journal.add(m.entry);
+              return;
+          }
+        },
+        // A socket that keeps failing may mean the token is no longer accepted: ask once.
+        failing: () => {
+          api.board().catch(() => undefined);
+        },
+      });
+    };
+    void start();
+    return () => {
+      cancelled = true;
+      live?.close();
+    };
+  }, [api, board, journal, problemText, onSignOut]);
+
+  // The language: the stored choice, else the browser's, else English.
+  useEffect(() => {
+    let cancelled = false;
+    const load = async () => {
+      const list = await api.languages();
+      if (cancelled) return;
+      setLanguages(list);
+      const code = chooseLanguage(list, localStore.get(KEYS.language), navigator.languages);
+      const catalogue = await api.language(code);
+      if (!cancelled) onCatalogue(catalogue);
+    };
+    load().catch(() => undefined); // English stays: the board is usable without a catalogue
+    return () => {
+      cancelled = true;
+    };
+  }, [api, onCatalogue]);
+
+  const chooseLanguageByHand = useCallback(
+    (code: string) => {
+      localStore.set(KEYS.language, code);
+      api.language(code).then(onCatalogue, () => undefined);
+    },
+    [api, onCatalogue],
+  );
+
+  const counts = useMemo(() => {
+    void version;
+    return countMachines(board.machines.values());
+  }, [board, version]);
+
+  useEffect(() => {
+    document.title =
+      counts.attention > 0
+        ? t('title.attention', { count: counts.attention, title: t('app.title') })
+        : t('app.title');
+  }, [counts.attention, t]);
+
+  // The view lives in the address (debounced: a replaceState per keystroke is throttled).
+  const urlTimer = useRef<number | undefined>(undefined);
+  const setView = useCallback((change: Partial<ViewState>) => {
+    setViewState((current) => {
+      const next = { ...current, ...change };
+      if (!('page' in change)) next.page = 1;
+      window.clearTimeout(urlTimer.current);
+      urlTimer.current = window.setTimeout(() => writeView(next), 250);
+      return next;
+    });
+  }, []);
+
+  const toggleJournal = useCallback(() => {
+    setJournalOpen((open) => {
+      localStore.set(KEYS.journal, open ? 'closed' : null);
+      return !open;
+    });
+  }, []);
+
+  const showJournalOf = useCallback(
+    (machine: string) => {
+      setView({ jm: machine, jo: '', page: view.page });
+      setJournalOpen(true);
+      localStore.set(KEYS.journal, null);
+      window.requestAnimationFrame(() => document.getElementById('journal-heading')?.focus());
+    },
+    [setView, view.page],
+  );
+
+  const requestAction = useCallback(
+    (machine: string, service: string, action: ActionName) =>
+      setConfirm({ kind: 'action', machine, service, action }),
+    [],
+  );
+  const requestForget = useCallback(
+    (machine: string) => setConfirm({ kind: 'forget', machine }),
+    [],
+  );
+  const dismiss = useCallback((machine: string, service: string | null) => {
+    setOutcomes((all) =>
+      withOutcome(all, machine, (o) => {
+        if (service === null) return { ...o, forgetProblem: null };
+        const services = { ...o.services };
+        delete services[service];
+        return { ...o, services };
+      }),
+    );
+  }, []);
+
+  const setServiceState = (machine: string, service: string, state: ActionState) =>
+    setOutcomes((all) =>
+      withOutcome(all, machine, (o) => ({ ...o, services: { ...o.services, [service]: state } })),
+    );
+
+  const run = async (request: ConfirmRequest) => {
+    if (request.kind === 'action') {
+      const { machine, service, action } = request;
+      setServiceState(machine, service, { action, outcome: null });
+      try {
+        const outcome = await api.act(machine, service, action);
+        setServiceState(machine, service, { action, outcome });
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) return;
+        setServiceState(machine, service, {
+          action,
+          outcome: { kind: 'failed', message: problemText(error), exitCode: null },
+        });
+      }
+      return;
+    }
+    const { machine } = request;
+    try {
+      await api.forget(machine);
+      board.remove(machine);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) return;
+      const message = problemText(error);
+      setOutcomes((all) => withOutcome(all, machine, (o) => ({ ...o, forgetProblem: message })));
+    }
+  };
+
+  return (
+    <ClockContext.Provider value={clock}>
+      <a class="skip-link" href="#machines">
+        {t('nav.skip')}
+      </a>
+      <TopBar
+        status={status}
+        languages={languages}
+        journalOpen={journalOpen}
+        onLanguage={chooseLanguageByHand}
+        onToggleJournal={toggleJournal}
+        onSignOut={() => onSignOut({ kind: 'signed-out' })}
+      />
+      <div class={`layout${journalOpen ? ' with-journal' : ''}`}>
+        <main id="machines" tabIndex={-1} aria-labelledby="machines-heading">
+          <h2 id="machines-heading" class="visually-hidden">
+            {t('board.heading')}
+          </h2>
+          <Summary counts={counts} loaded={loaded} />
+          {loadProblem !== null ? (
+            <p class="problem" role="alert">
+              {t('board.loadProblem', { detail: loadProblem })}
+            </p>
+          ) : null}
+          <Filters view={view} onChange={setView} />
+          <MachineList
+            machines={board.machines}
+            version={version}
+            loaded={loaded}
+            view={view}
+            outcomes={outcomes}
+            onView={setView}
+            onAction={requestAction}
+            onForget={requestForget}
+            onDismiss={dismiss}
+            onShowJournal={showJournalOf}
+          />
+        </main>
+        {journalOpen ? (
+          <JournalPanel
+            store={journal}
+            machineFilter={view.jm}
+            outcomeFilter={view.jo}
+            problem={journalProblem}
+            onFilter={(jm, jo) => setView({ jm, jo, page: view.page })}
+          />
+        ) : null}
+      </div>
+      <ConfirmDialog
+        request={confirm}
+        onClose={(request) => {
+          setConfirm(null);
+          if (request !== null) void run(request);
+        }}
+      />
+    </ClockContext.Provider>
+  );
+}

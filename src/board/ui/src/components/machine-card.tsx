@@ -1,0 +1,168 @@
+import { memo } from 'preact/compat';
+import type { ActionName, Machine } from '../api/types.js';
+import { useI18n } from '../hooks.js';
+import type { MachineOutcomes } from '../state/outcomes.js';
+import { Ago } from './ago.js';
+import { Metrics } from './metrics.js';
+import { Services } from './services.js';
+
+const NO_OUTCOMES = {};
+/** How many alarming sessions a card lists before saying "and n more". */
+const SESSIONS_SHOWN = 3;
+
+export interface MachineCardProps {
+  machine: Machine;
+  outcomes: MachineOutcomes | undefined;
+  onAction(machine: string, service: string, action: ActionName): void;
+  onForget(machine: string): void;
+  onDismiss(machine: string, service: string | null): void;
+  onShowJournal(machine: string): void;
+}
+
+function hostOf(location: string): string {
+  try {
+    const url = new URL(location);
+    return url.host + (url.pathname === '/' ? '' : url.pathname);
+  } catch {
+    return location;
+  }
+}
+
+function Card(props: MachineCardProps) {
+  const { t } = useI18n();
+  const m = props.machine;
+  const o = m.overview;
+  const up = m.state === 'up';
+  const headingId = `machine-${m.name}`;
+  const alarm = m.attention.length > 0;
+  return (
+    <article
+      class={`card ${m.state}${alarm ? ' alarm' : ''}${m.queued > 0 ? ' has-queued' : ''}`}
+      aria-labelledby={headingId}
+      data-machine={m.name}
+      data-state={m.state}
+    >
+      <header class="card-head">
+        <span class={`state-badge ${m.state}`}>
+          <span aria-hidden="true" class="state-icon">
+            {up ? '▲' : '✖'}
+          </span>
+          {t(up ? 'machine.up' : 'machine.down')}
+        </span>
+        <h3 id={headingId} translate={false}>
+          {m.name}
+        </h3>
+        <span class={`origin ${m.origin}`}>
+          {t(m.origin === 'configured' ? 'machine.configured' : 'machine.announced')}
+        </span>
+        {m.queued > 0 ? (
+          <span class="queued-badge" data-testid="queued-badge">
+            <span aria-hidden="true">⧗ </span>
+            {t('machine.queued', { count: m.queued })}
+          </span>
+        ) : null}
+        {alarm ? (
+          <span class="alarm-badge">
+            <span aria-hidden="true">! </span>
+            {t('machine.attention')}
+          </span>
+        ) : null}
+      </header>
+      <p class="where">
+        {m.location === null ? null : (
+          <a
+            href={m.location}
+            target="_blank"
+            rel="noopener noreferrer"
+            translate={false}
+            aria-label={t('machine.open', { machine: m.name, location: m.location })}
+          >
+            {hostOf(m.location)}
+          </a>
+        )}
+        <span class="seen">
+          {m.lastSeen === null ? (
+            t('machine.neverSeen')
+          ) : (
+            <>
+              {t('machine.lastSeen')} <Ago at={m.lastSeen} />
+            </>
+          )}
+        </span>
+      </p>
+      {!up && m.error !== null ? (
+        <p class="machine-error">
+          <span class="label">{t('machine.error')}</span> <span translate={false}>{m.error}</span>
+        </p>
+      ) : null}
+      {alarm ? (
+        <ul class="bells">
+          {m.attention.slice(0, SESSIONS_SHOWN).map((s) => (
+            <li key={s.session} class={`bell ${s.why}`}>
+              <span class="label">{t(s.why === 'error' ? 'bell.error' : 'bell.attention')}</span>{' '}
+              <span class="session" translate={false}>
+                {s.session}
+              </span>
+              {s.text === '' ? null : (
+                <span class="bell-text" translate={false}>
+                  {s.text}
+                </span>
+              )}
+            </li>
+          ))}
+          {m.attention.length > SESSIONS_SHOWN ? (
+            <li>{t('bell.more', { count: m.attention.length - SESSIONS_SHOWN })}</li>
+          ) : null}
+        </ul>
+      ) : null}
+      {o === null ? (
+        <p class="no-overview">{t('machine.noOverview')}</p>
+      ) : (
+        <>
+          <p class="host" translate={false}>
+            {[o.hostname, o.platform && o.arch ? `${o.platform}/${o.arch}` : o.platform]
+              .filter((x) => x !== null && x !== '')
+              .join(' · ')}
+          </p>
+          <Metrics overview={o} />
+          <Services
+            machine={m.name}
+            services={o.services}
+            outcomes={props.outcomes?.services ?? NO_OUTCOMES}
+            onAction={props.onAction}
+            onDismiss={props.onDismiss}
+          />
+        </>
+      )}
+      {props.outcomes?.forgetProblem == null ? null : (
+        <p class="problem" role="alert">
+          {t('forget.problem', { machine: m.name })}{' '}
+          <q translate={false}>{props.outcomes.forgetProblem}</q>
+        </p>
+      )}
+      <footer class="card-foot">
+        <button
+          type="button"
+          class="link"
+          aria-label={t('machine.journalLabel', { machine: m.name })}
+          onClick={() => props.onShowJournal(m.name)}
+        >
+          {t('machine.journal')}
+        </button>
+        {m.origin === 'announced' ? (
+          <button
+            type="button"
+            class="forget"
+            aria-label={t('forget.label', { machine: m.name })}
+            onClick={() => props.onForget(m.name)}
+          >
+            {t('forget.button')}
+          </button>
+        ) : null}
+      </footer>
+    </article>
+  );
+}
+
+/** One machine: renders again only when its record, its outcomes or the language change. */
+export const MachineCard = memo(Card);

@@ -1,0 +1,64 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { Catalogue } from '../api/types.js';
+import { I18nContext } from '../hooks.js';
+import { createI18n, ENGLISH } from '../i18n/i18n.js';
+import { KEYS, localStore, tabStore } from '../storage.js';
+import { BoardPage } from './board-page.js';
+import { SignIn, type SignInProblem } from './sign-in.js';
+
+/** The catalogue used last, so the sign-in page (before any /api call) speaks that language. */
+function cachedCatalogue(): Catalogue | null {
+  const text = localStore.get(KEYS.catalogue);
+  if (text === null) return null;
+  try {
+    const c = JSON.parse(text) as unknown;
+    if (typeof c !== 'object' || c === null) return null;
+    const { code, name, messages } = c as Record<string, unknown>;
+    if (typeof code !== 'string' || typeof messages !== 'object' || messages === null) return null;
+    const strings: Record<string, string> = {};
+    for (const [k, v] of Object.entries(messages)) if (typeof v === 'string') strings[k] = v;
+    return { code, name: typeof name === 'string' ? name : code, messages: strings };
+  } catch {
+    return null;
+  }
+}
+
+/** Sign-in or the board, in the chosen language. */
+export function Root() {
+  const [token, setToken] = useState(() => tabStore.get(KEYS.token));
+  const [problem, setProblem] = useState<SignInProblem | null>(null);
+  const [catalogue, setCatalogue] = useState<Catalogue>(
+    () => cachedCatalogue() ?? { code: 'en', name: 'English', messages: ENGLISH },
+  );
+  const [i18n, setI18n] = useState(() => createI18n(catalogue.code, catalogue.messages));
+
+  useEffect(() => {
+    setI18n(createI18n(catalogue.code, catalogue.messages));
+    document.documentElement.lang = catalogue.code;
+  }, [catalogue]);
+
+  const signIn = useCallback((value: string) => {
+    tabStore.set(KEYS.token, value);
+    setProblem(null);
+    setToken(value);
+  }, []);
+  const signOut = useCallback((why: SignInProblem | null) => {
+    tabStore.set(KEYS.token, null);
+    setProblem(why);
+    setToken(null);
+  }, []);
+  const adoptCatalogue = useCallback((c: Catalogue) => {
+    localStore.set(KEYS.catalogue, JSON.stringify(c));
+    setCatalogue(c);
+  }, []);
+
+  return (
+    <I18nContext.Provider value={i18n}>
+      {token === null ? (
+        <SignIn problem={problem} onSubmit={signIn} />
+      ) : (
+        <BoardPage key={token} token={token} onSignOut={signOut} onCatalogue={adoptCatalogue} />
+      )}
+    </I18nContext.Provider>
+  );
+}

@@ -1,0 +1,88 @@
+import { useState } from 'preact/hooks';
+import type { LiveStatus } from '../api/live.js';
+import type { LanguageInfo } from '../api/types.js';
+import { useI18n } from '../hooks.js';
+import type { MessageKey } from '../i18n/i18n.js';
+import { applyTheme, nextTheme, storedTheme, type Theme } from '../theme.js';
+
+const STATUS_TEXT: Record<LiveStatus, MessageKey> = {
+  connecting: 'conn.connecting',
+  live: 'conn.live',
+  reconnecting: 'conn.reconnecting',
+};
+
+const THEME_TEXT: Record<Theme, MessageKey> = {
+  system: 'theme.system',
+  light: 'theme.light',
+  dark: 'theme.dark',
+};
+
+export interface TopBarProps {
+  status: LiveStatus;
+  languages: readonly LanguageInfo[];
+  journalOpen: boolean;
+  onLanguage(code: string): void;
+  onToggleJournal(): void;
+  onSignOut(): void;
+}
+
+/** Title, connection state, and the page's settings. */
+export function TopBar(props: TopBarProps) {
+  const { t, code } = useI18n();
+  const [theme, setTheme] = useState<Theme>(storedTheme);
+  const themeName = t(THEME_TEXT[theme]);
+  const known = props.languages.some((l) => l.code === code);
+  return (
+    <header class="top-bar">
+      <h1>
+        <span class="logo" aria-hidden="true" />
+        {t('app.title')}
+      </h1>
+      <p class={`connection ${props.status}`} role="status" data-status={props.status}>
+        <span class="dot" aria-hidden="true" />
+        {t(STATUS_TEXT[props.status])}
+      </p>
+      <div class="settings">
+        <button
+          type="button"
+          aria-expanded={props.journalOpen}
+          aria-controls="journal"
+          onClick={props.onToggleJournal}
+        >
+          {t(props.journalOpen ? 'journal.hide' : 'journal.show')}
+        </button>
+        <label class="language">
+          <span class="visually-hidden">{t('settings.language')}</span>
+          <select
+            aria-label={t('settings.language')}
+            value={code}
+            onChange={(e) => props.onLanguage(e.currentTarget.value)}
+          >
+            {known ? null : <option value={code}>{code}</option>}
+            {props.languages.map((l) => (
+              <option key={l.code} value={l.code} lang={l.code}>
+                {l.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button
+          type="button"
+          class="theme-toggle"
+          aria-label={t('theme.toggle', { theme: themeName })}
+          onClick={() => {
+            const next = nextTheme(theme);
+            applyTheme(next, true);
+            setTheme(next);
+          }}
+        >
+          <span aria-hidden="true" class="theme-icon" />
+          {themeName}
+        </button>
+        <button type="button" onClick={props.onSignOut}>
+          {t('settings.signOut')}
+        </button>
+      </div>
+    </header>
+  );
+}
