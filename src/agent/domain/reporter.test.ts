@@ -3,7 +3,7 @@ import type { HandedAction, HandedResult } from '../../shared/wire/action.js';
 import type { ActionName } from '../../shared/wire/common.js';
 import type { Overview } from '../../shared/wire/overview.js';
 import type { Report } from '../../shared/wire/report.js';
-import { flush, ManualClock } from './manual-clock.js';
+import { ManualClock } from './manual-clock.js';
 import type { RanEntry, RanStore } from './ran-ids.js';
 import { Reporter } from './reporter.js';
 import type { ActionOutcome } from './services.js';
