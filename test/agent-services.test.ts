@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   agentYaml,
@@ -41,7 +41,7 @@ services:
     board: [start, stop]
   hanging:
     start: ["true"]
-    status: [sleep, "30"]
+    status: [sh, -c, "echo $$ >> ${dir.path}/hanging.pids; exec sleep 30"]
   here:
     start: [pwd]
     cwd: ${dir.path}
@@ -230,10 +230,19 @@ describe('agent: process services', () => {
     const started = await act('worker', 'start');
     const pid = Number(/pid (\d+)/.exec(started.json.output)?.[1]);
     expect(alive(pid)).toBe(true);
+    // A status check of `hanging` is running now (a new one starts every 2 s or so).
+    await http.get('/api/overview', { token: OPERATOR });
+    const checks = await eventually(async () => {
+      const pids = readFileSync(`${dir.path}/hanging.pids`, 'utf8').trim().split('\n').map(Number);
+      return pids.some(alive) ? pids : undefined;
+    }, 'a running status check');
     expectNoSecrets([...http.seen, ...agent.output]);
     const exit = await agent.stop(20_000);
     expect(exit).toEqual({ code: 0, signal: null });
     expect(alive(pid)).toBe(false);
+    // Nothing the agent started outlives it, status checks included.
+    // (eventually: a killed child may be a zombie for a moment until init reaps it)
+    await eventually(async () => (checks.some(alive) ? undefined : true), 'the checks gone', 100);
   });
 });
 

@@ -8,7 +8,7 @@ import { buildAgent } from './app.js';
 import { loadAgentConfig } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { Reporter } from './domain/reporter.js';
-import { childEnv, nodeSpawner } from './io/node-spawner.js';
+import { childEnv, trackedSpawner } from './io/node-spawner.js';
 import { RanFile } from './io/ran-file.js';
 import { boardConnection } from './io/report-poster.js';
 import { nodeSystemProbe } from './io/system-probe.js';
@@ -18,11 +18,12 @@ runMain('panoptes-agent', async () => {
   if (cli.config === undefined) throw new Error('--config FILE is required');
   const settings = loadAgentConfig(cli.config, cli);
   const logger = createLogger('agent');
+  const spawner = trackedSpawner(childEnv(process.env));
   const agent = await buildAgent({
     settings,
     logger,
     clock: systemClock,
-    spawner: nodeSpawner(childEnv(process.env)),
+    spawner: spawner.spawn,
     probe: nodeSystemProbe(['/', settings.dataDir]),
   });
   // The first overview should already know the states; a hanging check only delays itself.
@@ -73,6 +74,8 @@ runMain('panoptes-agent', async () => {
         await stopReporting();
         await agent.app.close();
         await agent.services.stopAll();
+        // Status checks still running would outlive the agent in their own process groups.
+        spawner.killAll();
       } catch (error) {
         logger.error({ err: error }, 'error while stopping');
       }

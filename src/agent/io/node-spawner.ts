@@ -14,12 +14,20 @@ export function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
+/** A Spawner and a way to end everything it started that is still running. */
+export interface NodeSpawner {
+  spawn: Spawner;
+  /** SIGKILLs the process group of every child still running (at shutdown: status checks). */
+  killAll(): void;
+}
+
 /**
  * Starts argvs with node:child_process, never through a shell, each in its own process group so
  * that a stop or a time-out reaches everything the command started.
  */
-export function nodeSpawner(env: NodeJS.ProcessEnv): Spawner {
-  return ({ argv, cwd, onOutput }) => {
+export function trackedSpawner(env: NodeJS.ProcessEnv): NodeSpawner {
+  const live = new Set<Child>();
+  const spawnOne: Spawner = ({ argv, cwd, onOutput }) => {
     const [program, ...args] = argv;
     if (program === undefined) throw new Error('empty argv');
     const child = spawn(program, args, {
@@ -88,6 +96,19 @@ export function nodeSpawner(env: NodeJS.ProcessEnv): Spawner {
         }
       },
     };
+    live.add(handle);
+    void exited.then(() => live.delete(handle));
     return handle;
   };
+  return {
+    spawn: spawnOne,
+    killAll() {
+      for (const child of live) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** The same, for a caller that does not need killAll. */
+export function nodeSpawner(env: NodeJS.ProcessEnv): Spawner {
+  return trackedSpawner(env).spawn;
 }
