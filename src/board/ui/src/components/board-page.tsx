@@ -65,8 +65,16 @@ export function BoardPage(props: BoardPageProps) {
     [t],
   );
 
+  // The connection must not restart when the language (and so problemText) changes.
+  const problemTextRef = useRef(problemText);
+  problemTextRef.current = problemText;
+  const onSignOutRef = useRef(onSignOut);
+  onSignOutRef.current = onSignOut;
+
   // The first view over HTTP (it also proves the token), then the live socket.
   useEffect(() => {
+    const problemText = (error: unknown) => problemTextRef.current(error);
+    const onSignOut = (why: SignInProblem) => onSignOutRef.current(why);
     let cancelled = false;
     let live: { close(): void } | null = null;
     const loadJournal = () => {
@@ -128,7 +136,7 @@ export function BoardPage(props: BoardPageProps) {
       cancelled = true;
       live?.close();
     };
-  }, [api, board, journal, problemText, onSignOut]);
+  }, [api, board, journal]);
 
   // The language: the stored choice, else the browser's, else English.
   useEffect(() => {

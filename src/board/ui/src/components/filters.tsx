@@ -31,8 +31,9 @@ export function Filters(props: { view: ViewState; onChange(change: Partial<ViewS
     <search>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <label class="field grow">
-          <span>{t('filter.text')}</span>
+          <span id="filter-text-label">{t('filter.text')}</span>
           <input
+            aria-labelledby="filter-text-label"
             type="search"
             value={view.q}
             placeholder={t('filter.textPlaceholder')}
@@ -40,8 +41,9 @@ export function Filters(props: { view: ViewState; onChange(change: Partial<ViewS
           />
         </label>
         <label class="field">
-          <span>{t('filter.state')}</span>
+          <span id="filter-state-label">{t('filter.state')}</span>
           <select
+            aria-labelledby="filter-state-label"
             value={view.state}
             onChange={(e) => {
               const state = STATE_FILTERS.find((s) => s === e.currentTarget.value);
@@ -56,8 +58,9 @@ export function Filters(props: { view: ViewState; onChange(change: Partial<ViewS
           </select>
         </label>
         <label class="field">
-          <span>{t('sort.label')}</span>
+          <span id="filter-sort-label">{t('sort.label')}</span>
           <select
+            aria-labelledby="filter-sort-label"
             value={view.sort}
             onChange={(e) => {
               const sort = SORTS.find((s) => s === e.currentTarget.value);
@@ -72,8 +75,9 @@ export function Filters(props: { view: ViewState; onChange(change: Partial<ViewS
           </select>
         </label>
         <label class="field">
-          <span>{t('page.size')}</span>
+          <span id="filter-per-label">{t('page.size')}</span>
           <select
+            aria-labelledby="filter-per-label"
             value={String(view.per)}
             onChange={(e) => onChange({ per: Number(e.currentTarget.value) })}
           >

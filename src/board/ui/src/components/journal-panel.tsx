@@ -78,16 +78,18 @@ export function JournalPanel(props: {
       </h2>
       <div class="journal-filters">
         <label class="field">
-          <span>{t('journal.machine')}</span>
+          <span id="journal-machine-label">{t('journal.machine')}</span>
           <input
             type="search"
+            aria-labelledby="journal-machine-label"
             value={machineFilter}
             onInput={(e) => props.onFilter(e.currentTarget.value, outcomeFilter)}
           />
         </label>
         <label class="field">
-          <span>{t('journal.outcome')}</span>
+          <span id="journal-outcome-label">{t('journal.outcome')}</span>
           <select
+            aria-labelledby="journal-outcome-label"
             value={outcomeFilter}
             onChange={(e) => props.onFilter(machineFilter, e.currentTarget.value)}
           >

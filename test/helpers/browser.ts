@@ -1,0 +1,254 @@
+/// <reference lib="dom" />
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { stringify } from 'yaml';
+import { BOARD_KEY, OPERATOR, REGISTRATION } from './agent-fixtures.js';
+import { closedPort } from './fleet.js';
+import { type RunningProgram, startAgent, startBoard } from './processes.js';
+import type { TempDir } from './tmp.js';
+
+/** Debian's Chromium (CI installs it; `npx playwright install` cannot work here). */
+export const CHROMIUM = process.env.PANOPTES_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Headless, and quiet: no background connections to hosts this machine cannot reach. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    timeout: 20_000,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** A page that records every console error, uncaught exception and CSP violation. */
+export interface WatchedPage {
+  page: Page;
+  /** Problems seen so far, except the ones `allow` matched. */
+  problems(): string[];
+  /** Tolerates problems matching `pattern` (a test that provokes a 401 expects its log line). */
+  allow(pattern: RegExp): void;
+  /** Fails the test if the page logged an error or violated its CSP. */
+  expectClean(): Promise<void>;
+}
+
+declare global {
+  interface Window {
+    __cspViolations?: string[];
+  }
+}
+
+/** Opens a page in `context` and starts watching it. */
+export async function watchedPage(context: BrowserContext): Promise<WatchedPage> {
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const seen: string[] = [];
+  const allowed: RegExp[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'assert')
+      seen.push(`console.${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => seen.push(`uncaught: ${e.message}`));
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__cspViolations?.push(`csp: ${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
+  const problems = () => seen.filter((p) => !allowed.some((a) => a.test(p)));
+  return {
+    page,
+    problems,
+    allow: (pattern) => allowed.push(pattern),
+    async expectClean() {
+      const csp = page.isClosed()
+        ? []
+        : await page.evaluate(() => window.__cspViolations ?? []).catch(() => []);
+      expect([...problems(), ...csp.filter((c) => !allowed.some((a) => a.test(c)))]).toEqual([]);
+    },
+  };
+}
+
+/** Every request the page made, with the Authorization header it carried. */
+export function recordRequests(page: Page): { url: string; method: string; auth: string | null }[] {
+  const log: { url: string; method: string; auth: string | null }[] = [];
+  page.on('request', (r) => {
+    log.push({ url: r.url(), method: r.method(), auth: r.headers().authorization ?? null });
+  });
+  return log;
+}
+
+/** Opens the board as a user does, with the token in the address, and waits for the summary. */
+export async function openBoard(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(`${url}/?token=${encodeURIComponent(token)}`);
+  await page.getByTestId('summary').waitFor();
+}
+
+/** The card of one machine. */
+export function card(page: Page, name: string) {
+  return page.locator(`article[data-machine="${name}"]`);
+}
+
+// --- A small real fleet: a board, configured agents, an announcing agent ---
+
+export const BOARD_TOKEN = 'ui-e2e-board-token-5b2f8d1c';
+
+export interface Fleet {
+  board: RunningProgram;
+  agents: Map<string, RunningProgram>;
+  /** The agent config files, by machine name (to restart an agent). */
+  agentFiles: Map<string, string>;
+  configDir: string;
+  /** POST /api/report as an announcing machine would (the test plays that machine). */
+  report(body: Record<string, unknown>): Promise<void>;
+  /** POST /api/bell on a configured agent, with its operator token. */
+  bell(machine: string, session: string, why: string, text: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface AgentSpec {
+  name: string;
+  services: Record<string, Record<string, unknown>>;
+  /** Announce to the board instead of being configured on it. */
+  announce?: { interval: number; location: string };
+}
+
+/** Writes an agent's YAML file and returns its path. */
+function writeAgent(dir: TempDir, spec: AgentSpec, boardUrl: string | null): string {
+  const config: Record<string, unknown> = {
+    name: spec.name,
+    token: OPERATOR,
+    board_key: BOARD_KEY,
+    data_dir: `${dir.path}/${spec.name}-data`,
+    services: spec.services,
+  };
+  if (spec.announce !== undefined && boardUrl !== null) {
+    config.location = spec.announce.location;
+    config.report = { board: boardUrl, token: REGISTRATION, interval: spec.announce.interval };
+  }
+  return dir.write(`${spec.name}.yaml`, stringify(config));
+}
+
+/**
+ * Starts the configured agents, then a board polling them (plus `down` machines on dead ports),
+ * then the announcing agents. Everything listens on 127.0.0.1.
+ */
+export async function startFleet(
+  dir: TempDir,
+  options: {
+    configured: AgentSpec[];
+    announced?: AgentSpec[];
+    down?: string[];
+    board?: Record<string, unknown>;
+    lang?: Record<string, unknown>;
+  },
+): Promise<Fleet> {
+  const agents = new Map<string, RunningProgram>();
+  const agentFiles = new Map<string, string>();
+  const started: RunningProgram[] = [];
+  try {
+    const machines: Record<string, unknown>[] = [];
+    for (const spec of options.configured) {
+      const file = writeAgent(dir, spec, null);
+      const agent = await startAgent(file);
+      started.push(agent);
+      agents.set(spec.name, agent);
+      agentFiles.set(spec.name, file);
+      machines.push({ name: spec.name, url: agent.url, key: BOARD_KEY });
+    }
+    for (const name of options.down ?? []) {
+      machines.push({ name, url: `http://127.0.0.1:${await closedPort()}`, key: BOARD_KEY });
+    }
+    const configDir = `${dir.path}/board`;
+    dir.write(
+      'board/board.yaml',
+      stringify({
+        board_token: BOARD_TOKEN,
+        registration_token: REGISTRATION,
+        sweep_interval: 0.5,
+        poll_timeout: 2,
+        machines,
+        ...options.board,
+      }),
+    );
+    for (const [code, catalogue] of Object.entries(options.lang ?? {})) {
+      dir.write(`board/lang/${code}.json`, JSON.stringify(catalogue));
+    }
+    const board = await startBoard(configDir);
+    started.push(board);
+    for (const spec of options.announced ?? []) {
+      const file = writeAgent(dir, spec, board.url);
+      const agent = await startAgent(file);
+      started.push(agent);
+      agents.set(spec.name, agent);
+      agentFiles.set(spec.name, file);
+    }
+    const post = async (url: string, token: string, body: unknown) => {
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const text = await r.text();
+      if (r.status !== 200) throw new Error(`POST ${url}: ${r.status} ${text}`);
+    };
+    return {
+      board,
+      agents,
+      agentFiles,
+      configDir,
+      report: (body) => post(`${board.url}/api/report`, REGISTRATION, body),
+      bell: (machine, session, why, text) => {
+        const agent = agents.get(machine);
+        if (agent === undefined) throw new Error(`no agent ${machine}`);
+        return post(`${agent.url}/api/bell`, OPERATOR, { session, why, text });
+      },
+      async stop() {
+        await Promise.all([...agents.values(), board].map((p) => p.stop()));
+      },
+    };
+  } catch (error) {
+    await Promise.all(started.map((p) => p.stop()));
+    throw error;
+  }
+}
+
+/** A report body for a machine the test itself plays: an overview with these services. */
+export function reportBody(
+  name: string,
+  location: string,
+  services: { name: string; state?: string; board: string[]; actions?: string[] }[],
+): Record<string, unknown> {
+  return {
+    name,
+    location,
+    hostname: `${name}.lab`,
+    platform: 'linux',
+    arch: 'x64',
+    uptime_s: 1000,
+    load: [0.5, 0.4, 0.3],
+    cpus: 4,
+    cpu_use: 0.25,
+    memory: { total: 16e9, free: 8e9, used: 8e9 },
+    disks: [{ path: '/', total: 100e9, free: 40e9, used: 60e9 }],
+    services: services.map((s) => ({
+      name: s.name,
+      kind: 'command',
+      state: s.state ?? 'stopped',
+      actions: s.actions ?? ['start', 'stop'],
+      board: s.board,
+      busy: false,
+    })),
+    sessions: [],
+    version: '0.1.0',
+    time: new Date().toISOString(),
+  };
+}
