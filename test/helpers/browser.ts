@@ -108,6 +108,8 @@ export interface Fleet {
   configDir: string;
   /** POST /api/report as an announcing machine would (the test plays that machine). */
   report(body: Record<string, unknown>): Promise<void>;
+  /** Stops an agent (if running) and starts it again with the same file. */
+  restartAgent(name: string): Promise<RunningProgram>;
   /** POST /api/bell on a configured agent, with its operator token. */
   bell(machine: string, session: string, why: string, text: string): Promise<void>;
   stop(): Promise<void>;
@@ -145,6 +147,8 @@ export async function startFleet(
   options: {
     configured: AgentSpec[];
     announced?: AgentSpec[];
+    /** Agents the board is not told about (the test announces them itself, with their URL). */
+    standalone?: AgentSpec[];
     down?: string[];
     board?: Record<string, unknown>;
     lang?: Record<string, unknown>;
@@ -162,6 +166,13 @@ export async function startFleet(
       agents.set(spec.name, agent);
       agentFiles.set(spec.name, file);
       machines.push({ name: spec.name, url: agent.url, key: BOARD_KEY });
+    }
+    for (const spec of options.standalone ?? []) {
+      const file = writeAgent(dir, spec, null);
+      const agent = await startAgent(file);
+      started.push(agent);
+      agents.set(spec.name, agent);
+      agentFiles.set(spec.name, file);
     }
     for (const name of options.down ?? []) {
       machines.push({ name, url: `http://127.0.0.1:${await closedPort()}`, key: BOARD_KEY });
@@ -206,6 +217,14 @@ export async function startFleet(
       agentFiles,
       configDir,
       report: (body) => post(`${board.url}/api/report`, REGISTRATION, body),
+      async restartAgent(name) {
+        const file = agentFiles.get(name);
+        if (file === undefined) throw new Error(`no agent ${name}`);
+        await agents.get(name)?.stop();
+        const agent = await startAgent(file);
+        agents.set(name, agent);
+        return agent;
+      },
       bell: (machine, session, why, text) => {
         const agent = agents.get(machine);
         if (agent === undefined) throw new Error(`no agent ${machine}`);
@@ -213,6 +232,7 @@ export async function startFleet(
       },
       async stop() {
         await Promise.all([...agents.values(), board].map((p) => p.stop()));
+        await Promise.all(started.map((p) => p.stop()));
       },
     };
   } catch (error) {

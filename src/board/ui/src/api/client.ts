@@ -81,6 +81,8 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
   async function request(
     method: string,
     path: string,
+    /** A relayed answer: a 401 in it may be the machine's, not the board's. */
+    relayed = false,
   ): Promise<{ status: number; body: unknown; date: string | null }> {
     let response: Response;
     try {
@@ -93,6 +95,11 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
       throw new ApiError(0, error instanceof Error ? error.message : String(error));
     }
     const body = await readJson(response);
+    if (response.status === 401 && relayed) {
+      // Ask the board itself: if it still takes the token, the machine refused the board.
+      await request('GET', '/api/languages');
+      return { status: 403, body, date: null };
+    }
     if (response.status === 401) {
       onUnauthorized();
       throw new ApiError(401, detailOf(body, 'Not authenticated'));
@@ -122,7 +129,7 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
       return parseCatalogue((await get(`/api/language/${seg(code)}`)).body);
     },
     async act(machine, what, action) {
-      const r = await request('POST', `/api/do/${seg(machine)}/${seg(what)}/${action}`);
+      const r = await request('POST', `/api/do/${seg(machine)}/${seg(what)}/${action}`, true);
       const body = r.body;
       const rec =
         typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};

@@ -45,12 +45,15 @@ export function Services(props: ServicesProps) {
                   key={a}
                   type="button"
                   class={`action ${a}`}
-                  disabled={sending || s.busy}
+                  // aria-disabled, not disabled: a disabled button would drop the keyboard focus.
+                  aria-disabled={sending || s.busy}
                   aria-label={t(a === 'start' ? 'action.startLabel' : 'action.stopLabel', {
                     service: s.name,
                     machine: props.machine,
                   })}
-                  onClick={() => props.onAction(props.machine, s.name, a)}
+                  onClick={() => {
+                    if (!sending && !s.busy) props.onAction(props.machine, s.name, a);
+                  }}
                 >
                   {t(a === 'start' ? 'action.start' : 'action.stop')}
                 </button>
