@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { FailureLimiter } from '../shared/http/failure-limiter.js';
@@ -17,6 +18,7 @@ import { boardRoutes } from './http/board-routes.js';
 import { journalRoutes } from './http/journal-routes.js';
 import { liveRoutes } from './http/live-routes.js';
 import { metaRoutes } from './http/meta-routes.js';
+import { uiRoutes } from './http/ui-routes.js';
 import { BUILTIN_LANG_DIR, Languages } from './languages.js';
 import { IdentityStore } from './store/identity-store.js';
 import { openLogs } from './store/logs.js';
@@ -27,7 +29,11 @@ export interface BoardAppDeps {
   clock?: Clock;
   client?: AgentClient;
   builtinLangDir?: string;
+  /** The built browser UI (Vite's output); default dist/ui beside dist/board. */
+  uiDir?: string;
 }
+
+const UI_DIR = fileURLToPath(new URL('../ui/', import.meta.url));
 
 /** A board, built and not listening: its HTTP app, its domain, and how to close both. */
 export interface BoardApp {
@@ -101,6 +107,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   await app.register(actionRoutes, { board });
   await app.register(journalRoutes, { board });
   await app.register(liveRoutes, { registry, events });
+  await app.register(uiRoutes, { dir: deps.uiDir ?? UI_DIR });
 
   return {
     app,
