@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { FailureLimiter } from '../shared/http/failure-limiter.js';
 import { createHttpApp } from '../shared/http/http-app.js';
 import type { Logger } from '../shared/logger.js';
 import { VERSION } from '../shared/version.js';
@@ -36,7 +37,11 @@ export interface Agent {
 /** Builds an agent's Fastify instance with all its routes; nothing listens or runs yet. */
 export async function buildAgent(deps: AgentDeps): Promise<Agent> {
   const { settings } = deps;
-  const credentials = { token: settings.token, boardKey: settings.boardKey };
+  const credentials = {
+    token: settings.token,
+    boardKey: settings.boardKey,
+    limiter: new FailureLimiter(() => deps.clock.now()),
+  };
   const services = new Services(settings.services, {
     machine: settings.name,
     spawner: deps.spawner,

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { errors } from '../../shared/http/errors.js';
+import type { FailureLimiter } from '../../shared/http/failure-limiter.js';
 import { presentedToken, tokenEquals } from '../../shared/http/tokens.js';
 import type { Role } from '../domain/services.js';
 
@@ -7,6 +8,8 @@ import type { Role } from '../domain/services.js';
 export interface Credentials {
   token: string;
   boardKey: string | null;
+  /** Counts wrong tokens per address; too many in a minute get 429 (as on the board). */
+  limiter?: FailureLimiter;
 }
 
 /** Which credential a request presents (header or `?token=`), or null for none or a wrong one. */
@@ -36,8 +39,16 @@ export function requireRole(
   allow: readonly Role[],
 ): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const wait = credentials.limiter?.blockedFor(request.ip) ?? 0;
+    if (wait > 0) throw errors.tooManyRequests(wait);
     const role = roleOf(request, credentials);
-    if (role === null) throw errors.notAuthenticated();
+    if (role === null) {
+      if (presentedToken(request.headers.authorization, request.query) !== null) {
+        credentials.limiter?.fail(request.ip);
+        request.log.warn({ address: request.ip, method: request.method }, 'wrong token refused');
+      }
+      throw errors.notAuthenticated();
+    }
     if (!allow.includes(role)) {
       throw errors.forbidden('The board key does not open this endpoint; it needs the agent token');
     }
