@@ -35,6 +35,8 @@ export const QUEUE_EXPIRY_MS = 24 * 60 * 60 * 1000;
  */
 export class ActionQueue {
   private readonly byId = new Map<string, QueuedAction>();
+  /** The same actions by machine, in the order they were queued (reports look here). */
+  private readonly byMachine = new Map<string, Map<string, QueuedAction>>();
 
   constructor(
     private readonly clock: Clock,
@@ -56,20 +58,18 @@ export class ActionQueue {
       requestedAt: this.clock.now(),
       delivered: false,
     };
-    this.byId.set(queued.id, queued);
+    this.index(queued);
     await this.store.append({ op: 'add', action: queued });
     return queued;
   }
 
   /** The actions waiting for a machine, oldest first. */
   forMachine(name: string): QueuedAction[] {
-    return [...this.byId.values()].filter((a) => a.name === name);
+    return [...(this.byMachine.get(name)?.values() ?? [])];
   }
 
   count(name: string): number {
-    let n = 0;
-    for (const a of this.byId.values()) if (a.name === name) n += 1;
-    return n;
+    return this.byMachine.get(name)?.size ?? 0;
   }
 
   get(id: string): QueuedAction | undefined {
@@ -87,9 +87,8 @@ export class ActionQueue {
 
   /** Takes an action out of the queue for good. */
   async remove(id: string): Promise<QueuedAction | undefined> {
-    const a = this.byId.get(id);
+    const a = this.unindex(id);
     if (a === undefined) return undefined;
-    this.byId.delete(id);
     await this.store.append({ op: 'remove', id });
     await this.compactIfNeeded();
     return a;
@@ -115,9 +114,31 @@ export class ActionQueue {
     );
   }
 
+  private index(a: QueuedAction): void {
+    this.byId.set(a.id, a);
+    let mine = this.byMachine.get(a.name);
+    if (mine === undefined) {
+      mine = new Map();
+      this.byMachine.set(a.name, mine);
+    }
+    mine.set(a.id, a);
+  }
+
+  private unindex(id: string): QueuedAction | undefined {
+    const a = this.byId.get(id);
+    if (a === undefined) return undefined;
+    this.byId.delete(id);
+    const mine = this.byMachine.get(a.name);
+    mine?.delete(id);
+    if (mine?.size === 0) this.byMachine.delete(a.name);
+    return a;
+  }
+
   private apply(op: QueueOp): void {
-    if (op.op === 'add') this.byId.set(op.action.id, { ...op.action });
-    else if (op.op === 'remove') this.byId.delete(op.id);
+    if (op.op === 'add') {
+      this.unindex(op.action.id);
+      this.index({ ...op.action });
+    } else if (op.op === 'remove') this.unindex(op.id);
     else {
       const a = this.byId.get(op.id);
       if (a !== undefined) a.delivered = true;

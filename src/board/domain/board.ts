@@ -3,7 +3,7 @@ import type { HandedAction, HandedResult } from '../../shared/wire/action.js';
 import type { ActionName } from '../../shared/wire/common.js';
 import type { Report } from '../../shared/wire/report.js';
 import type { AgentClient, AgentTarget } from '../agent-client.js';
-import type { BoardSettings } from '../config.js';
+import type { BoardSettings, MachineConfig } from '../config.js';
 import type { JournalEntry, Who } from '../schemas.js';
 import type { ActionQueue, QueuedAction } from './action-queue.js';
 import type { Journal } from './journal.js';
@@ -37,8 +37,11 @@ const CAP_JOURNAL_INTERVAL_MS = 60_000;
 export class Board {
   private lastCapJournal = Number.NEGATIVE_INFINITY;
   private capRefusedSince = 0;
+  private readonly configured: Map<string, MachineConfig>;
 
-  constructor(private readonly deps: BoardDeps) {}
+  constructor(private readonly deps: BoardDeps) {
+    this.configured = new Map(deps.settings.machines.map((m) => [m.name, m]));
+  }
 
   get registry(): Registry {
     return this.deps.registry;
@@ -59,7 +62,7 @@ export class Board {
       return { status: 404, body: { detail } };
     }
     if (machine.origin === 'configured') {
-      const config = settings.machines.find((m) => m.name === name);
+      const config = this.configured.get(name);
       const agent: AgentTarget = { url: config?.url ?? machine.location, key: config?.key ?? null };
       const outcome = await client.relay(agent, what, action, settings.pollTimeoutMs);
       if (outcome.kind === 'answer')
