@@ -121,7 +121,9 @@ export function JournalPanel(props: {
             const who = WHO[e.who];
             return (
               <li key={e.id} class={`entry ${e.outcome}`} data-outcome={e.outcome}>
-                <time dateTime={e.at}>{Number.isNaN(at) ? e.at : i18n.time(at)}</time>
+                <time dateTime={e.at} translate={false}>
+                  {Number.isNaN(at) ? e.at : i18n.time(at)}
+                </time>
                 <span
                   class={`outcome-badge ${e.outcome}`}
                   translate={OUTCOMES[e.outcome] !== undefined}

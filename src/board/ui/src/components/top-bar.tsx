@@ -58,9 +58,13 @@ export function TopBar(props: TopBarProps) {
             value={code}
             onChange={(e) => props.onLanguage(e.currentTarget.value)}
           >
-            {known ? null : <option value={code}>{code}</option>}
+            {known ? null : (
+              <option value={code} translate={false}>
+                {code}
+              </option>
+            )}
             {props.languages.map((l) => (
-              <option key={l.code} value={l.code} lang={l.code}>
+              <option key={l.code} value={l.code} lang={l.code} translate={false}>
                 {l.name}
               </option>
             ))}

@@ -13,8 +13,13 @@ export interface JournalStore {
   add(entry: JournalEntry): void;
 }
 
-const newestFirst = (a: JournalEntry, b: JournalEntry): number =>
-  a.at < b.at ? 1 : a.at > b.at ? -1 : 0;
+/** Newest first: by time, then by id (the board numbers its entries in order). */
+const newestFirst = (a: JournalEntry, b: JournalEntry): number => {
+  if (a.at !== b.at) return a.at < b.at ? 1 : -1;
+  const x = Number(a.id);
+  const y = Number(b.id);
+  return Number.isNaN(x) || Number.isNaN(y) ? 0 : y - x;
+};
 
 export function createJournalStore(schedule: (fn: () => void) => void): JournalStore {
   let entries: readonly JournalEntry[] = [];

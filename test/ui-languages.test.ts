@@ -1,0 +1,172 @@
+import { readFileSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BOARD_TOKEN,
+  card,
+  type Fleet,
+  launchBrowser,
+  openBoard,
+  startFleet,
+  type WatchedPage,
+  watchedPage,
+} from './helpers/browser.js';
+import { tempDir } from './helpers/tmp.js';
+
+const english = JSON.parse(
+  readFileSync(new URL('../src/board/lang/en.json', import.meta.url), 'utf8'),
+) as { messages: Record<string, string> };
+
+/**
+ * A pseudo-language dropped into the board's config `lang/` directory: every message of English
+ * wrapped in «…», so any English text on the page that did not come from the catalogue stands
+ * out. One key is left out on purpose: it must fall back to English.
+ */
+const MISSING = 'summary.total';
+const pseudo = {
+  code: 'zz',
+  name: 'Pseudo',
+  messages: Object.fromEntries(
+    Object.entries(english.messages)
+      .filter(([key]) => key !== MISSING)
+      .map(([key, text]) => [key, `«${text}»`]),
+  ),
+};
+
+/** Text with letters that is neither from the catalogue (wrapped) nor marked as data. */
+function untranslated(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found: string[] = [];
+    const letters = /\p{L}/u;
+    const isData = (el: Element | null) => el?.closest('[translate="no"]') != null;
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) {
+      const text = n.textContent ?? '';
+      if (!letters.test(text) || isData(n.parentElement)) continue;
+      if (!text.includes('«') && !text.includes('»')) found.push(`text: ${text}`);
+    }
+    for (const el of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
+      if (isData(el)) continue;
+      for (const attr of ['aria-label', 'title', 'placeholder']) {
+        // A <time>'s title is the date in the browser's own format, not a message.
+        if (attr === 'title' && el.tagName === 'TIME') continue;
+        const value = el.getAttribute(attr);
+        if (value === null || !letters.test(value)) continue;
+        if (!value.includes('«')) found.push(`${attr}: ${value}`);
+      }
+    }
+    if (!document.title.includes('«')) found.push(`title: ${document.title}`);
+    return found;
+  });
+}
+
+describe('UI: languages', () => {
+  const dir = tempDir('panoptes-ui-lang-');
+  let fleet: Fleet;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  const open = async (options: { locale?: string } = {}): Promise<WatchedPage> => {
+    const context = await browser.newContext({
+      viewport: { width: 1400, height: 1000 },
+      ...options,
+    });
+    contexts.push(context);
+    return watchedPage(context);
+  };
+
+  beforeAll(async () => {
+    [fleet, browser] = await Promise.all([
+      startFleet(dir, {
+        configured: [
+          {
+            name: 'web1',
+            services: { backup: { start: ['true'], stop: ['true'], board: ['start', 'stop'] } },
+          },
+        ],
+        down: ['down1'],
+        lang: { zz: pseudo },
+      }),
+      launchBrowser(),
+    ]);
+  });
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+    await browser?.close();
+    await fleet?.stop();
+    dir.cleanup();
+  });
+
+  it('offers the board’s languages and defaults to the browser’s language', async () => {
+    const watched = await open({ locale: 'de-DE' });
+    const { page } = watched;
+    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    const select = page.getByRole('combobox', { name: 'Sprache' });
+    await select.waitFor();
+    expect(await select.locator('option').allTextContents()).toEqual([
+      'Deutsch',
+      'English',
+      'Español',
+      'Français',
+      '日本語',
+      'Pseudo',
+    ]);
+    expect(await select.inputValue()).toBe('de');
+    expect(await page.getByTestId('summary').textContent()).toContain('Läuft: 1');
+    expect(await page.locator('html').getAttribute('lang')).toBe('de');
+    expect(
+      await page.getByRole('button', { name: 'backup auf web1 starten', exact: true }).count(),
+    ).toBe(1);
+    await watched.expectClean();
+  });
+
+  it('a chosen language persists over reloads and new tabs, over the browser’s', async () => {
+    const watched = await open({ locale: 'de-DE' });
+    const { page } = watched;
+    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await page.getByRole('combobox', { name: 'Sprache' }).selectOption('fr');
+    await expect
+      .poll(() => page.getByTestId('summary').textContent())
+      .toContain('En marche\u00a0: 1');
+    await page.reload();
+    await expect
+      .poll(() => page.getByTestId('summary').textContent())
+      .toContain('En marche\u00a0: 1');
+    expect(await page.getByRole('combobox', { name: 'Langue' }).inputValue()).toBe('fr');
+    const other = await page.context().newPage();
+    await openBoard(other, fleet.board.url, BOARD_TOKEN);
+    await expect
+      .poll(() => other.getByTestId('summary').textContent())
+      .toContain('En panne\u00a0: 1');
+    // Even the sign-in form speaks it (from the catalogue kept by the page).
+    await other.getByRole('button', { name: 'Se déconnecter' }).click();
+    await other.getByRole('button', { name: 'Se connecter' }).waitFor();
+    await watched.expectClean();
+  });
+
+  it('every visible string comes from the catalogue; a missing key falls back to English', async () => {
+    const watched = await open({ locale: 'en-US' });
+    const { page } = watched;
+    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await page.getByRole('combobox', { name: 'Language' }).selectOption('zz');
+    await expect.poll(() => page.locator('html').getAttribute('lang')).toBe('zz');
+    await expect.poll(() => card(page, 'web1').locator('.metric').count()).toBe(4);
+
+    // The missing key is English; everything else is the pseudo-language.
+    expect(await page.getByTestId('summary').locator('.total').textContent()).toBe('Machines: 2');
+    const allowEnglish = (found: string[]) => found.filter((f) => f !== 'text: Machines: 2');
+    expect(allowEnglish(await untranslated(page))).toEqual([]);
+
+    // The confirmation, an outcome, and the sign-in page too.
+    await page.getByRole('button', { name: '«Start backup on web1»' }).click();
+    await page.getByRole('dialog').waitFor();
+    expect(allowEnglish(await untranslated(page))).toEqual([]);
+    await page.getByRole('button', { name: '«Yes, start backup on web1»' }).click();
+    await card(page, 'web1').locator('[data-outcome="done"]').waitFor();
+    expect(allowEnglish(await untranslated(page))).toEqual([]);
+    await page.getByRole('button', { name: '«Sign out»' }).click();
+    await page.getByRole('button', { name: '«Sign in»' }).waitFor();
+    expect(await untranslated(page)).toEqual([]);
+    await watched.expectClean();
+  });
+});
