@@ -227,7 +227,7 @@ describe('UI: actions', () => {
       'Start job: queued; lab3 receives it when it next calls in.',
     );
     const badge = card(page, 'lab3').getByTestId('queued-badge');
-    await expect.poll(() => badge.textContent()).toBe('⧗ Queued: 1');
+    await expect.poll(() => badge.textContent()).toBe('◷ Queued: 1');
     expect(await page.getByTestId('summary').textContent()).toContain('Queued actions: 1');
     await page.getByLabel('Show', { exact: true }).selectOption('queued');
     await expect

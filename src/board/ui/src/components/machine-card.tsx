@@ -57,7 +57,7 @@ function Card(props: MachineCardProps) {
         </span>
         {m.queued > 0 ? (
           <span class="queued-badge" data-testid="queued-badge">
-            <span aria-hidden="true">⧗ </span>
+            <span aria-hidden="true">◷ </span>
             {t('machine.queued', { count: m.queued })}
           </span>
         ) : null}

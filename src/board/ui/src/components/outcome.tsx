@@ -34,7 +34,7 @@ export function Outcome(props: {
       o.exitCode === null ? t('outcome.failed') : t('outcome.failedExit', { code: o.exitCode });
     detail = o.message === '' ? null : o.message;
   }
-  const icon = { sending: '…', done: '✔', queued: '⧗', refused: '⛔', failed: '✖' }[kind] ?? '';
+  const icon = { sending: '…', done: '✔', queued: '◷', refused: '⛔', failed: '✖' }[kind] ?? '';
   return (
     <div class={`outcome ${kind}`} role="status" data-outcome={kind}>
       <span aria-hidden="true" class="outcome-icon">

@@ -30,7 +30,7 @@ export function Summary(props: { counts: Counts; loaded: boolean }) {
       {c.queued > 0 ? (
         <span class="sum queued">
           <span class="icon" aria-hidden="true">
-            ⧗
+            ◷
           </span>
           {t('summary.queued', { count: c.queued })}
         </span>

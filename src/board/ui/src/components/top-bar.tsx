@@ -81,7 +81,7 @@ export function TopBar(props: TopBarProps) {
           }}
         >
           <span aria-hidden="true" class="theme-icon" />
-          {themeName}
+          <span class="theme-name">{themeName}</span>
         </button>
         <button type="button" onClick={props.onSignOut}>
           {t('settings.signOut')}

@@ -1,0 +1,106 @@
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { BOARD_KEY, OPERATOR, REGISTRATION } from './helpers/agent-fixtures.js';
+import {
+  BOARD_TOKEN,
+  card,
+  launchBrowser,
+  openBoard,
+  recordRequests,
+  type WatchedPage,
+  watchedPage,
+} from './helpers/browser.js';
+import { closedPort } from './helpers/fleet.js';
+import { type RunningProgram, startAgent, startProgram } from './helpers/processes.js';
+import { tempDir } from './helpers/tmp.js';
+
+/** A lost connection says so, and the page resumes with a fresh board when the board is back. */
+describe('UI: live connection', () => {
+  const dir = tempDir('panoptes-ui-live-');
+  let agent: RunningProgram;
+  let board: RunningProgram | undefined;
+  let browser: Browser;
+  let context: BrowserContext;
+  let watched: WatchedPage;
+  let port: number;
+
+  const writeBoard = (machines: Record<string, unknown>[]) =>
+    dir.write(
+      'board/board.yaml',
+      stringify({
+        board_token: BOARD_TOKEN,
+        registration_token: REGISTRATION,
+        sweep_interval: 0.5,
+        poll_timeout: 2,
+        machines,
+      }),
+    );
+  const startBoardOnPort = () =>
+    startProgram('board', ['--config', `${dir.path}/board`, '--port', String(port)]);
+
+  beforeAll(async () => {
+    port = await closedPort();
+    agent = await startAgent(
+      dir.write(
+        'web1.yaml',
+        stringify({ name: 'web1', token: OPERATOR, board_key: BOARD_KEY, services: {} }),
+      ),
+    );
+    writeBoard([{ name: 'web1', url: agent.url, key: BOARD_KEY }]);
+    [board, browser] = await Promise.all([startBoardOnPort(), launchBrowser()]);
+    context = await browser.newContext();
+    watched = await watchedPage(context);
+  });
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await board?.stop();
+    await agent?.stop();
+    dir.cleanup();
+  });
+
+  it('shows "reconnecting" when the board goes away and resumes with a fresh board', async () => {
+    const { page } = watched;
+    // While the board is gone, the socket's failed attempts are logged by Chromium itself.
+    watched.allow(/WebSocket connection to .* failed|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET/);
+    const requests = recordRequests(page);
+    const sockets: string[] = [];
+    page.on('websocket', (ws) => sockets.push(ws.url()));
+    await openBoard(page, `http://127.0.0.1:${port}`, BOARD_TOKEN);
+    const status = page.locator('p.connection[role="status"]');
+    await expect.poll(() => status.getAttribute('data-status')).toBe('live');
+    expect(await status.textContent()).toBe('Live');
+    await expect.poll(() => card(page, 'web1').getAttribute('data-state')).toBe('up');
+
+    await board?.stop();
+    board = undefined;
+    await expect.poll(() => status.getAttribute('data-status')).toBe('reconnecting');
+    expect(await status.textContent()).toBe('Connection lost — reconnecting…');
+    // What was known stays on screen meanwhile.
+    expect(await card(page, 'web1').count()).toBe(1);
+
+    // The board comes back with another configuration: the page shows the new board.
+    writeBoard([
+      { name: 'web1', url: agent.url, key: BOARD_KEY },
+      { name: 'web9', url: `http://127.0.0.1:${await closedPort()}`, key: BOARD_KEY },
+    ]);
+    board = await startBoardOnPort();
+    await expect.poll(() => status.getAttribute('data-status'), { timeout: 20_000 }).toBe('live');
+    await expect.poll(() => card(page, 'web9').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('summary').textContent()).toContain('Machines: 2');
+    expect(sockets.length).toBeGreaterThanOrEqual(2);
+    for (const url of sockets) expect(new URL(url).pathname).toBe('/api/live');
+
+    // Back live, nothing polls: no board fetch while the socket stays up.
+    const before = requests.filter((r) => r.url.endsWith('/api/board')).length;
+    await fetch(`http://127.0.0.1:${port}/api/report`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${REGISTRATION}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'lab1', location: 'http://lab1.example/' }),
+    }).then((r) => r.text());
+    await card(page, 'lab1').waitFor();
+    expect(requests.filter((r) => r.url.endsWith('/api/board')).length).toBe(before);
+    await watched.expectClean();
+  });
+});
