@@ -233,6 +233,9 @@ describe('agent: process services', () => {
     // A status check of `hanging` is running now (a new one starts every 2 s or so).
     await http.get('/api/overview', { token: OPERATOR });
     const checks = await eventually(async () => {
+      // Each read may start a new check once the last one ended (time-out 2 s): under load the
+      // first one may already be gone when we look.
+      await http.get('/api/overview', { token: OPERATOR });
       const pids = readFileSync(`${dir.path}/hanging.pids`, 'utf8').trim().split('\n').map(Number);
       return pids.some(alive) ? pids : undefined;
     }, 'a running status check');
