@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Recorder, writeBoardConfig } from './helpers/fleet.js';
+import { blackHole, Recorder, writeBoardConfig } from './helpers/fleet.js';
 import { startBoard } from './helpers/processes.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -110,6 +110,34 @@ describe('nothing acknowledged is lost', () => {
       expect(view.machines.map((m) => m.name)).toEqual(['lab3']);
     } finally {
       await again.stop();
+    }
+  });
+
+  it('SIGTERM lets a request in flight finish before the board exits 0', async () => {
+    const hole = await blackHole();
+    const slowDir = writeBoardConfig(dir, 'slow', {
+      board_token: TOKEN,
+      poll_timeout: 2,
+      sweep_interval: 60,
+      machines: [{ name: 'silent', url: hole.url, key: 'silent-machine-key-0123456789' }],
+    });
+    const board = await startBoard(slowDir);
+    try {
+      const inFlight = http.call(`${board.url}/api/do/silent/job/start`, {
+        method: 'POST',
+        token: TOKEN,
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      const exited = board.stop(15_000);
+      // The relay waits out its 2 s time-out, is answered, and only then does the board exit.
+      const answer = await inFlight;
+      expect(answer.status).toBe(504);
+      expect(answer.json).toEqual({
+        detail: "Machine 'silent' is unreachable: no answer within 2 s",
+      });
+      expect(await exited).toEqual({ code: 0, signal: null });
+    } finally {
+      await hole.close();
     }
   });
 });
