@@ -1,4 +1,5 @@
 import { Agent, request, errors as undiciErrors } from 'undici';
+import { tooDeepAt } from '../shared/json-depth.js';
 import type { Observation } from './domain/machine.js';
 
 /** Where and how to reach one agent. */
@@ -84,6 +85,7 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
         );
         if (status < 200 || status > 299)
           return { ok: false, error: `the agent answered HTTP ${status}` };
+        if (tooDeepAt(text) >= 0) return { ok: false, error: 'the answer is nested too deeply' };
         let body: unknown;
         try {
           body = JSON.parse(text);
@@ -103,6 +105,12 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
       const url = `${target.url}/api/do/${encodeURIComponent(what)}/${encodeURIComponent(action)}`;
       try {
         const { status, text } = await call(url, 'POST', target.key, timeoutMs);
+        if (tooDeepAt(text) >= 0) {
+          return {
+            kind: 'unreachable',
+            error: `the agent's answer (HTTP ${status}) is nested too deeply`,
+          };
+        }
         try {
           return { kind: 'answer', status, body: JSON.parse(text) };
         } catch {

@@ -29,6 +29,12 @@ export interface StartOptions {
 }
 
 const running = new Set<RunningProgram>();
+const everStarted: RunningProgram[] = [];
+
+/** Every program started in this test file so far (running or not), for the secret scan. */
+export function startedPrograms(): readonly RunningProgram[] {
+  return everStarted;
+}
 process.on('exit', () => {
   for (const p of running) killGroup(p.pid, 'SIGKILL');
 });
@@ -112,6 +118,7 @@ export async function startProgram(
     },
   };
   running.add(handle);
+  everStarted.push(handle);
   return handle;
 }
 

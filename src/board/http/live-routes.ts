@@ -73,7 +73,21 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
     for (const socket of clients) socket.close(1001, 'board shutting down');
   });
 
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  await app.register(websocket, {
+    options: { maxPayload: 64 * 1024 },
+    // A client breaking the protocol (a frame over 64 KiB, a bad opcode) or vanishing is the
+    // client's doing: noted at debug level, not logged as an error of the board.
+    errorHandler: (error, socket, request) => {
+      const code = (error as { code?: string }).code ?? '';
+      if (code.startsWith('WS_ERR_') || code === 'ECONNRESET' || code === 'EPIPE') {
+        request.log.debug({ code }, 'live client broke the protocol; dropped');
+      } else {
+        request.log.error({ err: error }, 'live connection failed');
+      }
+      clients.delete(socket);
+      socket.terminate();
+    },
+  });
   app.route({
     method: 'GET',
     url: '/api/live',

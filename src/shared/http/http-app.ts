@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
@@ -32,6 +34,21 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 500 },
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, options.logger),
+    // A path Fastify cannot decode or route (bad percent-encoding, a parameter over 500
+    // characters) is answered FastAPI-shaped too, not with Fastify's own error body.
+    frameworkErrors: (error, _request, reply) => {
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const detail = tooLong
+        ? 'URI Too Long: a path parameter is over 500 characters'
+        : 'Bad Request: the path is not valid percent-encoded UTF-8';
+      const body = JSON.stringify({ detail });
+      reply.raw.writeHead(tooLong ? 414 : 400, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+      });
+      reply.raw.end(body);
+    },
   };
   const app = Fastify(serverOptions);
 
@@ -110,4 +127,37 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     },
   });
   return app;
+}
+
+/** What Node's parser could not take before there was a request: status and detail. */
+function clientErrorStatus(code: string | undefined): number {
+  if (code === 'HPE_HEADER_OVERFLOW') return 431;
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
+  return 400;
+}
+
+/**
+ * Answers what Node's HTTP parser refuses (malformed request line or headers, headers over
+ * 16 KiB, a request not received in time) FastAPI-shaped, like every other error, then closes
+ * the connection. Fastify's default would answer `{"error", "message", "statusCode"}`.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket, logger: Logger): void {
+  if (socket.destroyed) return;
+  if (error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const status = clientErrorStatus(error.code);
+  logger.debug({ code: error.code, status }, 'client error');
+  // Only when no answer is under way on this connection (as Node's own handler checks).
+  const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })
+    ._httpMessage;
+  if (socket.writable && (pending === undefined || pending === null || !pending.headersSent)) {
+    const body = JSON.stringify({ detail: STATUS_CODES[status] ?? 'Bad Request' });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

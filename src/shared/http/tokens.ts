@@ -17,7 +17,12 @@ export function presentedToken(authorization: string | undefined, query: unknown
   if (query !== null && typeof query === 'object') {
     const token = (query as Record<string, unknown>).token;
     if (typeof token === 'string' && token !== '') return token;
-    if (Array.isArray(token) && typeof token[0] === 'string') return token[0];
+    // Repeated, the last non-empty one counts (FastAPI takes the last value of a scalar);
+    // `?token&token=…` must not present an empty token.
+    if (Array.isArray(token)) {
+      const last = token.findLast((t): t is string => typeof t === 'string' && t !== '');
+      if (last !== undefined) return last;
+    }
   }
   return null;
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
+import { tooDeepAt } from '../json-depth.js';
 import { check, checkParams, type ValidationIssue } from './pydantic.js';
 
 /** The raw JSON text of a body that failed to parse, and where. */
@@ -76,6 +77,9 @@ export function jsonInvalidBody(error: JsonInvalid): { detail: ValidationIssue[]
 /** Parses a JSON body, turning a syntax error into JsonInvalid with its character position. */
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === '') return undefined;
+  // Nested deeper than any answer could be serialised again: refused as pydantic does.
+  const deep = tooDeepAt(text);
+  if (deep >= 0) throw new JsonInvalid(deep, 'recursion limit exceeded');
   try {
     return JSON.parse(text);
   } catch (error) {

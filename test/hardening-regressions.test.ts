@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { Recorder, writeBoardConfig } from './helpers/fleet.js';
+import { isErrorShape, nested, parseRawAnswers, rawExchange } from './helpers/fuzz.js';
+import { type RunningProgram, startBoard } from './helpers/processes.js';
+import { expectNoSecrets } from './helpers/secret-scan.js';
+import { tempDir } from './helpers/tmp.js';
+
+const TOKEN = 'regress-board-token-3e5a7c9b1d2f';
+const REGISTRATION = 'regress-registration-4f6b8d0a2c4e';
+const SECRETS = [TOKEN, REGISTRATION];
+
+/**
+ * One test per bug the hardening tests found, each failing on the code before its fix. The
+ * fuzz and fault files find such bugs by chance; these pin them down by hand.
+ */
+describe('regressions found by the hardening tests (board)', () => {
+  const dir = tempDir('panoptes-regress-');
+  const http = new Recorder();
+  const received: string[] = [];
+  let board: RunningProgram;
+  let port: number;
+  const report = (body: string) =>
+    http.call(`${board.url}/api/report`, {
+      method: 'POST',
+      token: REGISTRATION,
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+
+  beforeAll(async () => {
+    board = await startBoard(
+      writeBoardConfig(dir, 'b', { board_token: TOKEN, registration_token: REGISTRATION }),
+    );
+    port = Number(new URL(board.url).port);
+  });
+  afterAll(async () => {
+    await board?.stop();
+    dir.cleanup();
+  });
+
+  it('a report nested 6,000 levels deep is a 422, not a 500 that leaves a half-made machine', async () => {
+    // Before: JSON.parse took it, JSON.stringify of the machine overflowed the stack: 500, and
+    // the machine stayed on the board, never journaled, with no overview.
+    const deep = `{"name":"deep1","location":"http://deep.example","x":${nested(6000, 'array')}}`;
+    const r = await report(deep);
+    expect(r.status).toBe(422);
+    expect(r.json).toEqual({
+      detail: [
+        {
+          type: 'json_invalid',
+          loc: ['body', 52 + 200],
+          msg: 'JSON decode error',
+          input: {},
+          ctx: { error: 'recursion limit exceeded' },
+        },
+      ],
+    });
+    const view = (await http.call(`${board.url}/api/board`, { token: TOKEN })).json as {
+      machines: { name: string }[];
+    };
+    expect(view.machines.map((m) => m.name)).not.toContain('deep1');
+    // Depth within the limit is still taken, and served back.
+    const ok = await report(
+      `{"name":"deep2","location":"http://deep.example","x":${nested(90, 'mixed')}}`,
+    );
+    expect(ok.status).toBe(200);
+    expect((await http.call(`${board.url}/api/board`, { token: TOKEN })).status).toBe(200);
+  });
+
+  it('a deeply nested body on any JSON route is refused the same way (the 422 echoes no deep input)', async () => {
+    const r = await http.call(`${board.url}/api/report`, {
+      method: 'POST',
+      token: REGISTRATION,
+      headers: { 'content-type': 'application/json' },
+      body: nested(20_000, 'array'),
+    });
+    expect(r.status).toBe(422);
+    expect(isErrorShape(r.text)).toBe(true);
+  });
+
+  it('a path that is not valid percent-encoding is a FastAPI-shaped 400, not Fastify’s own body', async () => {
+    for (const path of ['/api/language/%zz', '/api/machines/%C0%AE%C0%AE', '/%FF%FE']) {
+      const r = await http.call(`${board.url}${path}`, { token: TOKEN });
+      expect(r.status).toBe(400);
+      expect(r.json).toEqual({
+        detail: 'Bad Request: the path is not valid percent-encoded UTF-8',
+      });
+    }
+    const long = await http.call(`${board.url}/api/machines/${'a'.repeat(600)}`, {
+      method: 'DELETE',
+      token: TOKEN,
+    });
+    expect(long.status).toBe(414);
+    expect(isErrorShape(long.text)).toBe(true);
+  });
+
+  it('what Node’s parser refuses (bad request line, headers over 16 KiB) is answered FastAPI-shaped', async () => {
+    const cases: [string, number][] = [
+      ['GET /api/\u0000 HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+      ['FOO /api/board HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+      [`GET /api/board HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20 * 1024)}\r\n\r\n`, 431],
+      [
+        'POST /api/report HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n',
+        400,
+      ],
+    ];
+    for (const [data, status] of cases) {
+      const { text } = await rawExchange(port, data);
+      received.push(text);
+      const [answer] = parseRawAnswers(text);
+      expect(answer?.status).toBe(status);
+      expect(answer?.headers['content-type']).toBe('application/json');
+      expect(isErrorShape(answer?.text ?? '')).toBe(true);
+    }
+  });
+
+  it('?token&token=<board token> opens the board: an empty token= is not a wrong token', async () => {
+    const r = await http.call(`${board.url}/api/board?token&token=${TOKEN}`);
+    expect(r.status).toBe(200);
+    const last = await http.call(`${board.url}/api/board?token=nope&token=${TOKEN}`);
+    expect(last.status).toBe(200);
+  });
+
+  it('a live client sending a frame over 64 KiB is dropped without an error in the board log', async () => {
+    const socket = new WebSocket(`${board.url.replace('http', 'ws')}/api/live?token=${TOKEN}`);
+    socket.on('message', (m) => received.push(String(m)));
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    socket.send('x'.repeat(70 * 1024));
+    expect(await closed).toBe(1009);
+    // Give the board a moment to have logged whatever it logs about it.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(board.output.filter((l) => /"level":(50|60)/.test(l))).toEqual([]);
+    expect((await http.call(`${board.url}/api/health`)).status).toBe(200);
+  });
+
+  it('leaves no secret anywhere', () => {
+    expectNoSecrets({ secrets: SECRETS, recorders: [http], texts: received, dirs: [dir.path] });
+  });
+});
