@@ -1,0 +1,134 @@
+import { request } from 'node:http';
+import { quantile } from '../stats.js';
+import { overview } from './overview.js';
+import {
+  type AnnounceAnswer,
+  type AnnounceRequest,
+  loopbackAddress,
+  machineName,
+} from './protocol.js';
+
+/** The block of 127.0.0.0/8 announcing machines send from: 127.20.x.y. */
+const ANNOUNCER_BLOCK = 20;
+const TICK_MS = 5;
+
+/**
+ * Announcing machines posting reports at a fixed rate (open loop: a slow board does not slow
+ * the offered rate; reports beyond `maxInFlight` waiting are counted as skipped). Each report
+ * is a new connection from the machine's own loopback address, as a real agent reporting every
+ * 5–10 s to a board that closes idle connections after 5 s would make.
+ */
+export async function announce(req: AnnounceRequest): Promise<AnnounceAnswer> {
+  const board = new URL(req.board);
+  const statuses: Record<string, number> = {};
+  const errors: Record<string, number> = {};
+  const latencies: number[] = [];
+  const seqs = new Uint32Array(req.machines);
+  let offered = 0;
+  let sent = 0;
+  let ok = 0;
+  let failed = 0;
+  let skipped = 0;
+  let inFlight = 0;
+  let next = 0;
+  const started = performance.now();
+
+  const post = (index: number): void => {
+    const name = machineName('a', index);
+    const seq = (seqs[index] ?? 0) + 1;
+    seqs[index] = seq;
+    const source = loopbackAddress(ANNOUNCER_BLOCK, index);
+    const body = JSON.stringify({
+      ...overview({ name, index }, seq, Date.now()),
+      location: `http://${source}:8701`,
+    });
+    const t0 = performance.now();
+    inFlight += 1;
+    sent += 1;
+    let settled = false;
+    const settle = (status: string | null, error: string | null, good: boolean) => {
+      if (settled) return;
+      settled = true;
+      inFlight -= 1;
+      latencies.push(performance.now() - t0);
+      if (status !== null) statuses[status] = (statuses[status] ?? 0) + 1;
+      if (error !== null) errors[error] = (errors[error] ?? 0) + 1;
+      if (good) ok += 1;
+      else failed += 1;
+    };
+    const r = request(
+      {
+        host: board.hostname,
+        port: board.port,
+        path: '/api/report',
+        method: 'POST',
+        agent: false,
+        localAddress: source,
+        timeout: 10_000,
+        headers: {
+          authorization: `Bearer ${req.token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const status = String(res.statusCode ?? 0);
+          settle(status, null, res.statusCode === 200 && text.startsWith('{"ok":true'));
+        });
+        res.on('error', (e: NodeJS.ErrnoException) => settle(null, e.code ?? 'error', false));
+      },
+    );
+    r.on('timeout', () => r.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
+    r.on('error', (e: NodeJS.ErrnoException) => settle(null, e.code ?? 'error', false));
+    r.end(body);
+  };
+
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      const elapsed = performance.now() - started;
+      const due = Math.min(
+        Math.floor((req.rate * Math.min(elapsed, req.durationMs)) / 1000),
+        Math.round((req.rate * req.durationMs) / 1000),
+      );
+      while (offered < due) {
+        offered += 1;
+        if (inFlight >= req.maxInFlight) {
+          skipped += 1;
+          continue;
+        }
+        post(next);
+        next = (next + 1) % req.machines;
+      }
+      if (elapsed >= req.durationMs) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, TICK_MS);
+  });
+  const elapsedMs = performance.now() - started;
+  // Let the last reports finish (bounded: each has a 10 s time-out).
+  const deadline = performance.now() + 11_000;
+  while (inFlight > 0 && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return {
+    type: 'announce',
+    offered,
+    sent,
+    ok,
+    failed,
+    skipped,
+    statuses,
+    errors,
+    elapsedMs,
+    latencyMs: {
+      p50: quantile(latencies, 0.5),
+      p99: quantile(latencies, 0.99),
+      max: quantile(latencies, 1),
+    },
+  };
+}

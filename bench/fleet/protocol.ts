@@ -1,0 +1,88 @@
+/** The messages between the bench (parent) and the fleet simulator (child, over IPC). */
+
+export type MachineKind = 'ok' | 'slow' | 'black-hole' | 'refusing';
+
+/** One simulated polled agent, as the board's config needs it. */
+export interface SimMachine {
+  name: string;
+  url: string;
+  key: string;
+  kind: MachineKind;
+}
+
+export interface ServeRequest {
+  type: 'serve';
+  machines: number;
+  blackHoleShare: number;
+  refusingShare: number;
+  slowShare: number;
+  /** How long a slow machine takes to answer: uniform in [min, max] ms. */
+  slowMs: [number, number];
+  seed: number;
+}
+
+export interface AnnounceRequest {
+  type: 'announce';
+  board: string;
+  token: string;
+  /** How many distinct announcing machines take turns. */
+  machines: number;
+  /** Reports per second offered (open loop). */
+  rate: number;
+  durationMs: number;
+  /** Reports waiting for an answer at most; past it, a tick's reports are counted as skipped. */
+  maxInFlight: number;
+}
+
+export interface StatsRequest {
+  type: 'stats';
+}
+
+export type SimRequest = (ServeRequest | AnnounceRequest | StatsRequest) & { id: number };
+
+export interface ServeAnswer {
+  type: 'serve';
+  machines: SimMachine[];
+  /** How many listening sockets the simulator holds. */
+  listeners: number;
+}
+
+export interface AnnounceAnswer {
+  type: 'announce';
+  offered: number;
+  sent: number;
+  ok: number;
+  failed: number;
+  /** Reports not sent because maxInFlight were already waiting (the board fell behind). */
+  skipped: number;
+  statuses: Record<string, number>;
+  errors: Record<string, number>;
+  elapsedMs: number;
+  latencyMs: { p50: number; p99: number; max: number };
+}
+
+export interface StatsAnswer {
+  type: 'stats';
+  polls: Record<MachineKind, number>;
+  relays: number;
+  unauthorised: number;
+}
+
+export type SimAnswer = (
+  | ServeAnswer
+  | AnnounceAnswer
+  | StatsAnswer
+  | { type: 'error'; message: string }
+) & {
+  id: number;
+};
+
+/** The machine names the bench uses: m00001…, a00001… (announced). */
+export function machineName(prefix: string, index: number): string {
+  return `${prefix}${String(index + 1).padStart(5, '0')}`;
+}
+
+/** A loopback address of its own for machine `index` in block `block` (127.block.x.y). */
+export function loopbackAddress(block: number, index: number): string {
+  return `127.${block}.${Math.floor(index / 250)}.${(index % 250) + 1}`;
+}

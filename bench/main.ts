@@ -1,0 +1,162 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { token, writeBoardConfig } from './board-kit.js';
+import { type BenchOptions, parseOptions, UsageError } from './options.js';
+import { fdLimit, killEverything, rssMb } from './processes.js';
+import { type BenchContext, launchBoard } from './scenarios/context.js';
+import { fleetScenario } from './scenarios/fleet.js';
+import { reportsScenario } from './scenarios/reports.js';
+import { soakScenario } from './scenarios/soak.js';
+import { sleep } from './stats.js';
+import { missingFigures, renderTable } from './table.js';
+
+/**
+ * `npm run bench`: starts the fleet simulator, the real board program, the bare baselines and
+ * wrk, measures, prints one table, and stops everything it started.
+ */
+async function main(): Promise<number> {
+  let options: BenchOptions;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n`);
+      return error.exitCode;
+    }
+    throw error;
+  }
+  const started = Date.now();
+  const log = (message: string) =>
+    process.stderr.write(
+      `bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s: ${message}\n`,
+    );
+  const wrkVersion = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
+  if (wrkVersion.error !== undefined) {
+    process.stderr.write('bench: wrk is missing; install it with `apt-get install -y wrk`\n');
+    return 1;
+  }
+  const machine = describeMachine((wrkVersion.stdout + wrkVersion.stderr).split('\n')[0] ?? '');
+  process.stdout.write(`${machine}\n`);
+
+  const tmp = mkdtempSync(join(tmpdir(), 'panoptes-bench-'));
+  if (options.cpuProfDir !== null) mkdirSync(options.cpuProfDir, { recursive: true });
+  const ctx: BenchContext = {
+    options,
+    tmp,
+    rows: [],
+    problems: [],
+    emptyBoardRssMb: Number.NaN,
+    log,
+  };
+
+  const watchdog = setTimeout(() => {
+    log(`over the time limit of ${options.deadlineS} s: stopping everything`);
+    report(ctx, started, machine);
+    killEverything();
+    rmSync(tmp, { recursive: true, force: true });
+    process.exit(1);
+  }, options.deadlineS * 1000);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      killEverything();
+      rmSync(tmp, { recursive: true, force: true });
+      process.exit(130);
+    });
+  }
+
+  const part = (name: string) => options.only === null || options.only.has(name);
+  const attempt = async (name: string, run: () => Promise<void>) => {
+    try {
+      await run();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      ctx.problems.push(`${name} failed: ${message}`);
+      log(`${name} failed: ${message}`);
+    }
+  };
+  try {
+    await attempt('empty board', async () => {
+      ctx.emptyBoardRssMb = await emptyBoardRss(ctx);
+    });
+    if (options.soak) {
+      await attempt('soak', () => soakScenario(ctx));
+    } else {
+      const [small, large] = options.fleetSizes;
+      if (part('fleet')) {
+        await attempt(`fleet of ${small}`, () => fleetScenario(ctx, small, 'small'));
+        await attempt(`fleet of ${large}`, () => fleetScenario(ctx, large, 'large'));
+      }
+      if (part('reports')) await attempt('reports', () => reportsScenario(ctx));
+    }
+  } finally {
+    clearTimeout(watchdog);
+    killEverything();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return report(ctx, started, machine);
+}
+
+/** Prints the table and what the check found; the exit code. */
+function report(ctx: BenchContext, started: number, machine: string): number {
+  const seconds = (Date.now() - started) / 1000;
+  const { options } = ctx;
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  process.stdout.write(`\n${renderTable(ctx.rows)}\n\n`);
+  process.stdout.write(`${command}: ${options.mode} run, ${seconds.toFixed(0)} s; ${machine}\n`);
+  const missing = missingFigures(ctx.rows);
+  const expected = expectedRows(options);
+  const problems = [
+    ...ctx.problems,
+    ...missing.map((what) => `no figure for: ${what}`),
+    ...(ctx.rows.length < expected ? [`${ctx.rows.length} of ${expected} figures produced`] : []),
+  ];
+  for (const p of problems) process.stdout.write(`problem: ${p}\n`);
+  if (options.check) {
+    process.stdout.write(
+      problems.length === 0
+        ? 'check: every figure produced, board answers as expected\n'
+        : 'check: FAILED\n',
+    );
+    return problems.length === 0 ? 0 : 1;
+  }
+  return ctx.rows.length > 0 && missing.length === 0 ? 0 : 1;
+}
+
+function expectedRows(options: BenchOptions): number {
+  if (options.soak) return 1;
+  const part = (name: string) => options.only === null || options.only.has(name);
+  // fleet: 2 sweeps, 2 GET, 2 relay, 1 p99, 2 RSS; reports: capacity, 2 sustained, RSS.
+  return (part('fleet') ? 9 : 0) + (part('reports') ? 4 : 0);
+}
+
+/** RSS of a board with no machines, a few seconds after it started. */
+async function emptyBoardRss(ctx: BenchContext): Promise<number> {
+  const dir = writeBoardConfig(join(ctx.tmp, 'empty'), { board_token: token() });
+  const board = await launchBoard(ctx, dir, 'empty');
+  try {
+    await sleep(2000);
+    return rssMb(board.pid);
+  } finally {
+    await board.stop();
+  }
+}
+
+function describeMachine(wrkVersion: string): string {
+  const list = cpus();
+  const model = list[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU';
+  const gib = (totalmem() / 1024 ** 3).toFixed(0);
+  return `machine: ${list.length} cores (${model}), ${gib} GiB, Linux ${release()}, Node ${process.version}, ${wrkVersion.replace(/ Copyright.*/, '')}; open files limit ${fdLimit()}`;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(
+      `bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    killEverything();
+    process.exit(1);
+  },
+);

@@ -1,0 +1,101 @@
+/** What one run of the bench does: its sizes and durations, from the command line. */
+export interface BenchOptions {
+  mode: 'quick' | 'full';
+  soak: boolean;
+  check: boolean;
+  /** Start each board with --cpu-prof, profiles into this directory. */
+  cpuProfDir: string | null;
+  /** Run only these parts (development aid): fleet, reports, relay, soak. */
+  only: Set<string> | null;
+  /** Configured fleets: the small one (GET throughput, relay) and the large one (p99 under sweep). */
+  fleetSizes: [number, number];
+  blackHoleShare: number;
+  refusingShare: number;
+  slowShare: number;
+  slowMs: [number, number];
+  pollTimeoutS: number;
+  /** Sweeps measured after the first (cold) one. */
+  sweepsMeasured: number;
+  wrkSeconds: number;
+  relayCalls: number;
+  /** Announcing machines and the report rate that stands for them (interval 5 s). */
+  announcers: number;
+  reportIntervalS: number;
+  reportSeconds: number;
+  soakSeconds: number;
+  /** The whole run is killed past this (everything it started included). */
+  deadlineS: number;
+}
+
+const USAGE = `usage: npm run bench -- [--quick] [--soak] [--check] [--cpu-prof DIR] [--only PART,...]
+  --quick     smaller fleets and shorter runs (under 2 minutes)
+  --soak      the 10-minute soak only (1 minute with --quick): board RSS growth under load
+  --check     verify that every figure was produced and the board answered correctly; exit 1 if not
+  --cpu-prof  start each board with --cpu-prof, writing .cpuprofile files to DIR
+  --only      fleet, reports (development aid)`;
+
+/** Parses the command line; throws with the usage on anything unknown. */
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  let quick = false;
+  let soak = false;
+  let check = false;
+  let cpuProfDir: string | null = null;
+  let only: Set<string> | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--quick') quick = true;
+    else if (arg === '--soak') soak = true;
+    else if (arg === '--check') check = true;
+    else if (arg === '--cpu-prof' && argv[i + 1] !== undefined) cpuProfDir = argv[++i] ?? null;
+    else if (arg === '--only' && argv[i + 1] !== undefined)
+      only = new Set((argv[++i] ?? '').split(','));
+    else if (arg === '--help' || arg === '-h') throw new UsageError(USAGE, 0);
+    else throw new UsageError(`unknown argument ${arg}\n${USAGE}`, 2);
+  }
+  const shared = {
+    soak,
+    check,
+    cpuProfDir,
+    only,
+    blackHoleShare: 0.1,
+    refusingShare: 0.1,
+    slowShare: 0.05,
+    slowMs: [200, 1500] as [number, number],
+    pollTimeoutS: 3,
+    reportIntervalS: 5,
+  };
+  return quick
+    ? {
+        ...shared,
+        mode: 'quick',
+        fleetSizes: [300, 2000],
+        sweepsMeasured: 1,
+        wrkSeconds: 3,
+        relayCalls: 200,
+        announcers: 3000,
+        reportSeconds: 5,
+        soakSeconds: 60,
+        deadlineS: soak ? 240 : 170,
+      }
+    : {
+        ...shared,
+        mode: 'full',
+        fleetSizes: [1000, 10_000],
+        sweepsMeasured: 2,
+        wrkSeconds: 10,
+        relayCalls: 1000,
+        announcers: 15_000,
+        reportSeconds: 20,
+        soakSeconds: 600,
+        deadlineS: soak ? 900 : 900,
+      };
+}
+
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,243 @@
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type {
+  AnnounceAnswer,
+  AnnounceRequest,
+  ServeAnswer,
+  ServeRequest,
+  SimAnswer,
+  SimRequest,
+} from './fleet/protocol.js';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** The repository root (dist/bench/ is two levels below it). */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const LISTENING = /listening at (https?:\/\/[^\s"]+)/;
+const CLOCK_TICKS = 100;
+
+/** A program the bench started, in its own process group. */
+export interface Program {
+  name: string;
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  output: string[];
+  stop(graceMs?: number): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Kills every process group the bench started (on exit, on a signal, on the watchdog). */
+export function killEverything(): void {
+  for (const child of running) {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+  running.clear();
+}
+process.on('exit', killEverything);
+
+function track(child: ChildProcess): void {
+  running.add(child);
+  child.on('exit', () => running.delete(child));
+}
+
+async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const timer = setTimeout(() => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }, graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * Starts `node <script> …args` and waits for its "listening at URL" line. Output is kept
+ * (the last 200 lines) for error messages.
+ */
+export async function startProgram(
+  name: string,
+  script: string,
+  args: string[],
+  options: { nodeArgs?: string[]; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<Program> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...options.env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  track(child);
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`could not start ${name}`);
+  const output: string[] = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`${name} did not listen in time:\n${output.join('\n')}`));
+    }, options.timeoutMs ?? 60_000);
+    const onData = (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (line === '') continue;
+        output.push(line);
+        if (output.length > 200) output.shift();
+        const match = LISTENING.exec(line);
+        if (match?.[1] !== undefined) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(
+        new Error(`${name} exited (${code ?? signal}) before listening:\n${output.join('\n')}`),
+      );
+    });
+  });
+  return { name, url, pid, child, output, stop: (graceMs = 10_000) => stopChild(child, graceMs) };
+}
+
+/** The board as users start it: `node dist/board/main.js --config DIR --port 0`. */
+export function startBoard(configDir: string, nodeArgs: string[] = []): Promise<Program> {
+  return startProgram(
+    'board',
+    `${ROOT}dist/board/main.js`,
+    ['--config', configDir, '--port', '0', '--host', '127.0.0.1'],
+    { nodeArgs },
+  );
+}
+
+/** A bare node:http baseline server (see bare.ts). */
+export function startBare(args: string[]): Promise<Program> {
+  return startProgram('bare server', `${ROOT}dist/bench/bare.js`, args);
+}
+
+/** The fleet simulator, a child over IPC. */
+export class Fleet {
+  private nextId = 1;
+  private readonly waiting = new Map<number, (answer: SimAnswer) => void>();
+
+  private constructor(private readonly child: ChildProcess) {
+    child.on('message', (message: SimAnswer) => {
+      const done = this.waiting.get(message.id);
+      this.waiting.delete(message.id);
+      done?.(message);
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  static async start(): Promise<Fleet> {
+    const child = fork(`${ROOT}dist/bench/fleet/sim.js`, [], {
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    track(child);
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', (code) => reject(new Error(`fleet simulator exited (${code})`)));
+    });
+    return new Fleet(child);
+  }
+
+  /** Starts serving simulated agents. */
+  async serve(request: Omit<ServeRequest, 'id' | 'type'>): Promise<ServeAnswer> {
+    const answer = await this.ask({ ...request, type: 'serve' }, 120_000);
+    if (answer.type !== 'serve') throw new Error(`fleet simulator: unexpected ${answer.type}`);
+    return answer;
+  }
+
+  /** Runs announcing machines for `durationMs` and reports what happened. */
+  async announce(request: Omit<AnnounceRequest, 'id' | 'type'>): Promise<AnnounceAnswer> {
+    const answer = await this.ask({ ...request, type: 'announce' }, request.durationMs + 60_000);
+    if (answer.type !== 'announce') throw new Error(`fleet simulator: unexpected ${answer.type}`);
+    return answer;
+  }
+
+  private async ask(
+    request: DistributiveOmit<SimRequest, 'id'>,
+    timeoutMs: number,
+  ): Promise<SimAnswer> {
+    const id = this.nextId++;
+    const answer = await new Promise<SimAnswer>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        reject(new Error(`fleet simulator: no answer to ${request.type} in time`));
+      }, timeoutMs);
+      this.waiting.set(id, (a) => {
+        clearTimeout(timer);
+        resolve(a);
+      });
+      this.child.send({ ...request, id });
+    });
+    if (answer.type === 'error') throw new Error(`fleet simulator: ${answer.message}`);
+    return answer;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = once(this.child, 'exit');
+    this.child.disconnect();
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return (utime + stime) / CLOCK_TICKS;
+}
+
+/** Resident memory of a process in MB, from /proc/<pid>/status VmRSS. */
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /VmRSS:\s+(\d+) kB/.exec(status);
+  return match?.[1] !== undefined ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+/** Open file descriptors of a process, from /proc/<pid>/fd. */
+export function openFds(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The soft limit on open files of a process (what `ulimit -n` says), from /proc/<pid>/limits. */
+export function fdLimit(pid: number | 'self' = 'self'): number {
+  const limits = readFileSync(`/proc/${pid}/limits`, 'utf8');
+  const match = /Max open files\s+(\d+|unlimited)/.exec(limits);
+  return match?.[1] === undefined || match[1] === 'unlimited'
+    ? Number.POSITIVE_INFINITY
+    : Number(match[1]);
+}

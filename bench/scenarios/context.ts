@@ -1,0 +1,70 @@
+import { join } from 'node:path';
+import type { BenchOptions } from '../options.js';
+import { type Program, rssMb, startBoard } from '../processes.js';
+import type { Row } from '../table.js';
+
+/** What every scenario shares: the options, a scratch directory, and where results go. */
+export interface BenchContext {
+  options: BenchOptions;
+  tmp: string;
+  rows: Row[];
+  /** What --check found wrong (besides missing figures). */
+  problems: string[];
+  /** RSS of a board with no machines, MB: the baseline of the memory rows. */
+  emptyBoardRssMb: number;
+  log(message: string): void;
+}
+
+/** Starts a board with the bench's node options (--cpu-prof when asked). */
+export function launchBoard(ctx: BenchContext, configDir: string, label: string): Promise<Program> {
+  const nodeArgs =
+    ctx.options.cpuProfDir === null
+      ? []
+      : [
+          '--cpu-prof',
+          `--cpu-prof-dir=${ctx.options.cpuProfDir}`,
+          `--cpu-prof-name=board-${label}.cpuprofile`,
+        ];
+  return startBoard(configDir, nodeArgs);
+}
+
+/** Samples a process's RSS every `everyMs` and keeps the peak, until stopped. */
+export class RssSampler {
+  peakMb = 0;
+  readonly samples: { atMs: number; mb: number }[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private readonly started = Date.now();
+
+  constructor(
+    private readonly pid: number,
+    everyMs: number,
+  ) {
+    this.timer = setInterval(() => this.sample(), everyMs);
+    this.sample();
+  }
+
+  sample(): number {
+    try {
+      const mb = rssMb(this.pid);
+      this.peakMb = Math.max(this.peakMb, mb);
+      this.samples.push({ atMs: Date.now() - this.started, mb });
+      return mb;
+    } catch {
+      return Number.NaN;
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** A directory for one scenario's board config and data. */
+export function scenarioDir(ctx: BenchContext, name: string): string {
+  return join(ctx.tmp, name);
+}
+
+/** Formats a count with thousands separators. */
+export function count(n: number): string {
+  return n.toLocaleString('en-US');
+}

@@ -1,0 +1,275 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import {
+  boardView,
+  checkFleetView,
+  configuredMachines,
+  nextSweeps,
+  token,
+  writeBoardConfig,
+} from '../board-kit.js';
+import type { SimMachine } from '../fleet/protocol.js';
+import { Fleet, type Program, startBare } from '../processes.js';
+import { median, nowMs, quantile } from '../stats.js';
+import { type WrkResult, wrk } from '../wrk.js';
+import { type BenchContext, count, launchBoard, RssSampler, scenarioDir } from './context.js';
+
+/**
+ * A board configured with N simulated machines (10 % black holes, 10 % refusing, 5 % slow):
+ * sweep time; for the small fleet GET /api/board throughput and the relay overhead; for the
+ * large fleet GET /api/board p99 while it sweeps; RSS.
+ */
+export async function fleetScenario(
+  ctx: BenchContext,
+  n: number,
+  size: 'small' | 'large',
+): Promise<void> {
+  const { options } = ctx;
+  const fleet = await Fleet.start();
+  let board: Program | null = null;
+  let sampler: RssSampler | null = null;
+  try {
+    const served = await fleet.serve({
+      machines: n,
+      blackHoleShare: options.blackHoleShare,
+      refusingShare: options.refusingShare,
+      slowShare: options.slowShare,
+      slowMs: options.slowMs,
+      seed: 42 + n,
+    });
+    ctx.log(
+      `fleet of ${count(n)}: simulator listening on ${count(served.listeners)} loopback addresses`,
+    );
+    const boardToken = token();
+    const dir = writeBoardConfig(scenarioDir(ctx, `fleet-${n}`), {
+      board_token: boardToken,
+      // The large board sweeps back to back, so the p99 below is taken while a sweep runs.
+      sweep_interval: size === 'large' ? 1 : 5,
+      poll_timeout: options.pollTimeoutS,
+      machines: configuredMachines(served.machines),
+    });
+    const started = Date.now();
+    board = await launchBoard(ctx, dir, `fleet-${n}`);
+    sampler = new RssSampler(board.pid, 250);
+    ctx.log(`fleet of ${count(n)}: board listening after ${Date.now() - started} ms`);
+
+    const sweepTimeout =
+      (options.sweepsMeasured + 2) * (n / 50 + options.pollTimeoutS * 1000 * 6 + 10_000);
+    await nextSweeps(board.url, boardToken, 1, { everyMs: 500, timeoutMs: sweepTimeout });
+    const sweeps = await nextSweeps(board.url, boardToken, options.sweepsMeasured, {
+      everyMs: 1000,
+      timeoutMs: sweepTimeout,
+    });
+    const sweepS = median(sweeps) / 1000;
+    ctx.log(
+      `fleet of ${count(n)}: sweeps took ${sweeps.map((ms) => `${ms} ms`).join(', ')} (first, cold one not counted)`,
+    );
+    const goalS = options.pollTimeoutS + 1;
+    ctx.rows.push({
+      what: `sweep time, ${count(n)} machines (10 % black holes, 10 % refusing)`,
+      board: sweepS,
+      unit: 's',
+      baselineLabel: 'poll_timeout',
+      baseline: options.pollTimeoutS,
+      ratio: sweepS / options.pollTimeoutS,
+      goal:
+        size === 'large'
+          ? `≤ poll_timeout + 1 s (ratio ≤ ${(goalS / options.pollTimeoutS).toFixed(2)})`
+          : '',
+      met: size === 'large' ? sweepS <= goalS : null,
+    });
+
+    const { bytes, view } = await boardView(board.url, boardToken);
+    if (options.check) {
+      for (const p of checkFleetView(view, served.machines))
+        ctx.problems.push(`fleet of ${n}: ${p}`);
+    }
+    const bytesFile = join(ctx.tmp, `board-${n}.json`);
+    writeFileSync(bytesFile, bytes);
+    const sizeMb = bytes.length / 1e6;
+
+    if (size === 'small') {
+      await boardThroughput(ctx, board, boardToken, bytesFile, n, sizeMb);
+      await relayOverhead(ctx, board, boardToken, served.machines);
+    } else {
+      await p99DuringSweep(ctx, board, boardToken, bytesFile, n, sizeMb);
+    }
+
+    sampler.sample();
+    ctx.rows.push({
+      what: `board RSS, ${count(n)} configured machines (peak)`,
+      board: sampler.peakMb,
+      unit: 'MB',
+      baselineLabel: 'empty board',
+      baseline: ctx.emptyBoardRssMb,
+      ratio: sampler.peakMb / ctx.emptyBoardRssMb,
+      goal: size === 'large' && n >= 10_000 ? '< 300 MB' : '',
+      met: size === 'large' && n >= 10_000 ? sampler.peakMb < 300 : null,
+    });
+  } finally {
+    sampler?.stop();
+    await board?.stop();
+    await fleet.stop();
+  }
+}
+
+const AUTH = (t: string) => ({ Authorization: `Bearer ${t}` });
+
+async function boardThroughput(
+  ctx: BenchContext,
+  board: Program,
+  boardToken: string,
+  bytesFile: string,
+  n: number,
+  sizeMb: number,
+): Promise<void> {
+  const seconds = ctx.options.wrkSeconds;
+  const onBoard = await wrk({
+    url: `${board.url}/api/board`,
+    connections: 8,
+    durationS: seconds,
+    headers: AUTH(boardToken),
+  });
+  const bare = await startBare(['--bytes', bytesFile]);
+  let onBare: WrkResult;
+  try {
+    onBare = await wrk({ url: `${bare.url}/api/board`, connections: 8, durationS: seconds });
+  } finally {
+    await bare.stop();
+  }
+  noteWrkErrors(ctx, 'GET /api/board', onBoard);
+  noteWrkErrors(ctx, 'bare GET', onBare);
+  const label = `${count(n)} machines, ${sizeMb.toFixed(1)} MB`;
+  const ratio = onBoard.requestsPerSec / onBare.requestsPerSec;
+  ctx.rows.push({
+    what: `GET /api/board throughput, ${label} (wrk -c8)`,
+    board: onBoard.requestsPerSec,
+    unit: 'req/s',
+    baselineLabel: 'bare node:http',
+    baseline: onBare.requestsPerSec,
+    ratio,
+    goal: '≥ 0.8 × bare',
+    met: ratio >= 0.8,
+  });
+  ctx.rows.push({
+    what: `GET /api/board p99, ${label} (wrk -c8)`,
+    board: onBoard.p99,
+    unit: 'ms',
+    baselineLabel: 'bare node:http',
+    baseline: onBare.p99,
+    ratio: onBoard.p99 / onBare.p99,
+    goal: '',
+    met: null,
+  });
+}
+
+async function p99DuringSweep(
+  ctx: BenchContext,
+  board: Program,
+  boardToken: string,
+  bytesFile: string,
+  n: number,
+  sizeMb: number,
+): Promise<void> {
+  const seconds = Math.max(ctx.options.wrkSeconds, ctx.options.pollTimeoutS * 2 + 2);
+  const connections = 2;
+  const onBoard = await wrk({
+    url: `${board.url}/api/board`,
+    connections,
+    durationS: seconds,
+    headers: AUTH(boardToken),
+  });
+  const bare = await startBare(['--bytes', bytesFile]);
+  let onBare: WrkResult;
+  try {
+    onBare = await wrk({ url: `${bare.url}/api/board`, connections, durationS: seconds });
+  } finally {
+    await bare.stop();
+  }
+  noteWrkErrors(ctx, 'GET /api/board during sweep', onBoard);
+  ctx.rows.push({
+    what: `GET /api/board p99 while sweeping ${count(n)} (${sizeMb.toFixed(1)} MB, wrk -c${connections})`,
+    board: onBoard.p99,
+    unit: 'ms',
+    baselineLabel: 'bare node:http, no sweep',
+    baseline: onBare.p99,
+    ratio: onBoard.p99 / onBare.p99,
+    goal: '< 50 ms',
+    met: onBoard.p99 < 50,
+  });
+}
+
+async function relayOverhead(
+  ctx: BenchContext,
+  board: Program,
+  boardToken: string,
+  machines: readonly SimMachine[],
+): Promise<void> {
+  const target = machines.find((m) => m.kind === 'ok');
+  if (target === undefined) throw new Error('no answering machine to relay to');
+  const viaBoard = new Pool(board.url, { connections: 1 });
+  const direct = new Pool(target.url, { connections: 1 });
+  const boardTimes: number[] = [];
+  const directTimes: number[] = [];
+  const call = async (pool: Pool, path: string, key: string, into: number[] | null) => {
+    const t0 = nowMs();
+    const response = await pool.request({
+      method: 'POST',
+      path,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const text = await response.body.text();
+    into?.push(nowMs() - t0);
+    if (response.statusCode !== 200 || !text.includes('"ok":true')) {
+      throw new Error(`relay answered ${response.statusCode}: ${text.slice(0, 200)}`);
+    }
+  };
+  try {
+    const calls = ctx.options.relayCalls;
+    for (let i = 0; i < calls + 50; i++) {
+      // Alternate, so a sweep or a disk hiccup falls on both series alike; the first 50 warm up.
+      await call(
+        viaBoard,
+        `/api/do/${target.name}/backup/start`,
+        boardToken,
+        i < 50 ? null : boardTimes,
+      );
+      await call(direct, '/api/do/backup/start', target.key, i < 50 ? null : directTimes);
+    }
+  } finally {
+    await viaBoard.close();
+    await direct.close();
+  }
+  const overhead = median(boardTimes) - median(directTimes);
+  ctx.log(
+    `relay: board median ${median(boardTimes).toFixed(2)} ms, direct ${median(directTimes).toFixed(2)} ms`,
+  );
+  ctx.rows.push({
+    what: 'POST /api/do relay, median (overhead = board − direct)',
+    board: median(boardTimes),
+    unit: 'ms',
+    baselineLabel: 'agent direct',
+    baseline: median(directTimes),
+    ratio: median(boardTimes) / median(directTimes),
+    goal: `overhead < 2 ms (is ${overhead.toFixed(2)} ms)`,
+    met: overhead < 2,
+  });
+  ctx.rows.push({
+    what: 'POST /api/do relay, p99',
+    board: quantile(boardTimes, 0.99),
+    unit: 'ms',
+    baselineLabel: 'agent direct',
+    baseline: quantile(directTimes, 0.99),
+    ratio: quantile(boardTimes, 0.99) / quantile(directTimes, 0.99),
+    goal: '',
+    met: null,
+  });
+}
+
+function noteWrkErrors(ctx: BenchContext, what: string, result: WrkResult): void {
+  if (result.errors > 0)
+    ctx.problems.push(`${what}: wrk saw ${result.errors} errors or non-2xx answers`);
+  if (result.requests === 0 || Number.isNaN(result.requests))
+    ctx.problems.push(`${what}: wrk made no requests`);
+}

@@ -1,0 +1,197 @@
+import { token, writeBoardConfig } from '../board-kit.js';
+import type { AnnounceAnswer } from '../fleet/protocol.js';
+import { cpuSeconds, Fleet, type Program, startBare } from '../processes.js';
+import { reportScript, type WrkResult, wrk } from '../wrk.js';
+import { type BenchContext, count, launchBoard, RssSampler, scenarioDir } from './context.js';
+
+/**
+ * Report ingestion: M announcing machines. Capacity with wrk (keep-alive, as fast as it
+ * goes), then the sustained rate M / 5 s from the simulator (a new connection per report)
+ * with the board's CPU use; each against a bare node:http server that parses the same JSON.
+ */
+export async function reportsScenario(ctx: BenchContext): Promise<void> {
+  const { options } = ctx;
+  const machines = options.announcers;
+  const rate = machines / options.reportIntervalS;
+  const registrationToken = token();
+  const dir = writeBoardConfig(scenarioDir(ctx, 'reports'), {
+    board_token: token(),
+    registration_token: registrationToken,
+    max_announced: machines + 1000,
+  });
+  const fleet = await Fleet.start();
+  let board: Program | null = null;
+  let sampler: RssSampler | null = null;
+  try {
+    board = await launchBoard(ctx, dir, 'reports');
+    sampler = new RssSampler(board.pid, 250);
+
+    // Every machine announces itself once (a new name is journaled and its identity written).
+    const warmRate = Math.min(2000, rate);
+    const warm = await announce(
+      fleet,
+      board.url,
+      registrationToken,
+      machines,
+      warmRate,
+      (machines / warmRate) * 1000,
+    );
+    ctx.log(
+      `reports: ${count(warm.ok)} of ${count(machines)} machines announced at ${warmRate}/s (p99 ${warm.latencyMs.p99.toFixed(1)} ms)`,
+    );
+    checkAnnounce(ctx, 'announcing', warm);
+
+    // Capacity: wrk, keep-alive connections, as fast as the board answers.
+    const script = reportScript(ctx.tmp, machines, registrationToken);
+    const cpu0 = cpuSeconds(board.pid);
+    const t0 = Date.now();
+    const onBoard = await wrk({
+      url: board.url,
+      connections: 32,
+      durationS: options.wrkSeconds,
+      script,
+    });
+    const boardCpu = (cpuSeconds(board.pid) - cpu0) / ((Date.now() - t0) / 1000);
+    const bareServer = await startBare(['--reports']);
+    let onBare: WrkResult;
+    try {
+      onBare = await wrk({
+        url: bareServer.url,
+        connections: 32,
+        durationS: options.wrkSeconds,
+        script,
+      });
+    } finally {
+      await bareServer.stop();
+    }
+    if (onBoard.errors > 0)
+      ctx.problems.push(`reports (wrk): ${onBoard.errors} errors or non-2xx answers`);
+    ctx.rows.push({
+      what: `POST /api/report capacity, ${count(machines)} machines (wrk -c32 keep-alive; board CPU ${pct(boardCpu)})`,
+      board: onBoard.requestsPerSec,
+      unit: 'reports/s',
+      baselineLabel: 'bare node:http + JSON.parse',
+      baseline: onBare.requestsPerSec,
+      ratio: onBoard.requestsPerSec / onBare.requestsPerSec,
+      goal: `≥ ${count(rate)}/s`,
+      met: onBoard.requestsPerSec >= rate,
+    });
+
+    // Sustained: the fleet's own rate, a new connection per report, for reportSeconds.
+    const durationMs = options.reportSeconds * 1000;
+    const sustained = await measureSustained(
+      fleet,
+      board,
+      registrationToken,
+      machines,
+      rate,
+      durationMs,
+    );
+    checkAnnounce(ctx, 'sustained reports', sustained.answer);
+    const bare = await startBare(['--reports']);
+    let bareRun: Awaited<ReturnType<typeof measureSustained>>;
+    try {
+      bareRun = await measureSustained(fleet, bare, registrationToken, machines, rate, durationMs);
+    } finally {
+      await bare.stop();
+    }
+    const achieved = sustained.answer.ok / (sustained.answer.elapsedMs / 1000);
+    ctx.log(
+      `reports: sustained ${achieved.toFixed(0)}/s of ${rate}/s offered, board CPU ${pct(sustained.cpu)}, p99 ${sustained.answer.latencyMs.p99.toFixed(1)} ms; bare CPU ${pct(bareRun.cpu)}`,
+    );
+    ctx.rows.push({
+      what: `reports sustained, ${count(machines)} machines every ${options.reportIntervalS} s (new connection each): reports/s answered`,
+      board: achieved,
+      unit: 'reports/s',
+      baselineLabel: 'offered',
+      baseline: rate,
+      ratio: achieved / rate,
+      goal: `≥ 0.99 × ${count(rate)}/s, p99 ${sustained.answer.latencyMs.p99.toFixed(0)} ms`,
+      met: achieved >= 0.99 * rate && sustained.answer.skipped === 0,
+    });
+    ctx.rows.push({
+      what: `reports sustained at ${count(rate)}/s: CPU of the server process (1 core = 100 %)`,
+      board: sustained.cpu * 100,
+      unit: '%',
+      baselineLabel: 'bare node:http + JSON.parse',
+      baseline: bareRun.cpu * 100,
+      ratio: sustained.cpu / bareRun.cpu,
+      goal: '< 100 % (one of the 2 cores)',
+      met: sustained.cpu < 1,
+    });
+
+    sampler.sample();
+    ctx.rows.push({
+      what: `board RSS, ${count(machines)} announced machines (peak)`,
+      board: sampler.peakMb,
+      unit: 'MB',
+      baselineLabel: 'empty board',
+      baseline: ctx.emptyBoardRssMb,
+      ratio: sampler.peakMb / ctx.emptyBoardRssMb,
+      goal: '',
+      met: null,
+    });
+  } finally {
+    sampler?.stop();
+    await board?.stop();
+    await fleet.stop();
+  }
+}
+
+function announce(
+  fleet: Fleet,
+  url: string,
+  registrationToken: string,
+  machines: number,
+  rate: number,
+  durationMs: number,
+): Promise<AnnounceAnswer> {
+  return fleet.announce({
+    board: url,
+    token: registrationToken,
+    machines,
+    rate,
+    durationMs,
+    maxInFlight: 2000,
+  });
+}
+
+async function measureSustained(
+  fleet: Fleet,
+  server: Program,
+  registrationToken: string,
+  machines: number,
+  rate: number,
+  durationMs: number,
+): Promise<{ answer: AnnounceAnswer; cpu: number }> {
+  const cpu0 = cpuSeconds(server.pid);
+  const t0 = Date.now();
+  const answer = await announce(fleet, server.url, registrationToken, machines, rate, durationMs);
+  const cpu = (cpuSeconds(server.pid) - cpu0) / ((Date.now() - t0) / 1000);
+  return { answer, cpu };
+}
+
+/**
+ * A report the board refused or answered wrongly is a problem; one that timed out or was
+ * skipped because the board fell behind is a timing, which the table shows and --check does
+ * not judge.
+ */
+function checkAnnounce(ctx: BenchContext, what: string, answer: AnnounceAnswer): void {
+  const refused = Object.entries(answer.statuses).filter(([status]) => status !== '200');
+  const wrong = answer.failed - Object.values(answer.errors).reduce((a, b) => a + b, 0);
+  if (refused.length > 0 || wrong > refused.reduce((sum, [, n]) => sum + n, 0)) {
+    ctx.problems.push(
+      `${what}: answers other than {"ok":true}: ${JSON.stringify(answer.statuses)}`,
+    );
+  }
+  if (answer.sent > 0 && answer.ok === 0) ctx.problems.push(`${what}: no report was accepted`);
+  if (answer.failed > 0 || answer.skipped > 0) {
+    ctx.log(
+      `${what}: ${answer.failed} failed (${JSON.stringify(answer.errors)}), ${answer.skipped} skipped: the board fell behind`,
+    );
+  }
+}
+
+function pct(share: number): string {
+  return `${(share * 100).toFixed(0)} %`;
+}

@@ -1,0 +1,39 @@
+/** The value at quantile `q` (0–1) of `values`, nearest-rank; NaN when there are none. */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank] ?? Number.NaN;
+}
+
+/** The median of `values`. */
+export function median(values: readonly number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** A number for the table: NaN when missing, so the check can find it. */
+export function finite(value: number | null | undefined): number {
+  return value === null || value === undefined || !Number.isFinite(value) ? Number.NaN : value;
+}
+
+/** Milliseconds since an arbitrary origin, with sub-millisecond resolution. */
+export function nowMs(): number {
+  return performance.now();
+}
+
+/** Resolves after `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A small seeded PRNG (mulberry32), so a fleet is the same in every run. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { overview } from './fleet/overview.js';
+
+/** What one wrk run measured. */
+export interface WrkResult {
+  requests: number;
+  requestsPerSec: number;
+  /** Latency percentiles in ms (wrk --latency). */
+  p50: number;
+  p99: number;
+  /** Socket errors (connect, read, write, timeout) and non-2xx/3xx answers. */
+  errors: number;
+  non2xx: number;
+  raw: string;
+}
+
+export interface WrkOptions {
+  url: string;
+  connections: number;
+  durationS: number;
+  headers?: Record<string, string>;
+  script?: string;
+  timeoutS?: number;
+}
+
+/** Runs wrk (one thread: the other core is the server's) and parses its report. */
+export async function wrk(options: WrkOptions): Promise<WrkResult> {
+  const args = [
+    '-t1',
+    `-c${options.connections}`,
+    `-d${options.durationS}s`,
+    `--timeout`,
+    `${options.timeoutS ?? 10}s`,
+    '--latency',
+  ];
+  for (const [name, value] of Object.entries(options.headers ?? {}))
+    args.push('-H', `${name}: ${value}`);
+  if (options.script !== undefined) args.push('-s', options.script);
+  args.push(options.url);
+  const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+  let raw = '';
+  child.stdout.on('data', (c: Buffer) => {
+    raw += c.toString('utf8');
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    raw += c.toString('utf8');
+  });
+  const killer = setTimeout(() => child.kill('SIGKILL'), (options.durationS + 30) * 1000);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(killer);
+  if (code !== 0) throw new Error(`wrk exited ${code}:\n${raw}`);
+  return parseWrk(raw);
+}
+
+/** Parses wrk's text report. */
+export function parseWrk(raw: string): WrkResult {
+  const number = (re: RegExp): number => {
+    const m = re.exec(raw);
+    return m?.[1] !== undefined ? Number(m[1]) : Number.NaN;
+  };
+  const percentile = (p: number): number => {
+    const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)\\s*$`, 'm').exec(raw);
+    if (m?.[1] === undefined) return Number.NaN;
+    const scale = m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1;
+    return Number(m[1]) * scale;
+  };
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(raw);
+  const socketErrors = socket === null ? 0 : socket.slice(1).reduce((sum, n) => sum + Number(n), 0);
+  const non2xx = number(/Non-2xx or 3xx responses: (\d+)/);
+  return {
+    requests: number(/(\d+) requests in/),
+    requestsPerSec: number(/Requests\/sec:\s+([\d.]+)/),
+    p50: percentile(50),
+    p99: percentile(99),
+    errors: socketErrors + (Number.isNaN(non2xx) ? 0 : non2xx),
+    non2xx: Number.isNaN(non2xx) ? 0 : non2xx,
+    raw,
+  };
+}
+
+/**
+ * A wrk Lua script that posts reports in turn from `machines` announcing machines (the same
+ * names and locations as the simulator's announcers), each body a realistic overview that
+ * differs from the last.
+ */
+export function reportScript(dir: string, machines: number, token: string): string {
+  const sample = overview({ name: 'a00001', index: 1 }, 1, Date.now());
+  const { name: _name, uptime_s: _uptime, ...rest } = sample;
+  const tail = JSON.stringify(rest).slice(1);
+  if (tail.includes(']==]')) throw new Error('overview text cannot go into a Lua long string');
+  const lua = `
+local rest = [==[${tail}]==]
+local n = ${machines}
+local i = 0
+local k = 0
+local headers = { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer ${token}" }
+request = function()
+  i = i % n + 1
+  k = k + 1
+  local idx = i - 1
+  local loc = "http://127.20." .. math.floor(idx / 250) .. "." .. (idx % 250 + 1) .. ":8701"
+  local body = '{"name":"a' .. string.format("%05d", i) .. '","location":"' .. loc ..
+    '","uptime_s":' .. (86400 + k) .. ',' .. rest
+  return wrk.format("POST", "/api/report", headers, body)
+end
+`;
+  const file = join(dir, 'reports.lua');
+  writeFileSync(file, lua);
+  return file;
+}
