@@ -371,6 +371,27 @@ describe('fuzzing every endpoint of the board', () => {
           `CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: x\r\n\r\n`,
           `PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n`,
         ),
+        // WebSocket handshakes, good and bad, on the live route and elsewhere.
+        fc
+          .record({
+            path: fc.constantFrom(
+              '/api/live',
+              `/api/live?token=${TOKEN}`,
+              '/api/board',
+              '/nowhere',
+            ),
+            method: fc.constantFrom('GET', 'GET', 'POST'),
+            upgrade: fc.constantFrom('websocket', 'WebSocket', 'h2c', ''),
+            key: fc.constantFrom('dGhlIHNhbXBsZSBub25jZQ==', 'x', ''),
+            version: fc.constantFrom('13', '8', '12', 'x'),
+            protocol: fc.constantFrom(null, 'a', 'a,,b', 'a, a', '@'),
+          })
+          .map(
+            (h) =>
+              `${h.method} ${h.path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: ${h.upgrade}\r\n` +
+              `Sec-WebSocket-Key: ${h.key}\r\nSec-WebSocket-Version: ${h.version}\r\n` +
+              `${h.protocol === null ? '' : `Sec-WebSocket-Protocol: ${h.protocol}\r\n`}\r\n`,
+          ),
       );
       await fc.assert(
         fc.asyncProperty(

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { Recorder, writeBoardConfig } from './helpers/fleet.js';
+import { Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
 import { isErrorShape, nested, parseRawAnswers, rawExchange } from './helpers/fuzz.js';
-import { type RunningProgram, startBoard } from './helpers/processes.js';
+import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -138,7 +138,86 @@ describe('regressions found by the hardening tests (board)', () => {
     expect((await http.call(`${board.url}/api/health`)).status).toBe(200);
   });
 
+  it('a WebSocket handshake ws would refuse is a FastAPI-shaped 400/405, not ws’s plain text', async () => {
+    const handshake = (method: string, key: string, version = '13') =>
+      `${method} /api/live?token=${TOKEN} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\n` +
+      `Upgrade: websocket\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: ${version}\r\n\r\n`;
+    for (const [data, status] of [
+      [handshake('GET', 'x'), 400],
+      [handshake('GET', 'dGhlIHNhbXBsZSBub25jZQ==', '12'), 400],
+      [handshake('POST', 'dGhlIHNhbXBsZSBub25jZQ=='), 405],
+    ] as const) {
+      const { text } = await rawExchange(port, data);
+      received.push(text);
+      const [answer] = parseRawAnswers(text);
+      expect(answer?.status).toBe(status);
+      expect(isErrorShape(answer?.text ?? '')).toBe(true);
+    }
+    // A good one still switches protocols.
+    const { text } = await rawExchange(port, handshake('GET', 'dGhlIHNhbXBsZSBub25jZQ=='), 500);
+    expect(text.startsWith('HTTP/1.1 101')).toBe(true);
+  });
+
   it('leaves no secret anywhere', () => {
     expectNoSecrets({ secrets: SECRETS, recorders: [http], texts: received, dirs: [dir.path] });
+  });
+});
+
+describe('regressions found by the hardening tests (agent)', () => {
+  const OPERATOR = 'regress-operator-token-5a7c9e1b3d5f';
+  const BOARD_KEY = 'regress-agent-board-key-6b8d0f2a4c6e';
+  const dir = tempDir('panoptes-regress-agent-');
+  const http = new Recorder();
+  const received: string[] = [];
+  let agent: RunningProgram;
+
+  beforeAll(async () => {
+    agent = await startAgent(
+      writeAgentConfig(dir, 'a', {
+        name: 'regress',
+        token: OPERATOR,
+        board_key: BOARD_KEY,
+        data_dir: `${dir.path}/data`,
+        proxy: 'http://127.0.0.1:9',
+      }),
+    );
+  });
+  afterAll(async () => {
+    await agent?.stop();
+    dir.cleanup();
+  });
+
+  it('a bell nested 20,000 levels deep is a 422, not a 500; the overview still serialises', async () => {
+    const r = await http.call(`${agent.url}/api/bell`, {
+      method: 'POST',
+      token: OPERATOR,
+      headers: { 'content-type': 'application/json' },
+      body: nested(20_000, 'array'),
+    });
+    expect(r.status).toBe(422);
+    expect((r.json as { detail: { type: string }[] }).detail[0]?.type).toBe('json_invalid');
+    expect((await http.call(`${agent.url}/api/overview`, { token: OPERATOR })).status).toBe(200);
+  });
+
+  it('a bad WebSocket handshake on /proxy/ is a FastAPI-shaped 400, not ws’s plain text', async () => {
+    const port = Number(new URL(agent.url).port);
+    const { text } = await rawExchange(
+      port,
+      'GET /proxy/ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+        'Sec-WebSocket-Key: x\r\nSec-WebSocket-Version: 13\r\n\r\n',
+    );
+    received.push(text);
+    const [answer] = parseRawAnswers(text);
+    expect(answer?.status).toBe(400);
+    expect(isErrorShape(answer?.text ?? '')).toBe(true);
+  });
+
+  it('leaves no secret anywhere', () => {
+    expectNoSecrets({
+      secrets: [OPERATOR, BOARD_KEY],
+      recorders: [http],
+      texts: received,
+      dirs: [dir.path],
+    });
   });
 });

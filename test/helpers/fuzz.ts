@@ -682,7 +682,15 @@ export function rawExchange(
     };
     const timer = setTimeout(() => finish(false), waitMs);
     socket.on('connect', () => socket.write(data));
-    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      // One whole answer (not a switch of protocols) is all a case needs: no need to wait.
+      const text = Buffer.concat(chunks).toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      if (end < 0 || text.startsWith('HTTP/1.1 101')) return;
+      const length = /\r\ncontent-length:\s*(\d+)/i.exec(text.slice(0, end));
+      if (length?.[1] !== undefined && text.length >= end + 4 + Number(length[1])) finish(false);
+    });
     socket.on('end', () => finish(true));
     socket.on('close', () => finish(true));
     socket.on('error', () => finish(true));

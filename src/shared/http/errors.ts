@@ -18,6 +18,7 @@ export const NOT_AUTHENTICATED = 'Not authenticated';
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export const errors = {
+  badRequest: (detail: string) => new HttpError(400, detail),
   notAuthenticated: () => new HttpError(401, NOT_AUTHENTICATED, { 'www-authenticate': 'Bearer' }),
   forbidden: (detail: string) => new HttpError(403, detail),
   notFound: (detail = 'Not Found') => new HttpError(404, detail),

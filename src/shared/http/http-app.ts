@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { BODY_LIMIT_BYTES, errors, HttpError } from './errors.js';
 import { type OpenApiInfo, openApiTransform } from './openapi.js';
 import { JsonInvalid, jsonInvalidBody, parseJsonBody, validateRequest } from './validation-hook.js';
+import { handshakeProblem, isUpgrade } from './websocket-handshake.js';
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -57,6 +58,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   app.setValidatorCompiler(() => (data) => ({ value: data }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addHook('preValidation', validateRequest);
+  // A WebSocket handshake that `ws` would refuse is refused here first, FastAPI-shaped (`ws`
+  // answers plain text), before any route or token rule sees it.
+  app.addHook('onRequest', async (request) => {
+    if (!isUpgrade(request.headers)) return;
+    const problem = handshakeProblem(request.method, request.headers);
+    if (problem !== null) throw problem;
+  });
   // One line per request, at debug level; the req serializer redacts `?token=`.
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug(
