@@ -10,11 +10,14 @@ import {
   recordRequests,
   reportBody,
   startFleet,
+  useBrowserTestBounds,
   type WatchedPage,
   watchedPage,
 } from './helpers/browser.js';
 import { closedPort } from './helpers/fleet.js';
 import { tempDir } from './helpers/tmp.js';
+
+useBrowserTestBounds();
 
 /** Start/stop through the board with confirmation and outcome; forgetting announced machines. */
 describe('UI: actions', () => {

@@ -9,6 +9,7 @@ import {
   recordRequests,
   reportBody,
   startFleet,
+  useBrowserTestBounds,
   type WatchedPage,
   watchedPage,
 } from './helpers/browser.js';
@@ -19,6 +20,8 @@ interface BoardMachine {
   location: string;
   error: string | null;
 }
+
+useBrowserTestBounds();
 
 /** The board itself: cards, summary, filters, sessions, and live updates. */
 describe('UI: the board', () => {

@@ -8,10 +8,13 @@ import {
   openBoard,
   reportBody,
   startFleet,
+  useBrowserTestBounds,
   type WatchedPage,
   watchedPage,
 } from './helpers/browser.js';
 import { tempDir } from './helpers/tmp.js';
+
+useBrowserTestBounds();
 
 /** The journal panel: recent entries, live, filterable by machine and outcome. */
 describe('UI: the journal', () => {

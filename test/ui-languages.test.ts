@@ -8,6 +8,7 @@ import {
   launchBrowser,
   openBoard,
   startFleet,
+  useBrowserTestBounds,
   type WatchedPage,
   watchedPage,
 } from './helpers/browser.js';
@@ -59,6 +60,8 @@ function untranslated(page: Page): Promise<string[]> {
     return found;
   });
 }
+
+useBrowserTestBounds();
 
 describe('UI: languages', () => {
   const dir = tempDir('panoptes-ui-lang-');

@@ -10,6 +10,7 @@ import {
   openBoard,
   reportBody,
   startFleet,
+  useBrowserTestBounds,
   watchedPage,
 } from './helpers/browser.js';
 import { closedPort } from './helpers/fleet.js';
@@ -26,6 +27,8 @@ function luminance(color: string): number {
 
 const background = (page: Page) =>
   page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+
+useBrowserTestBounds();
 
 /** Phone, desktop and wall screen; light and dark themes; the screenshots for the docs. */
 describe('UI: layout and themes', () => {

@@ -8,12 +8,15 @@ import {
   launchBrowser,
   openBoard,
   recordRequests,
+  useBrowserTestBounds,
   type WatchedPage,
   watchedPage,
 } from './helpers/browser.js';
 import { closedPort } from './helpers/fleet.js';
 import { type RunningProgram, startAgent, startProgram } from './helpers/processes.js';
 import { tempDir } from './helpers/tmp.js';
+
+useBrowserTestBounds();
 
 /** A lost connection says so, and the page resumes with a fresh board when the board is back. */
 describe('UI: live connection', () => {

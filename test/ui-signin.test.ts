@@ -8,10 +8,13 @@ import {
   openBoard,
   recordRequests,
   startFleet,
+  useBrowserTestBounds,
   type WatchedPage,
   watchedPage,
 } from './helpers/browser.js';
 import { tempDir } from './helpers/tmp.js';
+
+useBrowserTestBounds();
 
 /** Sign-in, the token's handling in the browser, and the page's security headers. */
 describe('UI: sign-in and the token', () => {
@@ -50,12 +53,16 @@ describe('UI: sign-in and the token', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('panoptes.token'))).toBe(BOARD_TOKEN);
     expect(await page.evaluate(() => localStorage.getItem('panoptes.token'))).toBeNull();
     await expect.poll(() => page.locator('article[data-machine="web1"]').count()).toBe(1);
+    // (Leaving while the socket is still opening would make Chromium log that it was cut short.)
+    const live = () => expect.poll(() => page.locator('[data-status="live"]').count()).toBe(1);
+    await live();
 
     // The history entry was replaced: going back from another page never shows the token.
-    await page.goto(`${fleet.board.url}/favicon.svg`);
+    await page.goto('about:blank');
     await page.goBack();
     expect(page.url()).not.toContain('token');
     await page.getByTestId('summary').waitFor();
+    await live();
 
     // A reload keeps the tab signed in; another tab has to ask.
     await page.reload();

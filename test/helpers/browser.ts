@@ -1,11 +1,19 @@
 /// <reference lib="dom" />
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { stringify } from 'yaml';
 import { BOARD_KEY, OPERATOR, REGISTRATION } from './agent-fixtures.js';
 import { closedPort } from './fleet.js';
 import { type RunningProgram, startAgent, startBoard } from './processes.js';
 import type { TempDir } from './tmp.js';
+
+/**
+ * Bounds for the browser tests: a page waits on real processes on a machine whose two cores are
+ * shared with every other test file, so a condition may take seconds (never a timing assertion).
+ */
+export function useBrowserTestBounds(): void {
+  vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000, expect: { poll: { timeout: 15_000 } } });
+}
 
 /** Debian's Chromium (CI installs it; `npx playwright install` cannot work here). */
 export const CHROMIUM = process.env.PANOPTES_CHROMIUM ?? '/usr/bin/chromium';

@@ -79,7 +79,10 @@ export function connectLive(api: Api, handlers: LiveHandlers): LiveConnection {
       if (timer !== undefined) window.clearTimeout(timer);
       const ws = socket;
       socket = null;
-      ws?.close();
+      if (ws === null) return;
+      // Closing a socket that is still opening makes the browser log an error: wait for it.
+      if (ws.readyState === WebSocket.CONNECTING) ws.onopen = () => ws.close();
+      else ws.close();
     },
   };
 }
