@@ -21,6 +21,8 @@ export class AppendLog<T> {
   /** Every write and rewrite runs in this chain, one after another. */
   private chain: Promise<void> = Promise.resolve();
   private lines = 0;
+  /** Whether the file read at open ended without its last newline. */
+  private tornTail = false;
 
   private constructor(private readonly file: string) {}
 
@@ -33,6 +35,12 @@ export class AppendLog<T> {
     const log = new AppendLog<T>(file);
     const contents = log.read(parse);
     log.handle = await open(file, 'a');
+    // A torn last line (a crash mid-write) is ended here: appended to, it would swallow the
+    // next record, which a later start would then skip, acknowledged as it was.
+    if (log.tornTail) {
+      await log.handle.write('\n');
+      await log.handle.datasync();
+    }
     log.lines = contents.records.length + contents.skipped;
     return { log, contents };
   }
@@ -119,6 +127,7 @@ export class AppendLog<T> {
     }
     const records: T[] = [];
     let skipped = 0;
+    this.tornTail = text !== '' && !text.endsWith('\n');
     for (const line of text.split('\n')) {
       if (line === '') continue;
       let record: T | null = null;
