@@ -5,7 +5,8 @@ export type LiveStatus = 'connecting' | 'live' | 'reconnecting';
 
 export interface LiveHandlers {
   status(status: LiveStatus): void;
-  message(message: LiveMessage): void;
+  /** A message, with the performance.now() at which it arrived (before parsing). */
+  message(message: LiveMessage, receivedAt: number): void;
   /** After this many failed attempts in a row: a chance to check whether the token still works. */
   failing(attempts: number): void;
 }
@@ -35,6 +36,7 @@ export function connectLive(api: Api, handlers: LiveHandlers): LiveConnection {
     const ws = new WebSocket(api.liveUrl());
     socket = ws;
     ws.onmessage = (event) => {
+      const receivedAt = performance.now();
       let message: LiveMessage | null = null;
       try {
         message = api.parseLive(event.data);
@@ -46,7 +48,7 @@ export function connectLive(api: Api, handlers: LiveHandlers): LiveConnection {
         attempts = 0;
         handlers.status('live');
       }
-      handlers.message(message);
+      handlers.message(message, receivedAt);
     };
     ws.onclose = () => {
       if (socket !== ws) return;

@@ -106,19 +106,19 @@ export function BoardPage(props: BoardPageProps) {
       if (cancelled) return;
       live = connectLive(api, {
         status: setStatus,
-        message: (m) => {
+        message: (m, at) => {
           switch (m.type) {
             case 'board':
-              board.replace(m.board);
+              board.replace(m.board, at);
               setLoadProblem(null);
               // Once per connection: whatever happened while away is in the journal.
               loadJournal();
               return;
             case 'machine':
-              board.upsert(m.machine);
+              board.upsert(m.machine, at);
               return;
             case 'removed':
-              board.remove(m.name);
+              board.remove(m.name, at);
               return;
             case 'journal':
               journal.add(m.entry);

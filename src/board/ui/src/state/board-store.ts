@@ -12,9 +12,10 @@ export interface BoardStore {
   /** Whether a whole board has been applied yet. */
   readonly loaded: boolean;
   subscribe(listener: () => void): () => void;
-  replace(board: Board): void;
-  upsert(machine: Machine): void;
-  remove(name: string): void;
+  /** `at`: when the change arrived (performance.now()), for the update measure. */
+  replace(board: Board, at?: number): void;
+  upsert(machine: Machine, at?: number): void;
+  remove(name: string, at?: number): void;
 }
 
 /** Schedules `fn` before the next paint (or soon, where frames do not run). */
@@ -63,10 +64,10 @@ export function createBoardStore(schedule: FrameScheduler = rafScheduler): Board
     else measureAfterPaint('panoptes:update', firstPendingAt);
   };
 
-  const queue = (): void => {
+  const queue = (at: number): void => {
     if (scheduled) return;
     scheduled = true;
-    firstPendingAt = performance.now();
+    firstPendingAt = at;
     schedule(flush);
   };
 
@@ -84,18 +85,18 @@ export function createBoardStore(schedule: FrameScheduler = rafScheduler): Board
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    replace(board) {
+    replace(board, at = performance.now()) {
       pendingBoard = board;
       pending.clear();
-      queue();
+      queue(at);
     },
-    upsert(machine) {
+    upsert(machine, at = performance.now()) {
       pending.set(machine.name, machine);
-      queue();
+      queue(at);
     },
-    remove(name) {
+    remove(name, at = performance.now()) {
       pending.set(name, null);
-      queue();
+      queue(at);
     },
   };
 }
