@@ -10,6 +10,14 @@ export default defineConfig({
   publicDir: 'public',
   logLevel: 'warn',
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  // `npx vite --config src/board/ui/vite.config.ts`: the UI with hot reload, /api (and the live
+  // socket) proxied to a running board.
+  server: {
+    host: '127.0.0.1',
+    proxy: {
+      '/api': { target: process.env.PANOPTES_BOARD_URL ?? 'http://127.0.0.1:8700', ws: true },
+    },
+  },
   build: {
     outDir: fileURLToPath(new URL('../../../dist/ui', import.meta.url)),
     emptyOutDir: true,
