@@ -37,6 +37,8 @@ const CAP_JOURNAL_INTERVAL_MS = 60_000;
 export class Board {
   private lastCapJournal = Number.NEGATIVE_INFINITY;
   private capRefusedSince = 0;
+  /** Configured machines whose last poll timed out (the sweep plans with it). */
+  private readonly silent = new Set<string>();
   private readonly configured: Map<string, MachineConfig>;
 
   constructor(private readonly deps: BoardDeps) {
@@ -165,6 +167,7 @@ export class Board {
     return sweep(registry, settings.machines, client, clock, {
       timeoutMs: settings.pollTimeoutMs,
       concurrency: settings.sweepConcurrency,
+      silent: this.silent,
     });
   }
 
