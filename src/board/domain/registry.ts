@@ -3,6 +3,9 @@ import type { MachineConfig } from '../config.js';
 import type { BoardEvents } from './events.js';
 import { type Machine, type Observation, type Origin, serialise } from './machine.js';
 
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']}');
+
 /** Who an announced machine is, as the identity snapshot keeps it (never the overview). */
 export interface Identity {
   name: string;
@@ -22,6 +25,8 @@ export class Registry {
   private announcedCount = 0;
   private sortedNames: string[] | null = null;
   private cachedView: { bytes: Buffer; etag: string } | null = null;
+  /** Each machine's JSON as bytes, for the view; `json` tells whether it is still current. */
+  private readonly encoded = new WeakMap<Machine, { json: string; bytes: Buffer }>();
   private generation = 0;
   private readonly epoch = Math.random().toString(36).slice(2, 10);
   private sweptAt: number | null = null;
@@ -167,16 +172,26 @@ export class Registry {
     if (this.sortedNames === null) {
       this.sortedNames = [...this.machines.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     }
-    const parts: string[] = [];
-    for (const name of this.sortedNames) {
-      const m = this.machines.get(name);
-      if (m !== undefined) parts.push(m.json);
-    }
+    // One copy of each machine's bytes, encoded once per change of that machine: rebuilding
+    // the view of 10,000 machines is then one memcpy, not a join and a UTF-8 encode of it all.
     const head = JSON.stringify({
       swept_at: this.sweptAt === null ? null : new Date(this.sweptAt).toISOString(),
       sweep_ms: this.sweepMs,
     }).slice(0, -1);
-    const bytes = Buffer.from(`${head},"machines":[${parts.join(',')}]}`);
+    const parts: Buffer[] = [Buffer.from(`${head},"machines":[`)];
+    for (const name of this.sortedNames) {
+      const m = this.machines.get(name);
+      if (m === undefined) continue;
+      let encoded = this.encoded.get(m);
+      if (encoded === undefined || encoded.json !== m.json) {
+        encoded = { json: m.json, bytes: Buffer.from(m.json) };
+        this.encoded.set(m, encoded);
+      }
+      if (parts.length > 1) parts.push(COMMA);
+      parts.push(encoded.bytes);
+    }
+    parts.push(CLOSE);
+    const bytes = Buffer.concat(parts);
     this.cachedView = { bytes, etag: `"${this.epoch}-${this.generation}"` };
     return this.cachedView;
   }
