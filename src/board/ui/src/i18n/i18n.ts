@@ -80,7 +80,7 @@ export function createI18n(code: string, messages: Readonly<Record<string, strin
 
 /**
  * The language to show: the stored choice if the board still offers it, else the first of the
- * browser's languages the board offers (exactly, then by base language), else English.
+ * browser's languages the board offers (exactly or by base language), else English.
  */
 export function chooseLanguage(
   available: readonly LanguageInfo[],
@@ -90,13 +90,11 @@ export function chooseLanguage(
   const codes = available.map((l) => l.code);
   const find = (code: string) => codes.find((c) => c.toLowerCase() === code.toLowerCase());
   if (stored !== null && find(stored) !== undefined) return find(stored) ?? stored;
+  // In the browser's order of preference: "de-DE, fr" means German before French.
   for (const wanted of browser) {
-    const exact = find(wanted);
-    if (exact !== undefined) return exact;
-  }
-  for (const wanted of browser) {
-    const base = wanted.split('-')[0] ?? wanted;
-    const match = find(base) ?? codes.find((c) => c.split('-')[0]?.toLowerCase() === base);
+    const base = (wanted.split('-')[0] ?? wanted).toLowerCase();
+    const match =
+      find(wanted) ?? find(base) ?? codes.find((c) => c.split('-')[0]?.toLowerCase() === base);
     if (match !== undefined) return match;
   }
   return find('en') ?? codes[0] ?? 'en';
