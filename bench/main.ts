@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, release, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { token, writeBoardConfig } from './board-kit.js';
 import { type BenchOptions, parseOptions, UsageError } from './options.js';
@@ -11,6 +11,8 @@ import { reportsScenario } from './scenarios/reports.js';
 import { soakScenario } from './scenarios/soak.js';
 import { sleep } from './stats.js';
 import { missingFigures, renderTable } from './table.js';
+
+let loadAtStart = Number.NaN;
 
 /**
  * `npm run bench`: starts the fleet simulator, the real board program, the bare baselines and
@@ -39,6 +41,12 @@ async function main(): Promise<number> {
   }
   const machine = describeMachine((wrkVersion.stdout + wrkVersion.stderr).split('\n')[0] ?? '');
   process.stdout.write(`${machine}\n`);
+  loadAtStart = loadavg()[0] ?? Number.NaN;
+  if (loadAtStart > 1) {
+    log(
+      `the machine is busy before the bench starts (load ${loadAtStart.toFixed(1)}): figures will be noisy`,
+    );
+  }
 
   const tmp = mkdtempSync(join(tmpdir(), 'panoptes-bench-'));
   if (options.cpuProfDir !== null) mkdirSync(options.cpuProfDir, { recursive: true });
@@ -105,6 +113,10 @@ function report(ctx: BenchContext, started: number, machine: string): number {
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   process.stdout.write(`\n${renderTable(ctx.rows)}\n\n`);
   process.stdout.write(`${command}: ${options.mode} run, ${seconds.toFixed(0)} s; ${machine}\n`);
+  process.stdout.write(
+    `load average (1 min) before the run ${loadAtStart.toFixed(1)}, after ${(loadavg()[0] ?? Number.NaN).toFixed(1)} ` +
+      '(the bench itself adds about 2; more means other work shared the cores)\n',
+  );
   const missing = missingFigures(ctx.rows);
   const expected = expectedRows(options);
   const problems = [
@@ -127,8 +139,8 @@ function report(ctx: BenchContext, started: number, machine: string): number {
 function expectedRows(options: BenchOptions): number {
   if (options.soak) return 1;
   const part = (name: string) => options.only === null || options.only.has(name);
-  // fleet: 2 sweeps, 2 GET, 2 relay, 1 p99, 2 RSS; reports: capacity, 2 sustained, RSS.
-  return (part('fleet') ? 9 : 0) + (part('reports') ? 4 : 0);
+  // fleet: 2 sweeps + cold sweep, 2 GET, 2 relay, 1 p99, 2 RSS; reports: capacity, 2 sustained, RSS.
+  return (part('fleet') ? 10 : 0) + (part('reports') ? 4 : 0);
 }
 
 /** RSS of a board with no machines, a few seconds after it started. */

@@ -16,6 +16,8 @@ export interface BenchOptions {
   pollTimeoutS: number;
   /** Sweeps measured after the first (cold) one. */
   sweepsMeasured: number;
+  /** wrk runs in alternating rounds (board, baseline, …) of wrkSeconds; the best round counts. */
+  wrkRounds: number;
   wrkSeconds: number;
   relayCalls: number;
   /** Announcing machines and the report rate that stands for them (interval 5 s). */
@@ -70,7 +72,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         mode: 'quick',
         fleetSizes: [300, 2000],
         sweepsMeasured: 1,
-        wrkSeconds: 3,
+        wrkRounds: 2,
+        wrkSeconds: 2,
         relayCalls: 200,
         announcers: 3000,
         reportSeconds: 5,
@@ -82,7 +85,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         mode: 'full',
         fleetSizes: [1000, 10_000],
         sweepsMeasured: 2,
-        wrkSeconds: 10,
+        wrkRounds: 4,
+        wrkSeconds: 3,
         relayCalls: 1000,
         announcers: 15_000,
         reportSeconds: 20,

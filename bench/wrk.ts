@@ -111,3 +111,45 @@ end
   writeFileSync(file, lua);
   return file;
 }
+
+/** The best round of each side: the highest throughput and the lowest p99 seen. */
+export interface Comparison {
+  board: WrkResult;
+  bare: WrkResult;
+}
+
+/**
+ * Runs wrk against the board and the bare server in alternating rounds and keeps each
+ * side's best round, so that a burst of other load on the machine does not fall on one side
+ * only (the machine may be shared; the figures are best-of-N, said so in the table).
+ */
+export async function alternate(
+  rounds: number,
+  board: WrkOptions,
+  bare: WrkOptions,
+  onBoardRound?: () => void,
+): Promise<Comparison> {
+  const boardRounds: WrkResult[] = [];
+  const bareRounds: WrkResult[] = [];
+  for (let i = 0; i < rounds; i++) {
+    boardRounds.push(await wrk(board));
+    onBoardRound?.();
+    bareRounds.push(await wrk(bare));
+  }
+  return { board: best(boardRounds), bare: best(bareRounds) };
+}
+
+/** The best of several rounds: highest throughput, lowest latencies, all errors counted. */
+export function best(rounds: readonly WrkResult[]): WrkResult {
+  const first = rounds[0];
+  if (first === undefined) throw new Error('no wrk rounds');
+  return {
+    ...first,
+    requests: rounds.reduce((sum, r) => sum + r.requests, 0),
+    requestsPerSec: Math.max(...rounds.map((r) => r.requestsPerSec)),
+    p50: Math.min(...rounds.map((r) => r.p50)),
+    p99: Math.min(...rounds.map((r) => r.p99)),
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+    non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
+  };
+}

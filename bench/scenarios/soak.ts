@@ -96,7 +96,7 @@ export async function soakScenario(ctx: BenchContext): Promise<void> {
     });
   } finally {
     sampler?.stop();
-    await board?.stop();
+    await board?.stop(options.cpuProfDir === null ? 10_000 : 60_000);
     await fleet.stop();
   }
 }

@@ -1,0 +1,102 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+
+/**
+ * Summarises a V8 .cpuprofile (from `npm run bench -- --cpu-prof DIR`): the functions with the
+ * most self time and the most total time, and (with --folded FILE) the folded stacks that
+ * flamegraph.pl or speedscope draw as a flame graph. The .cpuprofile itself opens in Chrome
+ * DevTools and speedscope as it is.
+ *
+ *   node dist/bench/profile-summary.js DIR/board-fleet-1000.cpuprofile [--top 25] [--folded out.txt]
+ */
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+const args = process.argv.slice(2);
+const file = args[0];
+if (file === undefined) {
+  process.stderr.write('usage: profile-summary.js FILE.cpuprofile [--top N] [--folded OUT]\n');
+  process.exit(2);
+}
+const topIndex = args.indexOf('--top');
+const top = topIndex >= 0 ? Number(args[topIndex + 1]) : 25;
+const foldedIndex = args.indexOf('--folded');
+const foldedFile = foldedIndex >= 0 ? args[foldedIndex + 1] : undefined;
+
+const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parent = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+
+const selfUs = new Map<number, number>();
+profile.samples.forEach((id, i) => {
+  selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
+
+function label(n: ProfileNode): string {
+  const where = n.callFrame.url
+    .replace(/^.*\/(node_modules|dist)\//, '$1/')
+    .replace(/^file:\/\//, '');
+  const name = n.callFrame.functionName || '(anonymous)';
+  return where === '' ? name : `${name} ${where}:${n.callFrame.lineNumber + 1}`;
+}
+
+function stackOf(id: number): ProfileNode[] {
+  const stack: ProfileNode[] = [];
+  let at: number | undefined = id;
+  while (at !== undefined) {
+    const n = byId.get(at);
+    if (n !== undefined) stack.push(n);
+    at = parent.get(at);
+  }
+  return stack.reverse();
+}
+
+const selfByLabel = new Map<string, number>();
+const totalByLabel = new Map<string, number>();
+const folded = new Map<string, number>();
+let total = 0;
+for (const [id, us] of selfUs) {
+  total += us;
+  const stack = stackOf(id);
+  const leaf = stack.at(-1);
+  if (leaf !== undefined) selfByLabel.set(label(leaf), (selfByLabel.get(label(leaf)) ?? 0) + us);
+  const seen = new Set<string>();
+  for (const n of stack) {
+    const l = label(n);
+    if (seen.has(l)) continue;
+    seen.add(l);
+    totalByLabel.set(l, (totalByLabel.get(l) ?? 0) + us);
+  }
+  const key = stack.map((n) => label(n).replace(/;/g, ',')).join(';');
+  folded.set(key, (folded.get(key) ?? 0) + us);
+}
+
+const show = (title: string, map: Map<string, number>) => {
+  process.stdout.write(`\n${title}\n`);
+  for (const [l, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    process.stdout.write(
+      `${((100 * us) / total).toFixed(1).padStart(6)} %  ${(us / 1000).toFixed(0).padStart(7)} ms  ${l}\n`,
+    );
+  }
+};
+process.stdout.write(`${file}: ${(total / 1000).toFixed(0)} ms sampled\n`);
+show('self time', selfByLabel);
+show('total time (inclusive)', totalByLabel);
+if (foldedFile !== undefined) {
+  writeFileSync(foldedFile, [...folded].map(([k, us]) => `${k} ${Math.round(us)}`).join('\n'));
+  process.stdout.write(
+    `\nfolded stacks: ${foldedFile} (flamegraph.pl ${foldedFile} > flame.svg)\n`,
+  );
+}
