@@ -152,7 +152,9 @@ describe('Board.report', () => {
       hostname: 'lab3.local',
       results: [],
     });
-    expect(t.registry.get('lab3')?.overview).toEqual({ hostname: 'lab3.local' });
+    expect(JSON.parse(t.registry.get('lab3')?.overviewJson ?? 'null')).toEqual({
+      hostname: 'lab3.local',
+    });
   });
 
   it('expires queued actions after 24 h, journaled', async () => {

@@ -12,7 +12,11 @@ export interface Machine {
   lastSeen: number | null;
   firstSeen: number;
   error: string | null;
-  overview: Record<string, unknown> | null;
+  /**
+   * The last overview, as JSON text: 10,000 overviews kept as parsed objects are hundreds of
+   * thousands of small objects for the GC to trace and promote, sweep after sweep.
+   */
+  overviewJson: string | null;
   queued: number;
   /** The machine's view serialised once per change, for the board bytes and the live feed. */
   json: string;
@@ -33,10 +37,21 @@ export function machineView(m: Machine): MachineView {
     last_seen: m.lastSeen === null ? null : new Date(m.lastSeen).toISOString(),
     error: m.error,
     queued: m.queued,
-    overview: m.overview,
+    overview:
+      m.overviewJson === null ? null : (JSON.parse(m.overviewJson) as Record<string, unknown>),
   };
 }
 
+/** Sets `m.json` to the machine's view (the same text as JSON.stringify(machineView(m))). */
 export function serialise(m: Machine): void {
-  m.json = JSON.stringify(machineView(m));
+  const head = JSON.stringify({
+    name: m.name,
+    origin: m.origin,
+    state: m.state,
+    location: m.location,
+    last_seen: m.lastSeen === null ? null : new Date(m.lastSeen).toISOString(),
+    error: m.error,
+    queued: m.queued,
+  });
+  m.json = `${head.slice(0, -1)},"overview":${m.overviewJson ?? 'null'}}`;
 }

@@ -69,7 +69,7 @@ export class Registry {
       machine.state = 'up';
       machine.lastSeen = now;
       machine.error = null;
-      machine.overview = observation.overview;
+      machine.overviewJson = JSON.stringify(observation.overview);
       if (observation.location !== undefined && observation.location !== machine.location) {
         machine.location = observation.location;
         this.identityVersion += 1;
@@ -207,7 +207,7 @@ export class Registry {
       state: 'down',
       lastSeen: null,
       error: init.origin === 'configured' ? 'not polled yet' : null,
-      overview: null,
+      overviewJson: null,
       queued: 0,
       json: '',
     };
