@@ -62,7 +62,13 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     }
   }
   const events = new EventHub();
-  const registry = new Registry(clock, events, settings.machines, settings.maxAnnounced);
+  const registry = new Registry(
+    clock,
+    events,
+    settings.machines,
+    settings.maxAnnounced,
+    settings.maxAnnouncedBytes,
+  );
   const identities = new IdentityStore(settings.dataDir);
   registry.restore(identities.load());
   const queue = new ActionQueue(clock, logs.queue.log, logs.queue.contents.records);

@@ -37,6 +37,7 @@ describe('board config', () => {
       pollTimeoutMs: 3000,
       staleAfterMs: 60000,
       maxAnnounced: 10000,
+      maxAnnouncedBytes: 128 * 1024 * 1024,
       dataDir: `${d}/data`,
       machines: [],
     });

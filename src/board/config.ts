@@ -28,6 +28,7 @@ export const BoardConfigFile = Type.Object(
     poll_timeout: Type.Optional(Seconds),
     stale_after: Type.Optional(Seconds),
     max_announced: Type.Optional(Type.Integer({ minimum: 0 })),
+    max_announced_mb: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     sweep_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
     data_dir: Type.Optional(Type.String({ minLength: 1 })),
     machines: Type.Optional(Type.Array(ConfiguredMachine)),
@@ -61,6 +62,8 @@ export interface BoardSettings {
   pollTimeoutMs: number;
   staleAfterMs: number;
   maxAnnounced: number;
+  /** Bytes of overview JSON all announced machines may hold together. */
+  maxAnnouncedBytes: number;
   sweepConcurrency: number;
   dataDir: string;
   machines: MachineConfig[];
@@ -79,6 +82,7 @@ export const BOARD_DEFAULTS = {
   pollTimeout: 3,
   staleAfter: 60,
   maxAnnounced: 10_000,
+  maxAnnouncedMb: 128,
   sweepConcurrency: 256,
 } as const;
 
@@ -131,6 +135,7 @@ export function boardSettings(
     pollTimeoutMs: (raw.poll_timeout ?? BOARD_DEFAULTS.pollTimeout) * 1000,
     staleAfterMs: (raw.stale_after ?? BOARD_DEFAULTS.staleAfter) * 1000,
     maxAnnounced: raw.max_announced ?? BOARD_DEFAULTS.maxAnnounced,
+    maxAnnouncedBytes: (raw.max_announced_mb ?? BOARD_DEFAULTS.maxAnnouncedMb) * 1024 * 1024,
     sweepConcurrency: raw.sweep_concurrency ?? BOARD_DEFAULTS.sweepConcurrency,
     dataDir: isAbsolute(dataDir) || configDir === null ? dataDir : join(configDir, dataDir),
     machines,

@@ -66,7 +66,13 @@ export function testBoard(raw: Partial<Parameters<typeof boardSettings>[0]> = {}
     machineChanged: (m) => changes.push(m.name),
     machineRemoved: (n) => removed.push(n),
   });
-  const registry = new Registry(clock, events, settings.machines, settings.maxAnnounced);
+  const registry = new Registry(
+    clock,
+    events,
+    settings.machines,
+    settings.maxAnnounced,
+    settings.maxAnnouncedBytes,
+  );
   const queueLog = new MemoryLog<import('../../src/board/domain/action-queue.js').QueueOp>();
   const queue = new ActionQueue(clock, queueLog, []);
   const journalLog = new MemoryLog<import('../../src/board/schemas.js').JournalEntry>();

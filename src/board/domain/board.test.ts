@@ -184,6 +184,32 @@ describe('Board.report', () => {
     const latest = t.journal.recent(1)[0];
     expect(latest?.detail).toContain('(50 report(s) of new names refused)');
   });
+
+  it('refuses reports past max_announced_mb, new names and grown ones alike (found by the flood test)', async () => {
+    const t = testBoard({ max_announced_mb: 0.01 }); // 10,485 characters of overview JSON
+    const report = (name: string, size: number) =>
+      t.board.report('registration', {
+        name,
+        location: `http://${name}`,
+        pad: 'p'.repeat(size),
+      } as Parameters<typeof t.board.report>[1]);
+    expect((await report('a', 6000)).status).toBe(200);
+    const refused = await report('b', 6000);
+    expect(refused.status).toBe(409);
+    expect((refused.body as { detail: string }).detail).toContain('max_announced_mb: 0.01');
+    expect(t.registry.get('b')).toBeUndefined();
+    expect((await report('b', 3000)).status).toBe(200);
+    expect((await report('b', 6000)).status).toBe(409);
+    // A report no bigger than what the machine holds replaces it: it fits.
+    expect((await report('a', 6000)).status).toBe(200);
+    await t.board.forget('board', 'a');
+    expect((await report('b', 6000)).status).toBe(200);
+    // Journaled at most once a minute, as refusals past the cap are.
+    const refusals = t.journal.recent(100).filter((e) => e.outcome === 'refused');
+    expect(refusals.map((e) => e.detail)).toEqual([
+      expect.stringContaining('(1 report(s) refused for want of room)'),
+    ]);
+  });
 });
 
 describe('Board.forget', () => {

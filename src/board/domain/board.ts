@@ -98,6 +98,18 @@ export class Board {
   async report(who: Who, report: Report): Promise<Answer> {
     const { registry, queue } = this.deps;
     const { name, location, results, ...overview } = report;
+    // Past the room that announced machines' overviews share (max_announced_mb), a report is
+    // refused as a new name past the cap is: a registration token cannot make the board hold
+    // more than that, whatever names and sizes it sends.
+    if (
+      registry.get(name)?.origin !== 'configured' &&
+      !registry.roomFor(name, JSON.stringify(overview).length)
+    ) {
+      const mb = this.deps.settings.maxAnnouncedBytes / (1024 * 1024);
+      const detail = `The board's room for announced machines' overviews is full (max_announced_mb: ${mb}); forget some first`;
+      await this.noteCapRefusal(who, detail, 'report(s) refused for want of room');
+      return { status: 409, body: { detail } };
+    }
     const found = registry.announce(name, location);
     if ('refused' in found) {
       if (found.refused === 'configured') {
@@ -214,21 +226,18 @@ export class Board {
     return { status, body };
   }
 
-  private async noteCapRefusal(who: Who, detail: string): Promise<void> {
+  private async noteCapRefusal(
+    who: Who,
+    detail: string,
+    counted = 'report(s) of new names refused',
+  ): Promise<void> {
     this.capRefusedSince += 1;
     const now = this.deps.clock.now();
     if (now - this.lastCapJournal < CAP_JOURNAL_INTERVAL_MS) return;
     this.lastCapJournal = now;
     const count = this.capRefusedSince;
     this.capRefusedSince = 0;
-    await this.note(
-      who,
-      'report',
-      '*',
-      'refused',
-      409,
-      `${detail} (${count} report(s) of new names refused)`,
-    );
+    await this.note(who, 'report', '*', 'refused', 409, `${detail} (${count} ${counted})`);
   }
 
   private note(

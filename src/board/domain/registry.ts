@@ -23,6 +23,8 @@ export type AnnounceRefusal = { refused: 'configured' } | { refused: 'cap'; cap:
 export class Registry {
   private readonly machines = new Map<string, Machine>();
   private announcedCount = 0;
+  /** The length of all announced machines' overview JSON together. */
+  private announcedBytes = 0;
   private sortedNames: string[] | null = null;
   private cachedView: { bytes: Buffer; etag: string } | null = null;
   /** Each machine's JSON as bytes, for the view; `json` tells whether it is still current. */
@@ -39,6 +41,7 @@ export class Registry {
     private readonly events: BoardEvents,
     configured: readonly MachineConfig[],
     private readonly maxAnnounced: number,
+    private readonly maxAnnouncedBytes = Number.POSITIVE_INFINITY,
   ) {
     for (const c of configured) {
       this.add({
@@ -69,7 +72,11 @@ export class Registry {
       machine.state = 'up';
       machine.lastSeen = now;
       machine.error = null;
+      const held = machine.overviewJson?.length ?? 0;
       machine.overviewJson = JSON.stringify(observation.overview);
+      if (machine.origin === 'announced') {
+        this.announcedBytes += machine.overviewJson.length - held;
+      }
       if (observation.location !== undefined && observation.location !== machine.location) {
         machine.location = observation.location;
         this.identityVersion += 1;
@@ -100,6 +107,15 @@ export class Registry {
     return { machine, created: true };
   }
 
+  /**
+   * Whether an overview of `length` characters of JSON, reported under `name`, fits the room
+   * announced machines share (it replaces what that machine holds now).
+   */
+  roomFor(name: string, length: number): boolean {
+    const held = this.machines.get(name)?.overviewJson?.length ?? 0;
+    return this.announcedBytes - held + length <= this.maxAnnouncedBytes;
+  }
+
   /** Marks announced machines that have not reported for `staleAfterMs` as down. */
   markStale(staleAfterMs: number): void {
     const now = this.clock.now();
@@ -121,6 +137,7 @@ export class Registry {
     if (m === undefined || m.origin !== 'announced') return;
     this.machines.delete(name);
     this.announcedCount -= 1;
+    this.announcedBytes -= m.overviewJson?.length ?? 0;
     this.sortedNames = null;
     this.identityVersion += 1;
     this.invalidate();
