@@ -17,6 +17,9 @@ export interface HttpAppOptions {
   requestTimeoutS?: number;
 }
 
+/** Seconds a client may take to send its request headers (at most the request time-out). */
+const HEADERS_TIMEOUT_S = 10;
+
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 
 /**
@@ -51,7 +54,19 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       reply.raw.end(body);
     },
   };
-  const app = Fastify(serverOptions);
+  // Slowloris: Fastify sets only requestTimeout, and Node then keeps its 60 s headersTimeout;
+  // when that is the longer one Node swaps the two, so a body sent a byte a second was cut
+  // only after 60 s, and Node looks for expired requests only every 30 s: a connection that
+  // sent nothing lived 30-60 s. Found by the slowloris test.
+  const requestTimeoutMs = (options.requestTimeoutS ?? 30) * 1000;
+  const app = Fastify({
+    ...serverOptions,
+    http: {
+      headersTimeout: Math.min(HEADERS_TIMEOUT_S * 1000, requestTimeoutMs),
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: 1000,
+    },
+  });
 
   // Validation is done by validateRequest so that every part is checked at once; Fastify's
   // own compiler only needs to accept the schemas, which also feed the OpenAPI document.
