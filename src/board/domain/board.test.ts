@@ -229,3 +229,32 @@ describe('Board.forget', () => {
     expect((await t.board.forget('board', 'lab3')).status).toBe(404);
   });
 });
+
+describe('Board.refusedToken', () => {
+  it('journals 100 refused tokens a minute one by one, then counts them (found by the botnet test)', async () => {
+    const t = testBoard();
+    for (let i = 0; i < 150; i += 1) {
+      await t.board.refusedToken(
+        `10.0.${Math.floor(i / 100)}.${i % 100}`,
+        'GET',
+        '/api/board',
+        401,
+      );
+    }
+    const auth = () => t.journal.recent(1000).filter((e) => e.op === 'auth');
+    expect(auth()).toHaveLength(101);
+    expect(auth()[0]?.detail).toBe(
+      '100 refused tokens this minute: more are counted, not journaled one by one',
+    );
+    expect(auth()[1]?.detail).toBe('wrong token: GET /api/board from 10.0.0.99');
+    // The minute ends: the upkeep journals the count of those not journaled one by one.
+    t.clock.advance(60_000);
+    await t.board.upkeep();
+    expect(auth()[0]?.detail).toMatch(
+      /^50 more refused tokens from 50 address\(es\) in the minute from .*, not journaled one by one$/,
+    );
+    // A new minute, a new budget.
+    await t.board.refusedToken('10.9.9.9', 'GET', '/api/board', 401);
+    expect(auth()[0]?.detail).toBe('wrong token: GET /api/board from 10.9.9.9');
+  });
+});

@@ -31,12 +31,29 @@ export interface BoardDeps {
 const CAP_JOURNAL_INTERVAL_MS = 60_000;
 
 /**
+ * Refused tokens journaled one by one per minute, from all addresses together; past it they are
+ * counted into one entry for the minute, so guessing from many addresses cannot flush the
+ * journal (each address alone is held to 20 a minute by the failure limiter).
+ */
+export const AUTH_JOURNAL_PER_MINUTE = 100;
+const AUTH_WINDOW_MS = 60_000;
+/** Addresses counted in a minute's summary, at most (the count of refusals is exact). */
+const AUTH_ADDRESSES_MAX = 10_000;
+
+/**
  * The board's use cases: relay or queue an action, take a report, forget a machine, sweep,
  * and the periodic upkeep. Plain TypeScript; the HTTP layer calls one method per request.
  */
 export class Board {
   private lastCapJournal = Number.NEGATIVE_INFINITY;
   private capRefusedSince = 0;
+  /** The current minute of refused tokens: journaled one by one, and counted past that. */
+  private authWindow = {
+    start: Number.NEGATIVE_INFINITY,
+    journaled: 0,
+    counted: 0,
+    addresses: new Set<string>(),
+  };
   /** Configured machines whose last poll timed out (the sweep plans with it). */
   private readonly silent = new Set<string>();
   private readonly configured: Map<string, MachineConfig>;
@@ -169,8 +186,46 @@ export class Board {
 
   /** Journals a request refused for its token, by address only. */
   async refusedToken(address: string, method: string, path: string, status: number): Promise<void> {
-    const detail = `${status === 403 ? 'token not valid here' : 'wrong token'}: ${method} ${path} from ${address}`;
-    await this.note('anonymous', 'auth', address, 'refused', status, detail);
+    await this.closeAuthWindow();
+    const w = this.authWindow;
+    if (w.journaled < AUTH_JOURNAL_PER_MINUTE) {
+      w.journaled += 1;
+      // Counted before the await: refusals arrive concurrently.
+      const nth = w.journaled;
+      const detail = `${status === 403 ? 'token not valid here' : 'wrong token'}: ${method} ${path} from ${address}`;
+      await this.note('anonymous', 'auth', address, 'refused', status, detail);
+      if (nth === AUTH_JOURNAL_PER_MINUTE) {
+        await this.note(
+          'anonymous',
+          'auth',
+          '*',
+          'refused',
+          null,
+          `${AUTH_JOURNAL_PER_MINUTE} refused tokens this minute: more are counted, not journaled one by one`,
+        );
+      }
+      return;
+    }
+    w.counted += 1;
+    if (w.addresses.size < AUTH_ADDRESSES_MAX) w.addresses.add(address);
+  }
+
+  /** Ends the minute of refused tokens once it is over, journaling the count past the budget. */
+  private async closeAuthWindow(): Promise<void> {
+    const now = this.deps.clock.now();
+    const w = this.authWindow;
+    if (now - w.start < AUTH_WINDOW_MS) return;
+    this.authWindow = { start: now, journaled: 0, counted: 0, addresses: new Set() };
+    if (w.counted === 0) return;
+    const from = new Date(w.start).toISOString();
+    await this.note(
+      'anonymous',
+      'auth',
+      '*',
+      'refused',
+      null,
+      `${w.counted} more refused tokens from ${w.addresses.size}${w.addresses.size >= AUTH_ADDRESSES_MAX ? '+' : ''} address(es) in the minute from ${from}, not journaled one by one`,
+    );
   }
 
   /** One sweep of the configured machines. */
@@ -187,6 +242,7 @@ export class Board {
   async upkeep(): Promise<void> {
     const { registry, queue, settings } = this.deps;
     registry.markStale(settings.staleAfterMs);
+    await this.closeAuthWindow();
     for (const a of queue.expired()) {
       await queue.remove(a.id);
       registry.setQueued(a.name, queue.count(a.name));
