@@ -7,8 +7,10 @@ import {
   expectNoSecrets,
   Http,
   OPERATOR,
+  SECRETS,
 } from './helpers/agent-fixtures.js';
 import { type RunningProgram, startAgent } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const dir = tempDir('panoptes-agent-api-');
@@ -195,3 +197,6 @@ describe('agent: secrets', () => {
     expect(agent.output.join('\n')).toContain('token=[redacted]');
   });
 });
+
+// Every answer, message, log line and data file of this file's tests, searched for every secret.
+scanForSecretsAfterAll(() => ({ secrets: SECRETS, dirs: [dir.path] }));

@@ -2,8 +2,16 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentYaml, BOARD_KEY, expectNoSecrets, Http, OPERATOR } from './helpers/agent-fixtures.js';
+import {
+  agentYaml,
+  BOARD_KEY,
+  expectNoSecrets,
+  Http,
+  OPERATOR,
+  SECRETS,
+} from './helpers/agent-fixtures.js';
 import { type RunningProgram, startAgent } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const BELL = fileURLToPath(new URL('../dist/agent/bell.js', import.meta.url));
@@ -176,3 +184,6 @@ describe('panoptes-bell', () => {
     expectNoSecrets([...cliOutput, ...http.seen, ...agent.output]);
   });
 });
+
+// Every answer, message, log line and data file of this file's tests, searched for every secret.
+scanForSecretsAfterAll(() => ({ secrets: SECRETS, dirs: [dir.path] }));

@@ -3,8 +3,16 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { agentYaml, BOARD_KEY, expectNoSecrets, Http, OPERATOR } from './helpers/agent-fixtures.js';
+import {
+  agentYaml,
+  BOARD_KEY,
+  expectNoSecrets,
+  Http,
+  OPERATOR,
+  SECRETS,
+} from './helpers/agent-fixtures.js';
 import { type RunningProgram, startAgent } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const dir = tempDir('panoptes-agent-proxy-');
@@ -152,3 +160,6 @@ describe('agent: /proxy/ and secrets', () => {
     expectNoSecrets([...http.seen, ...agent.output, ...downAgent.output]);
   });
 });
+
+// Every answer, message, log line and data file of this file's tests, searched for every secret.
+scanForSecretsAfterAll(() => ({ secrets: SECRETS, dirs: [dir.path] }));

@@ -10,8 +10,10 @@ import {
   Http,
   OPERATOR,
   REGISTRATION,
+  SECRETS,
 } from './helpers/agent-fixtures.js';
 import { type RunningProgram, startAgent } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 interface Handed {
@@ -219,3 +221,6 @@ describe('agent: announce mode with the board away', () => {
     expectNoSecrets(seen);
   });
 });
+
+// Every answer, message, log line and data file of this file's tests, searched for every secret.
+scanForSecretsAfterAll(() => ({ secrets: SECRETS, dirs: [dir.path] }));

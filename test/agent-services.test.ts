@@ -7,8 +7,10 @@ import {
   expectNoSecrets,
   Http,
   OPERATOR,
+  SECRETS,
 } from './helpers/agent-fixtures.js';
 import { type RunningProgram, startAgent } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const dir = tempDir('panoptes-agent-services-');
@@ -257,3 +259,6 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+// Every answer, message, log line and data file of this file's tests, searched for every secret.
+scanForSecretsAfterAll(() => ({ secrets: SECRETS, dirs: [dir.path] }));

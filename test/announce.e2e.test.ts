@@ -11,6 +11,7 @@ import {
 } from './helpers/agent-fixtures.js';
 import { closedPort, writeBoardConfig } from './helpers/fleet.js';
 import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const BOARD_TOKEN = 'announce-e2e-board-token-7d1c9e';
@@ -125,4 +126,7 @@ describe('announce: board queue → agent runs → result in the journal', () =>
     expectNoSecrets([...http.seen, ...agent.output, ...board.output], SECRETS);
     expectNoSecrets([...agent.output], [BOARD_TOKEN, OPERATOR]);
   });
+
+  // Every answer, message, log line and data file of this file's tests, searched for every secret.
+  scanForSecretsAfterAll(() => ({ secrets: [...SECRETS, BOARD_TOKEN], dirs: [dir.path] }));
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
 import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const BOARD_TOKEN = 'limit-board-token-0123456789';
@@ -52,4 +53,7 @@ describe('wrong tokens are rate-limited per address, on both programs', () => {
       ),
     ).toEqual([]);
   });
+
+  // Every answer, message, log line and data file of this file's tests, searched for every secret.
+  scanForSecretsAfterAll(() => ({ secrets: [BOARD_TOKEN, AGENT_TOKEN], dirs: [dir.path] }));
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { eventually, Recorder, writeBoardConfig } from './helpers/fleet.js';
 import { type RunningProgram, startBoard } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const TOKEN = 'announce-board-token-0123456789';
@@ -210,4 +211,7 @@ describe('announced machines, the queue, the journal and the live feed', () => {
   it('never shows a token or key in a response or a log line', () => {
     expect(http.leaks([TOKEN, REGISTRATION, KEY], board.output)).toEqual([]);
   });
+
+  // Every answer, message, log line and data file of this file's tests, searched for every secret.
+  scanForSecretsAfterAll(() => ({ secrets: [TOKEN, REGISTRATION, KEY], dirs: [dir.path] }));
 });

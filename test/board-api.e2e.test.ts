@@ -8,6 +8,7 @@ import {
   writeBoardConfig,
 } from './helpers/fleet.js';
 import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const BOARD_TOKEN = 'e2e-board-token-0123456789';
@@ -205,4 +206,7 @@ describe('board end to end, with a real agent', () => {
     expect(board.output.some((l) => l.includes('token=[redacted]'))).toBe(true);
     expect(http.leaks(SECRETS, [...board.output, ...agent.output])).toEqual([]);
   });
+
+  // Every answer, message, log line and data file of this file's tests, searched for every secret.
+  scanForSecretsAfterAll(() => ({ secrets: SECRETS, dirs: [dir.path] }));
 });

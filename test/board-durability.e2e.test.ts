@@ -2,6 +2,7 @@ import { appendFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { blackHole, Recorder, writeBoardConfig } from './helpers/fleet.js';
 import { startBoard } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const TOKEN = 'durable-board-token-0123456789';
@@ -140,4 +141,7 @@ describe('nothing acknowledged is lost', () => {
       await hole.close();
     }
   });
+
+  // Every answer, message, log line and data file of this file's tests, searched for every secret.
+  scanForSecretsAfterAll(() => ({ secrets: [TOKEN, REGISTRATION], dirs: [dir.path] }));
 });

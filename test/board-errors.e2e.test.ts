@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Recorder, writeBoardConfig } from './helpers/fleet.js';
 import { type RunningProgram, runToExit, startBoard } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const TOKEN = 'errors-board-token-0123456789';
@@ -219,4 +220,7 @@ describe('board errors are FastAPI-shaped', () => {
     expect(output).toContain('board_token: must be at least 16 characters long');
     expect(output).not.toContain('short');
   });
+
+  // Every answer, message, log line and data file of this file's tests, searched for every secret.
+  scanForSecretsAfterAll(() => ({ secrets: [TOKEN, REGISTRATION], dirs: [dir.path] }));
 });

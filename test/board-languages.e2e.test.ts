@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Recorder, writeBoardConfig } from './helpers/fleet.js';
 import { type RunningProgram, startBoard } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const TOKEN = 'lang-board-token-0123456789';
@@ -76,4 +77,7 @@ describe('language catalogues', () => {
       detail: "No language 'zz' on this board",
     });
   });
+
+  // Every answer, message, log line and data file of this file's tests, searched for every secret.
+  scanForSecretsAfterAll(() => ({ secrets: [TOKEN], dirs: [dir.path] }));
 });

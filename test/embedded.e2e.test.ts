@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually, Recorder } from './helpers/fleet.js';
 import { startProgram } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 interface BoardJson {
@@ -59,4 +60,16 @@ describe('npm start with no config: the embedded default', () => {
       await second.stop();
     }
   });
+  // Every answer, message, log line and data file, searched for the generated tokens; the one
+  // address line with ?token= is there by design, and so is the 0600 tokens file.
+  scanForSecretsAfterAll(() => ({
+    secrets: Object.values(
+      JSON.parse(readFileSync(`${dir.path}/data/embedded-tokens.json`, 'utf8')) as Record<
+        string,
+        string
+      >,
+    ).filter((v) => typeof v === 'string' && v.length >= 16),
+    allowLine: (line) => /^ {2}http:\/\/127\.0\.0\.1:\d+\/\?token=\S+$/.test(line),
+    dirs: [dir.path],
+  }));
 });

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BOARD_KEY } from './helpers/agent-fixtures.js';
+import { BOARD_KEY, SECRETS } from './helpers/agent-fixtures.js';
 import {
   BOARD_TOKEN,
   card,
@@ -15,6 +15,7 @@ import {
   watchedPage,
 } from './helpers/browser.js';
 import { closedPort } from './helpers/fleet.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 useBrowserTestBounds();
@@ -316,4 +317,7 @@ describe('UI: actions', () => {
       'Start backup on web1',
     );
   });
+
+  // Every answer, message, log line and data file of this file's tests, searched for every secret.
+  scanForSecretsAfterAll(() => ({ secrets: [BOARD_TOKEN, ...SECRETS], dirs: [dir.path] }));
 });

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SECRETS } from './helpers/agent-fixtures.js';
 import {
   BOARD_TOKEN,
   card,
@@ -13,6 +14,7 @@ import {
   type WatchedPage,
   watchedPage,
 } from './helpers/browser.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 interface BoardMachine {
@@ -233,4 +235,7 @@ describe('UI: the board', () => {
     expect(polled.map((r) => new URL(r.url).pathname)).toEqual(['/api/board', '/api/journal']);
     await fleet.bell('db2', 'sess-live', 'finished', 'done');
   });
+
+  // Every answer, message, log line and data file of this file's tests, searched for every secret.
+  scanForSecretsAfterAll(() => ({ secrets: [BOARD_TOKEN, ...SECRETS], dirs: [dir.path] }));
 });

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SECRETS } from './helpers/agent-fixtures.js';
 import {
   BOARD_TOKEN,
   card,
@@ -12,6 +13,7 @@ import {
   type WatchedPage,
   watchedPage,
 } from './helpers/browser.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 useBrowserTestBounds();
@@ -145,4 +147,7 @@ describe('UI: the journal', () => {
     await page.getByRole('button', { name: 'Show journal' }).click();
     await page.locator('#journal').waitFor();
   });
+
+  // Every answer, message, log line and data file of this file's tests, searched for every secret.
+  scanForSecretsAfterAll(() => ({ secrets: [BOARD_TOKEN, ...SECRETS], dirs: [dir.path] }));
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SECRETS } from './helpers/agent-fixtures.js';
 import {
   BOARD_TOKEN,
   card,
@@ -12,6 +13,7 @@ import {
   type WatchedPage,
   watchedPage,
 } from './helpers/browser.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const english = JSON.parse(
@@ -172,4 +174,7 @@ describe('UI: languages', () => {
     expect(await untranslated(page)).toEqual([]);
     await watched.expectClean();
   });
+
+  // Every answer, message, log line and data file of this file's tests, searched for every secret.
+  scanForSecretsAfterAll(() => ({ secrets: [BOARD_TOKEN, ...SECRETS], dirs: [dir.path] }));
 });

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { BOARD_KEY, OPERATOR, REGISTRATION } from './helpers/agent-fixtures.js';
+import { BOARD_KEY, OPERATOR, REGISTRATION, SECRETS } from './helpers/agent-fixtures.js';
 import {
   BOARD_TOKEN,
   card,
@@ -14,6 +14,7 @@ import {
 } from './helpers/browser.js';
 import { closedPort } from './helpers/fleet.js';
 import { type RunningProgram, startAgent, startProgram } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 useBrowserTestBounds();
@@ -106,4 +107,7 @@ describe('UI: live connection', () => {
     expect(requests.filter((r) => r.url.endsWith('/api/board')).length).toBe(before);
     await watched.expectClean();
   });
+
+  // Every answer, message, log line and data file of this file's tests, searched for every secret.
+  scanForSecretsAfterAll(() => ({ secrets: [BOARD_TOKEN, ...SECRETS], dirs: [dir.path] }));
 });

@@ -12,6 +12,7 @@ import {
   type WatchedPage,
   watchedPage,
 } from './helpers/browser.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 useBrowserTestBounds();
@@ -209,4 +210,7 @@ describe('UI: sign-in and the token', () => {
     expect(all).toContain('web1');
     for (const secret of SECRETS) expect(all).not.toContain(secret);
   });
+
+  // Every answer, message, log line and data file of this file's tests, searched for every secret.
+  scanForSecretsAfterAll(() => ({ secrets: [BOARD_TOKEN, ...SECRETS], dirs: [dir.path] }));
 });

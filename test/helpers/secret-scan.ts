@@ -1,7 +1,48 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import WebSocket from 'ws';
 import { type RunningProgram, startedPrograms } from './processes.js';
+
+/**
+ * Every response body and header block `fetch` received and every WebSocket message (`ws`)
+ * in this test file, from the moment this module is imported: the scan covers them without the
+ * test having to hand them over.
+ */
+const captured: string[] = [];
+
+const originalFetch = globalThis.fetch;
+globalThis.fetch = async (...args: Parameters<typeof fetch>): Promise<Response> => {
+  const response = await originalFetch(...args);
+  captured.push(JSON.stringify([...response.headers]));
+  try {
+    response
+      .clone()
+      .text()
+      .then(
+        (text) => captured.push(text),
+        () => undefined,
+      );
+  } catch {
+    // a body already used cannot be cloned; the test holds it
+  }
+  return response;
+};
+
+const originalEmit = WebSocket.prototype.emit;
+WebSocket.prototype.emit = function emit(
+  this: WebSocket,
+  event: string | symbol,
+  ...args: unknown[]
+) {
+  if (event === 'message') captured.push(String(args[0]));
+  return originalEmit.call(this, event, ...args);
+};
+
+/** What fetch and WebSocket clients of this test file received so far. */
+export function capturedTexts(): readonly string[] {
+  return captured;
+}
 
 /** Where a secret was found: what kind of text, which one, and which secret (by position). */
 export interface SecretHit {
@@ -14,8 +55,10 @@ export interface SecretScanInput {
   secrets: readonly string[];
   /** HTTP response bodies (and headers) the test received. */
   recorders?: readonly { bodies: readonly string[] }[];
-  /** Other texts the test received: WebSocket messages, answers of other clients. */
+  /** Other texts the test received (what `fetch` and `ws` received is scanned anyway). */
   texts?: readonly string[];
+  /** Output lines that may hold a secret by design (the embedded default's one address line). */
+  allowLine?: (line: string) => boolean;
   /** Programs whose output is searched; default: every program started in this test file. */
   programs?: readonly RunningProgram[];
   /** Directories searched recursively (data directories; config files are left out). */
@@ -70,8 +113,10 @@ export function scanForSecrets(input: SecretScanInput): SecretHit[] {
     for (const [j, body] of r.bodies.entries()) search(body, `response ${j} of client ${i}`);
   }
   for (const [i, text] of (input.texts ?? []).entries()) search(text, `text ${i}`);
+  for (const [i, text] of captured.entries()) search(text, `fetch or WebSocket text ${i}`);
   for (const program of input.programs ?? startedPrograms()) {
     for (const [i, line] of program.output.entries()) {
+      if (input.allowLine?.(line)) continue;
       search(line, `output line ${i} of pid ${program.pid}`);
     }
   }
@@ -107,4 +152,17 @@ export function recordMessages(
   into: string[],
 ): void {
   socket.on('message', (data) => into.push(String(data)));
+}
+
+/**
+ * Registers, where it is called (at the end of a file or describe, so that it runs before the
+ * afterAll that removes the test's directory), the scan of everything the file's tests received,
+ * its programs' output and the files under `dirs`, for the secrets `input()` names.
+ */
+export function scanForSecretsAfterAll(input: () => SecretScanInput): void {
+  afterAll(async () => {
+    // Bodies being read by the capture finish first.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expectNoSecrets(input());
+  });
 }
