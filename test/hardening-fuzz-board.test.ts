@@ -237,7 +237,8 @@ describe('fuzzing every endpoint of the board', () => {
             ':',
           )[0] ?? '';
         const ok = Object.entries(client.statuses[kind] ?? {}).filter(([s]) => s.startsWith('2'));
-        if (kind !== 'live') expect(ok.length).toBeGreaterThan(0);
+        // (Checked with enough cases to expect some: a short PANOPTES_FUZZ_RUNS may have none.)
+        if (kind !== 'live' && RUNS >= 500) expect(ok.length).toBeGreaterThan(0);
       },
       fuzzTimeoutMs(RUNS),
     );
