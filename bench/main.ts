@@ -41,6 +41,7 @@ async function main(): Promise<number> {
   }
   const machine = describeMachine((wrkVersion.stdout + wrkVersion.stderr).split('\n')[0] ?? '');
   process.stdout.write(`${machine}\n`);
+  if (options.boardScript !== null) log(`measuring the board program ${options.boardScript}`);
   loadAtStart = loadavg()[0] ?? Number.NaN;
   if (loadAtStart > 1) {
     log(

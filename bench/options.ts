@@ -5,7 +5,9 @@ export interface BenchOptions {
   check: boolean;
   /** Start each board with --cpu-prof, profiles into this directory. */
   cpuProfDir: string | null;
-  /** Run only these parts (development aid): fleet, reports, relay, soak. */
+  /** The board program to measure (default dist/board/main.js), e.g. an older build. */
+  boardScript: string | null;
+  /** Run only these parts (development aid): fleet, reports. */
   only: Set<string> | null;
   /** Configured fleets: the small one (GET throughput, relay) and the large one (p99 under sweep). */
   fleetSizes: [number, number];
@@ -34,7 +36,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--soak] [--check] [--cpu-prof 
   --soak      the 10-minute soak only (1 minute with --quick): board RSS growth under load
   --check     verify that every figure was produced and the board answered correctly; exit 1 if not
   --cpu-prof  start each board with --cpu-prof, writing .cpuprofile files to DIR
-  --only      fleet, reports (development aid)`;
+  --only      fleet, reports (development aid)
+  --board     the board program to measure instead of dist/board/main.js (an older build, to compare)`;
 
 /** Parses the command line; throws with the usage on anything unknown. */
 export function parseOptions(argv: readonly string[]): BenchOptions {
@@ -43,6 +46,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   let check = false;
   let cpuProfDir: string | null = null;
   let only: Set<string> | null = null;
+  let boardScript: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') quick = true;
@@ -51,6 +55,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     else if (arg === '--cpu-prof' && argv[i + 1] !== undefined) cpuProfDir = argv[++i] ?? null;
     else if (arg === '--only' && argv[i + 1] !== undefined)
       only = new Set((argv[++i] ?? '').split(','));
+    else if (arg === '--board' && argv[i + 1] !== undefined) boardScript = argv[++i] ?? null;
     else if (arg === '--help' || arg === '-h') throw new UsageError(USAGE, 0);
     else throw new UsageError(`unknown argument ${arg}\n${USAGE}`, 2);
   }
@@ -59,6 +64,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     check,
     cpuProfDir,
     only,
+    boardScript,
     blackHoleShare: 0.1,
     refusingShare: 0.1,
     slowShare: 0.05,

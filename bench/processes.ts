@@ -118,10 +118,14 @@ export async function startProgram(
 }
 
 /** The board as users start it: `node dist/board/main.js --config DIR --port 0`. */
-export function startBoard(configDir: string, nodeArgs: string[] = []): Promise<Program> {
+export function startBoard(
+  configDir: string,
+  nodeArgs: string[] = [],
+  script = `${ROOT}dist/board/main.js`,
+): Promise<Program> {
   return startProgram(
     'board',
-    `${ROOT}dist/board/main.js`,
+    script,
     ['--config', configDir, '--port', '0', '--host', '127.0.0.1'],
     { nodeArgs },
   );

