@@ -8,6 +8,7 @@ import {
   FuzzClient,
   type FuzzRequest,
   fuzzRuns,
+  fuzzSeed,
   fuzzTimeoutMs,
   isErrorShape,
   parseRawAnswers,
@@ -26,10 +27,7 @@ const BOARD_KEY = 'fuzz-agent-board-key-9d1f3b5c7e0a';
 const SECRETS = [OPERATOR, BOARD_KEY];
 
 const RUNS = fuzzRuns(2000);
-const SEED =
-  process.env.PANOPTES_FUZZ_SEED === undefined
-    ? {}
-    : { seed: Number(process.env.PANOPTES_FUZZ_SEED) };
+const SEED = fuzzSeed();
 
 const validBell = fc.record({
   session: fc.string({ minLength: 1, maxLength: 40 }),

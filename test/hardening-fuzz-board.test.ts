@@ -8,6 +8,7 @@ import {
   FuzzClient,
   type FuzzRequest,
   fuzzRuns,
+  fuzzSeed,
   fuzzTimeoutMs,
   headers,
   isErrorShape,
@@ -32,10 +33,7 @@ const SECRETS = [TOKEN, REGISTRATION, KEY, AGENT_TOKEN];
 
 /** Cases per endpoint: a few thousand in npm test, PANOPTES_FUZZ_RUNS under npm run fuzz. */
 const RUNS = fuzzRuns(2000);
-const SEED =
-  process.env.PANOPTES_FUZZ_SEED === undefined
-    ? {}
-    : { seed: Number(process.env.PANOPTES_FUZZ_SEED) };
+const SEED = fuzzSeed();
 
 /** Names the report, do and forget cases share, so that forgetting finds machines. */
 const labName = fc.constantFrom(...Array.from({ length: 8 }, (_, i) => `lab-${i}`));
@@ -259,7 +257,8 @@ describe('fuzzing every endpoint of the board', () => {
                 'none',
               ),
               inQuery: fc.boolean(),
-              query,
+              // A generated token= would be a wrong token from the main address.
+              query: query.filter((q) => !/token/i.test(q)),
               headers,
               frames: fc.array(
                 fc.oneof(

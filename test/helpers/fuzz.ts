@@ -11,6 +11,12 @@ export function fuzzRuns(inNpmTest: number): number {
   return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : inNpmTest;
 }
 
+/** A fixed seed from PANOPTES_FUZZ_SEED (to replay a failure), else fast-check's own. */
+export function fuzzSeed(): { seed?: number } {
+  const seed = Number(process.env.PANOPTES_FUZZ_SEED);
+  return process.env.PANOPTES_FUZZ_SEED && Number.isInteger(seed) ? { seed } : {};
+}
+
 /** How much longer than usual a fuzz test may run (PANOPTES_FUZZ_RUNS scales it). */
 export function fuzzTimeoutMs(runs: number, perRunMs = 4): number {
   return Math.max(60_000, runs * perRunMs * 12);
