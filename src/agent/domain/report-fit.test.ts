@@ -91,4 +91,11 @@ describe('trimResult', () => {
     const refused = { id: 'b', status: 403, body: { detail: 'no' } };
     expect(trimResult(refused, 1)).toBe(refused);
   });
+
+  it('carries the key proof when there is one, and none otherwise', () => {
+    expect(fitReport(overview([]), 'http://x', [], undefined, 'abc123').report.key_proof).toBe(
+      'abc123',
+    );
+    expect(fitReport(overview([]), 'http://x', []).report).not.toHaveProperty('key_proof');
+  });
 });

@@ -36,6 +36,7 @@ export function fitReport(
   location: string,
   pending: readonly HandedResult[],
   maxBytes = REPORT_MAX_BYTES,
+  keyProof: string | null = null,
 ): FittedReport {
   let fitted: FittedReport | null = null;
   for (const budget of BUDGETS) {
@@ -49,6 +50,7 @@ export function fitReport(
       location,
     };
     if (results.length > 0) report.results = results;
+    if (keyProof !== null) report.key_proof = keyProof;
     const json = JSON.stringify(report);
     fitted = { report, json, sentIds: results.map((r) => r.id) };
     if (Buffer.byteLength(json) <= maxBytes) return fitted;

@@ -22,6 +22,8 @@ export interface ReporterDeps {
   intervalMs: number;
   /** Where a browser reaches this agent. */
   location: string;
+  /** keyProof(board_key, name, location) when the agent has a board key; else null. */
+  keyProof?: string | null;
   overview: () => Promise<Overview>;
   /** Runs a handed action exactly as POST /api/do would for the board key. */
   act: (what: string, action: ActionName) => Promise<ActionOutcome>;
@@ -113,7 +115,13 @@ export class Reporter {
   /** One report; returns the delay before the next one. */
   private async reportOnce(): Promise<number> {
     const overview = await this.deps.overview();
-    const { json, sentIds } = fitReport(overview, this.deps.location, [...this.pending.values()]);
+    const { json, sentIds } = fitReport(
+      overview,
+      this.deps.location,
+      [...this.pending.values()],
+      undefined,
+      this.deps.keyProof ?? null,
+    );
     const answer = await this.deps.post(json);
     if (answer.status < 200 || answer.status > 299) {
       return this.failed(refusal(answer.status, answer.body));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
+import { keyProof } from '../../shared/wire/key-proof.js';
 import { QUEUE_EXPIRY_MS } from './action-queue.js';
 
 const KEY = 'machine-key-0123456789';
@@ -72,7 +73,12 @@ describe('Board.doAction', () => {
 
   it('relays to an announced machine when it holds a key and reaches it, else queues', async () => {
     const t = testBoard({ announced_keys: { lab3: LAB_KEY } });
-    await t.board.report('registration', { name: 'lab3', location: 'http://lab3:8701/' });
+    const key_proof = keyProof(LAB_KEY, 'lab3', 'http://lab3:8701/');
+    await t.board.report('registration', {
+      name: 'lab3',
+      location: 'http://lab3:8701/',
+      key_proof,
+    });
     await t.board.report('registration', { name: 'lab4', location: 'http://lab4:8701' });
     t.client.answers.set('http://lab3:8701', { kind: 'answer', status: 200, body: { ok: true } });
     expect(await t.board.doAction('board', 'lab3', 'job', 'start')).toEqual({
@@ -91,6 +97,41 @@ describe('Board.doAction', () => {
 });
 
 describe('Board.report', () => {
+  it('believes a location for a name it holds a key for only with a valid key_proof', async () => {
+    const t = testBoard({ announced_keys: { lab3: LAB_KEY } });
+    const location = 'http://lab3:8701';
+    const missing = await t.board.report('registration', { name: 'lab3', location });
+    expect(missing.status).toBe(403);
+    // A proof for another location (or made with another key) does not count.
+    const moved = await t.board.report('registration', {
+      name: 'lab3',
+      location: 'http://attacker.example',
+      key_proof: keyProof(LAB_KEY, 'lab3', location),
+    });
+    expect(moved.status).toBe(403);
+    const wrongKey = await t.board.report('registration', {
+      name: 'lab3',
+      location,
+      key_proof: keyProof('some-other-key-0123456789', 'lab3', location),
+    });
+    expect(wrongKey.status).toBe(403);
+    expect(t.registry.get('lab3')).toBeUndefined();
+    expect(journal(t)).toEqual([
+      'registration report lab3 refused 403',
+      'registration report lab3 refused 403',
+      'registration report lab3 refused 403',
+    ]);
+    const ok = await t.board.report('registration', {
+      name: 'lab3',
+      location,
+      key_proof: keyProof(LAB_KEY, 'lab3', location),
+    });
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(t.registry.get('lab3')?.overviewJson ?? 'null')).toEqual({});
+    // Names the board holds no key for need no proof.
+    expect((await t.board.report('registration', { name: 'lab4', location })).status).toBe(200);
+  });
+
   it('refuses a report naming a configured machine, journaled', async () => {
     const t = testBoard({ machines });
     const answer = await t.board.report('registration', { name: 'web1', location: 'http://x' });

@@ -1,6 +1,8 @@
 import type { Clock } from '../../shared/clock.js';
+import { tokenEquals } from '../../shared/http/tokens.js';
 import type { HandedAction, HandedResult } from '../../shared/wire/action.js';
 import type { ActionName } from '../../shared/wire/common.js';
+import { keyProof } from '../../shared/wire/key-proof.js';
 import type { Report } from '../../shared/wire/report.js';
 import type { AgentClient, AgentTarget } from '../agent-client.js';
 import type { BoardSettings, MachineConfig } from '../config.js';
@@ -114,7 +116,18 @@ export class Board {
   /** POST /api/report: remember the machine, hand over its queued actions, take its results. */
   async report(who: Who, report: Report): Promise<Answer> {
     const { registry, queue } = this.deps;
-    const { name, location, results, ...overview } = report;
+    const { name, location, results, key_proof: proof, ...overview } = report;
+    const key = this.deps.settings.announcedKeys.get(name);
+    if (
+      key !== undefined &&
+      !(proof !== undefined && tokenEquals(proof, keyProof(key, name, location)))
+    ) {
+      // The board would relay this machine's key to the reported location: only believe a
+      // location reported by someone who holds the key.
+      const detail = `A report for '${name}' must prove it holds the key the board keeps for it (key_proof)`;
+      await this.note(who, 'report', name, 'refused', 403, detail);
+      return { status: 403, body: { detail } };
+    }
     // Past the room that announced machines' overviews share (max_announced_mb), a report is
     // refused as a new name past the cap is: a registration token cannot make the board hold
     // more than that, whatever names and sizes it sends.

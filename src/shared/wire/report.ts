@@ -16,6 +16,14 @@ export const Report = Type.Object(
     name: Name,
     location: HttpUrl,
     results: Type.Optional(Type.Array(HandedResult, { maxItems: REPORT_RESULTS_MAX })),
+    key_proof: Type.Optional(
+      Type.String({
+        maxLength: 128,
+        description:
+          "HMAC-SHA256 (hex) of 'panoptes-report\\n{name}\\n{location}' under the machine's board key; " +
+          'required when the board holds a key for the name (announced_keys)',
+      }),
+    ),
   },
   { additionalProperties: true },
 );
