@@ -55,24 +55,34 @@ export async function soakScenario(ctx: BenchContext): Promise<void> {
     const target = served.machines.find((m) => m.kind === 'ok');
     const deadline = Date.now() + seconds * 1000;
     let reads = 0;
+    const clientErrors: string[] = [];
     while (Date.now() < deadline) {
-      const view = await request(`${board.url}/api/board`, {
-        headers: { authorization: `Bearer ${boardToken}` },
-      });
-      await view.body.dump({ limit: Number.POSITIVE_INFINITY });
-      if (target !== undefined) {
-        const relay = await request(`${board.url}/api/do/${target.name}/backup/start`, {
-          method: 'POST',
+      try {
+        const view = await request(`${board.url}/api/board`, {
           headers: { authorization: `Bearer ${boardToken}` },
         });
-        await relay.body.dump();
+        await view.body.dump({ limit: Number.POSITIVE_INFINITY });
+        if (target !== undefined) {
+          const relay = await request(`${board.url}/api/do/${target.name}/backup/start`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${boardToken}` },
+          });
+          await relay.body.dump();
+        }
+      } catch (error) {
+        // One failed read is noted, not fatal: the soak is about memory over time.
+        clientErrors.push(error instanceof Error ? error.message : String(error));
+        ctx.log(`soak: a read or relay failed: ${clientErrors.at(-1)}`);
       }
       reads += 1;
       await sleep(5000);
-      if (reads % 12 === 0)
-        ctx.log(
-          `soak: ${Math.round((seconds * 1000 - (deadline - Date.now())) / 1000)} s, RSS ${sampler.sample().toFixed(0)} MB`,
-        );
+      if (reads % 12 === 0) {
+        const at = Math.round((seconds * 1000 - (deadline - Date.now())) / 1000);
+        ctx.log(`soak: ${at} s, RSS ${sampler.sample().toFixed(0)} MB`);
+      }
+    }
+    if (clientErrors.length > reads / 10) {
+      ctx.problems.push(`soak: ${clientErrors.length} of ${reads} reads or relays failed`);
     }
     const answer = await reports;
     ctx.log(
