@@ -86,7 +86,14 @@ describe('announce: board queue → agent runs → result in the journal', () =>
       'job',
       'private',
     ]);
-    expect((await journal()).some((e) => e.op === 'announce' && e.target === 'lab3')).toBe(true);
+    // The machine is on the board a moment before its first report is answered (and journaled).
+    await eventually(
+      async () =>
+        (await journal()).some((e) => e.op === 'announce' && e.target === 'lab3')
+          ? true
+          : undefined,
+      'the announcement in the journal',
+    );
   });
 
   it('a queued action is run by the agent once and its result is journaled', async () => {

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { keyProof } from '../src/shared/wire/key-proof.js';
 import { BOARD_KEY, SECRETS } from './helpers/agent-fixtures.js';
 import {
   BOARD_TOKEN,
@@ -68,9 +69,11 @@ describe('UI: actions', () => {
       launchBrowser(),
     ]);
     const lab4 = fleet.agents.get('lab4')?.url ?? '';
-    await fleet.report(
-      reportBody('lab4', lab4, [{ name: 'train', state: 'running', board: ['start', 'stop'] }]),
-    );
+    // The board holds lab4's key, so its report must prove the key (as the agent's would).
+    await fleet.report({
+      ...reportBody('lab4', lab4, [{ name: 'train', state: 'running', board: ['start', 'stop'] }]),
+      key_proof: keyProof(BOARD_KEY, 'lab4', lab4),
+    });
   });
   afterAll(async () => {
     await browser?.close();

@@ -66,8 +66,11 @@ describe('UI: live connection', () => {
 
   it('shows "reconnecting" when the board goes away and resumes with a fresh board', async () => {
     const { page } = watched;
-    // While the board is gone, the socket's failed attempts are logged by Chromium itself.
-    watched.allow(/WebSocket connection to .* failed|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET/);
+    // While the board is gone, the socket's failed attempts are logged by Chromium itself; while
+    // it is closing, a request may get its 503 (return503OnClosing), which Chromium logs too.
+    watched.allow(
+      /WebSocket connection to .* failed|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|status of 503/,
+    );
     const requests = recordRequests(page);
     const sockets: string[] = [];
     page.on('websocket', (ws) => sockets.push(ws.url()));
