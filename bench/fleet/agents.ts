@@ -44,8 +44,9 @@ export class SimulatedAgents {
 
   constructor() {
     this.http = createHttpServer((req, res) => this.answer(req, res));
-    // As the real agent (Fastify): idle keep-alive connections close after 5 s.
-    this.http.keepAliveTimeout = 5000;
+    // As the real agent (src/agent/app.ts AGENT_KEEP_ALIVE_MS): idle keep-alive connections
+    // close after 65 s, longer than the sweep interval.
+    this.http.keepAliveTimeout = 65_000;
   }
 
   async serve(request: ServeRequest): Promise<ServeAnswer> {

@@ -34,6 +34,9 @@ export interface Agent {
   actForBoard(what: string, action: 'start' | 'stop'): Promise<ActionOutcome>;
 }
 
+/** Idle keep-alive connections stay open this long: longer than any usual sweep interval. */
+export const AGENT_KEEP_ALIVE_MS = 65_000;
+
 /** Builds an agent's Fastify instance with all its routes; nothing listens or runs yet. */
 export async function buildAgent(deps: AgentDeps): Promise<Agent> {
   const { settings } = deps;
@@ -58,6 +61,9 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
   });
   const app = await createHttpApp({
     logger: deps.logger,
+    // The board polls every sweep_interval (5 s by default) over one kept-alive connection;
+    // closing idle connections after 5 s would make it open a new one for nearly every poll.
+    keepAliveTimeoutMs: AGENT_KEEP_ALIVE_MS,
     openapi: {
       title: 'Panoptes',
       version: VERSION,

@@ -13,6 +13,8 @@ export interface HttpAppOptions {
   logger: Logger;
   openapi: OpenApiInfo;
   bodyLimit?: number;
+  /** How long an idle keep-alive connection stays open (default 5 s). */
+  keepAliveTimeoutMs?: number;
   /** Seconds a client may take to send its request headers and body (slowloris guard). */
   requestTimeoutS?: number;
 }
@@ -34,7 +36,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     bodyLimit,
     requestTimeout: (options.requestTimeoutS ?? 30) * 1000,
     connectionTimeout: 0,
-    keepAliveTimeout: 5000,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 5000,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 500 },
