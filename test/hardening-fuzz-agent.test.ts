@@ -4,19 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Recorder, writeAgentConfig } from './helpers/fleet.js';
 import {
   anyPath,
+  assertRawHeads,
   describe as describeRequest,
   FuzzClient,
   type FuzzRequest,
   fuzzRuns,
   fuzzSeed,
   fuzzTimeoutMs,
-  isErrorShape,
-  parseRawAnswers,
   problemsWith,
-  rawExchange,
   requestTo,
   segment,
-  shortPrinted,
+  upgradeHeads,
 } from './helpers/fuzz.js';
 import { type RunningProgram, startAgent } from './helpers/processes.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
@@ -202,41 +200,13 @@ describe('fuzzing every endpoint of the agent', () => {
           'GET /proxy/x HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n',
           'GET /proxy/x HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: x\r\nSec-WebSocket-Version: 13\r\n\r\n',
         ),
-        fc
-          .record({
-            path: fc.constantFrom('/proxy/ws', '/api/overview', '/nowhere'),
-            method: fc.constantFrom('GET', 'GET', 'POST'),
-            upgrade: fc.constantFrom('websocket', 'h2c', ''),
-            key: fc.constantFrom('dGhlIHNhbXBsZSBub25jZQ==', 'x', ''),
-            version: fc.constantFrom('13', '8', '12', 'x'),
-            protocol: fc.constantFrom(null, 'a', 'a,,b', 'a, a'),
-          })
-          .map(
-            (h) =>
-              `${h.method} ${h.path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: ${h.upgrade}\r\n` +
-              `Sec-WebSocket-Key: ${h.key}\r\nSec-WebSocket-Version: ${h.version}\r\n` +
-              `${h.protocol === null ? '' : `Sec-WebSocket-Protocol: ${h.protocol}\r\n`}\r\n`,
-          ),
-      );
-      await fc.assert(
-        fc.asyncProperty(
-          head.map((data) => shortPrinted({ data })),
-          async ({ data }) => {
-            const { text } = await rawExchange(port, data, 400);
-            received.push(text);
-            for (const answer of parseRawAnswers(text)) {
-              const what = JSON.stringify(String(data).slice(0, 200));
-              if (answer.status >= 500) throw new Error(`answered ${answer.status} to ${what}`);
-              if (answer.status >= 400 && !isErrorShape(answer.text)) {
-                throw new Error(
-                  `a ${answer.status} not of the documented shape (${answer.text}) to ${what}`,
-                );
-              }
-            }
-          },
+        upgradeHeads(
+          ['/proxy/ws', '/api/overview', '/nowhere'],
+          ['websocket', 'h2c', ''],
+          [null, 'a', 'a,,b', 'a, a'],
         ),
-        { numRuns: Math.ceil(RUNS / 10), ...SEED },
       );
+      await assertRawHeads(port, head, received, { numRuns: Math.ceil(RUNS / 10), ...SEED });
       expect(agent.child.exitCode).toBeNull();
       expect((await http.call(`${agent.url}/api/health`)).status).toBe(200);
     },

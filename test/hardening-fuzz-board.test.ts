@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
 import {
   anyPath,
+  assertRawHeads,
   describe as describeRequest,
   FuzzClient,
   type FuzzRequest,
@@ -12,13 +13,12 @@ import {
   fuzzTimeoutMs,
   headers,
   isErrorShape,
-  parseRawAnswers,
   problemsWith,
   query,
-  rawExchange,
   requestTo,
   segment,
   shortPrinted,
+  upgradeHeads,
   validName,
 } from './helpers/fuzz.js';
 import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
@@ -372,48 +372,13 @@ describe('fuzzing every endpoint of the board', () => {
           `PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n`,
         ),
         // WebSocket handshakes, good and bad, on the live route and elsewhere.
-        fc
-          .record({
-            path: fc.constantFrom(
-              '/api/live',
-              `/api/live?token=${TOKEN}`,
-              '/api/board',
-              '/nowhere',
-            ),
-            method: fc.constantFrom('GET', 'GET', 'POST'),
-            upgrade: fc.constantFrom('websocket', 'WebSocket', 'h2c', ''),
-            key: fc.constantFrom('dGhlIHNhbXBsZSBub25jZQ==', 'x', ''),
-            version: fc.constantFrom('13', '8', '12', 'x'),
-            protocol: fc.constantFrom(null, 'a', 'a,,b', 'a, a', '@'),
-          })
-          .map(
-            (h) =>
-              `${h.method} ${h.path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: ${h.upgrade}\r\n` +
-              `Sec-WebSocket-Key: ${h.key}\r\nSec-WebSocket-Version: ${h.version}\r\n` +
-              `${h.protocol === null ? '' : `Sec-WebSocket-Protocol: ${h.protocol}\r\n`}\r\n`,
-          ),
-      );
-      await fc.assert(
-        fc.asyncProperty(
-          head.map((data) => shortPrinted({ data })),
-          async ({ data }) => {
-            const { text } = await rawExchange(port, data, 400);
-            received.push(text);
-            for (const answer of parseRawAnswers(text)) {
-              if (answer.status >= 500)
-                throw new Error(
-                  `answered ${answer.status} to ${JSON.stringify(String(data).slice(0, 200))}`,
-                );
-              if (answer.status >= 400 && !isErrorShape(answer.text)) {
-                throw new Error(
-                  `a ${answer.status} not of the documented shape (${answer.text}) to ${JSON.stringify(String(data).slice(0, 200))}`,
-                );
-              }
-            }
-          },
+        upgradeHeads(
+          ['/api/live', `/api/live?token=${TOKEN}`, '/api/board', '/nowhere'],
+          ['websocket', 'WebSocket', 'h2c', ''],
+          [null, 'a', 'a,,b', 'a, a', '@'],
         ),
-        { numRuns: Math.ceil(RUNS / 10), ...SEED },
       );
+      await assertRawHeads(port, head, received, { numRuns: Math.ceil(RUNS / 10), ...SEED });
       expect(board.child.exitCode).toBeNull();
       expect((await http.call(`${board.url}/api/health`)).status).toBe(200);
     },

@@ -723,3 +723,58 @@ export function parseRawAnswers(text: string): FuzzAnswer[] {
   }
   return answers;
 }
+
+/** WebSocket handshakes, good and bad, on the given paths (both programs take these). */
+export function upgradeHeads(
+  paths: readonly string[],
+  upgrades: readonly string[],
+  protocols: readonly (string | null)[],
+): fc.Arbitrary<string> {
+  return fc
+    .record({
+      path: fc.constantFrom(...paths),
+      method: fc.constantFrom('GET', 'GET', 'POST'),
+      upgrade: fc.constantFrom(...upgrades),
+      key: fc.constantFrom('dGhlIHNhbXBsZSBub25jZQ==', 'x', ''),
+      version: fc.constantFrom('13', '8', '12', 'x'),
+      protocol: fc.constantFrom(...protocols),
+    })
+    .map(
+      (h) =>
+        `${h.method} ${h.path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: ${h.upgrade}\r\n` +
+        `Sec-WebSocket-Key: ${h.key}\r\nSec-WebSocket-Version: ${h.version}\r\n` +
+        `${h.protocol === null ? '' : `Sec-WebSocket-Protocol: ${h.protocol}\r\n`}\r\n`,
+    );
+}
+
+/**
+ * The raw-bytes property of both programs: each head, sent on its own connection, is answered
+ * with no 5xx and only FastAPI-shaped 4xx bodies (or the connection is closed). Every answer
+ * text is kept in `received` for the secret scan.
+ */
+export async function assertRawHeads(
+  port: number,
+  head: fc.Arbitrary<string | Uint8Array>,
+  received: string[],
+  parameters: fc.Parameters<[{ data: string | Uint8Array }]>,
+): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(
+      head.map((data) => shortPrinted({ data })),
+      async ({ data }) => {
+        const { text } = await rawExchange(port, data, 400);
+        received.push(text);
+        for (const answer of parseRawAnswers(text)) {
+          const what = JSON.stringify(String(data).slice(0, 200));
+          if (answer.status >= 500) throw new Error(`answered ${answer.status} to ${what}`);
+          if (answer.status >= 400 && !isErrorShape(answer.text)) {
+            throw new Error(
+              `a ${answer.status} not of the documented shape (${answer.text}) to ${what}`,
+            );
+          }
+        }
+      },
+    ),
+    parameters,
+  );
+}
