@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Recorder, writeAgentConfig } from './helpers/fleet.js';
 import {
   anyPath,
+  assertAnswersWell,
   assertRawHeads,
   describe as describeRequest,
   FuzzClient,
@@ -11,7 +12,6 @@ import {
   fuzzRuns,
   fuzzSeed,
   fuzzTimeoutMs,
-  problemsWith,
   requestTo,
   segment,
   upgradeHeads,
@@ -145,19 +145,7 @@ describe('fuzzing every endpoint of the agent', () => {
     it(
       `${endpoint}: never a 5xx or a cut connection, 4xx always FastAPI-shaped, no secret (${RUNS} cases)`,
       async () => {
-        await fc.assert(
-          fc.asyncProperty(arbitrary, async (req) => {
-            const answer = await client.send(req);
-            const problems = problemsWith(req, answer, SECRETS);
-            if (!client.usesSecondAddress(req) && 'status' in answer && answer.status === 429) {
-              problems.push('the main address was blocked: the fuzz would test nothing but 429');
-            }
-            if (problems.length > 0) {
-              throw new Error(`${problems.join('; ')}\n  request: ${describeRequest(req)}`);
-            }
-          }),
-          { numRuns: RUNS, ...SEED },
-        );
+        await assertAnswersWell(client, arbitrary, SECRETS, { numRuns: RUNS, ...SEED });
         expect(agent.child.exitCode).toBeNull();
         expect((await http.call(`${agent.url}/api/health`)).status).toBe(200);
         const kind =

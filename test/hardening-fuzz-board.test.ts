@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
 import {
   anyPath,
+  assertAnswersWell,
   assertRawHeads,
   describe as describeRequest,
   FuzzClient,
@@ -13,7 +14,6 @@ import {
   fuzzTimeoutMs,
   headers,
   isErrorShape,
-  problemsWith,
   query,
   requestTo,
   segment,
@@ -211,20 +211,9 @@ describe('fuzzing every endpoint of the board', () => {
       `${endpoint}: never a 5xx or a cut connection, 4xx always FastAPI-shaped, no secret (${RUNS} cases)`,
       async () => {
         counts[endpoint] = 0;
-        await fc.assert(
-          fc.asyncProperty(arbitrary, async (req) => {
-            counts[endpoint] = (counts[endpoint] ?? 0) + 1;
-            const answer = await client.send(req);
-            const problems = problemsWith(req, answer, SECRETS);
-            if (!client.usesSecondAddress(req) && 'status' in answer && answer.status === 429) {
-              problems.push('the main address was blocked: the fuzz would test nothing but 429');
-            }
-            if (problems.length > 0) {
-              throw new Error(`${problems.join('; ')}\n  request: ${describeRequest(req)}`);
-            }
-          }),
-          { numRuns: RUNS, ...SEED },
-        );
+        await assertAnswersWell(client, arbitrary, SECRETS, { numRuns: RUNS, ...SEED }, () => {
+          counts[endpoint] = (counts[endpoint] ?? 0) + 1;
+        });
         expect(board.child.exitCode).toBeNull();
         const health = await http.call(`${board.url}/api/health`);
         expect(health.status).toBe(200);

@@ -778,3 +778,31 @@ export async function assertRawHeads(
     parameters,
   );
 }
+
+/**
+ * The HTTP property of both programs: every generated request is answered well (see
+ * problemsWith), and the main test address is never blocked (else only 429s would be tested).
+ * `onCase` is called once per case (for counting).
+ */
+export async function assertAnswersWell(
+  client: FuzzClient,
+  arbitrary: fc.Arbitrary<FuzzRequest>,
+  secrets: readonly string[],
+  parameters: fc.Parameters<[FuzzRequest]>,
+  onCase: () => void = () => undefined,
+): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(arbitrary, async (req) => {
+      onCase();
+      const answer = await client.send(req);
+      const problems = problemsWith(req, answer, secrets);
+      if (!client.usesSecondAddress(req) && 'status' in answer && answer.status === 429) {
+        problems.push('the main address was blocked: the fuzz would test nothing but 429');
+      }
+      if (problems.length > 0) {
+        throw new Error(`${problems.join('; ')}\n  request: ${describe(req)}`);
+      }
+    }),
+    parameters,
+  );
+}
