@@ -123,16 +123,7 @@ export const faults = {
     tcpAgent((socket) => {
       const body = overview('trickle');
       const text = `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
-      let i = 0;
-      const timer = setInterval(() => {
-        if (socket.destroyed || i >= text.length) {
-          clearInterval(timer);
-          return;
-        }
-        socket.write(text[i] ?? '');
-        i += 1;
-      }, 1000);
-      socket.on('close', () => clearInterval(timer));
+      dripEverySecond(socket, text);
     }),
 
   /** Sends headers at once, then the body one byte a second. */
@@ -140,16 +131,7 @@ export const faults = {
     httpAgent((_req, res) => {
       const body = overview('trickle-body');
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-      let i = 0;
-      const timer = setInterval(() => {
-        if (res.destroyed || i >= body.length) {
-          clearInterval(timer);
-          return;
-        }
-        res.write(body[i] ?? '');
-        i += 1;
-      }, 1000);
-      res.on('close', () => clearInterval(timer));
+      dripEverySecond(res, body);
     }),
 
   /** 100 MB of zeros, with its length announced. */
@@ -232,4 +214,25 @@ export async function rssOf(pid: number): Promise<number> {
   const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1];
   if (kb === undefined) throw new Error(`no VmRSS for ${pid}`);
   return Number(kb) * 1024;
+}
+
+/** Writes `text` to `out` one character a second, until it is all sent or `out` is gone. */
+function dripEverySecond(
+  out: {
+    destroyed: boolean;
+    write(chunk: string): unknown;
+    on(event: 'close', fn: () => void): unknown;
+  },
+  text: string,
+): void {
+  let i = 0;
+  const timer = setInterval(() => {
+    if (out.destroyed || i >= text.length) {
+      clearInterval(timer);
+      return;
+    }
+    out.write(text[i] ?? '');
+    i += 1;
+  }, 1000);
+  out.on('close', () => clearInterval(timer));
 }
