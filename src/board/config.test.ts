@@ -112,7 +112,7 @@ describe('board config', () => {
     ).toEqual([
       'sweep_interval: must be > 0',
       'machines[0].name: must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$',
-      'machines[0].url: must match ^https?://[^\\s]+$',
+      'machines[0].url: must be an absolute http:// or https:// URL',
     ]);
     expect(
       problems(
@@ -127,7 +127,7 @@ describe('board config', () => {
         `board_token: ${TOKEN}\nmachines:\n  - {name: a, url: "http://x", key: ${TOKEN}}\n  - {name: a, url: "http://y", key: ${TOKEN}}\nannounced_keys: {a: ${TOKEN}}\n`,
       ),
     ).toEqual([
-      'machines[1].name: duplicate machine name a',
+      'machines[1].name: duplicate machine name a (names are compared without regard to case)',
       'announced_keys.a: names a configured machine; its key belongs in machines[]',
     ]);
   });

@@ -32,6 +32,7 @@ export const BoardConfigFile = Type.Object(
     sweep_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
     data_dir: Type.Optional(Type.String({ minLength: 1 })),
     machines: Type.Optional(Type.Array(ConfiguredMachine)),
+    announced_keys_only: Type.Optional(Type.Boolean()),
     announced_keys: Type.Optional(
       Type.Record(Type.String({ pattern: NAME_PATTERN }), Token, { additionalProperties: false }),
     ),
@@ -68,6 +69,8 @@ export interface BoardSettings {
   dataDir: string;
   machines: MachineConfig[];
   announcedKeys: Map<string, string>;
+  /** Refuse reports for names that have no key in announcedKeys. */
+  announcedKeysOnly: boolean;
 }
 
 export const BOARD_ENV_OVERRIDES: readonly EnvOverride[] = [
@@ -107,15 +110,21 @@ export function boardSettings(
 ): BoardSettings {
   const problems: ConfigProblem[] = [];
   const names = new Set<string>();
+  const folded = new Set<string>();
   const machines = (raw.machines ?? []).map((m, i) => {
-    if (names.has(m.name)) {
-      problems.push({ field: `machines[${i}].name`, problem: `duplicate machine name ${m.name}` });
+    // Names are unique without regard to case: ALPHA beside alpha is a look-alike.
+    if (folded.has(m.name.toLowerCase())) {
+      problems.push({
+        field: `machines[${i}].name`,
+        problem: `duplicate machine name ${m.name} (names are compared without regard to case)`,
+      });
     }
     names.add(m.name);
+    folded.add(m.name.toLowerCase());
     return { name: m.name, url: stripSlash(m.url), location: m.location ?? m.url, key: m.key };
   });
   for (const name of Object.keys(raw.announced_keys ?? {})) {
-    if (names.has(name)) {
+    if (folded.has(name.toLowerCase())) {
       problems.push({
         field: `announced_keys.${name}`,
         problem: 'names a configured machine; its key belongs in machines[]',
@@ -140,6 +149,7 @@ export function boardSettings(
     dataDir: isAbsolute(dataDir) || configDir === null ? dataDir : join(configDir, dataDir),
     machines,
     announcedKeys: new Map(Object.entries(raw.announced_keys ?? {})),
+    announcedKeysOnly: raw.announced_keys_only ?? false,
   };
 }
 

@@ -2,7 +2,7 @@ import type { Logger } from '../shared/logger.js';
 import type { BoardApp } from './app.js';
 import type { BoardSettings } from './config.js';
 
-/** The board's timers: the sweep loop, the upkeep tick, and the identity snapshot. */
+/** The board's timers: the sweep loop (each sweep closes a change set) and the upkeep tick. */
 export interface Scheduler {
   /** Stops starting new work and waits for the sweep in progress to end. */
   stop(): Promise<void>;
@@ -19,7 +19,7 @@ export function startScheduler(
   settings: BoardSettings,
   log: Logger,
 ): Scheduler {
-  const { board, identities } = boardApp;
+  const { board } = boardApp;
   let stopped = false;
   let sweepTimer: NodeJS.Timeout | null = null;
   let sweeping: Promise<void> = Promise.resolve();
@@ -29,6 +29,7 @@ export function startScheduler(
     const started = Date.now();
     sweeping = board
       .sweep()
+      .then(() => undefined)
       .catch((error: unknown) => log.error({ err: error }, 'sweep failed'))
       .finally(() => {
         if (stopped) return;
@@ -43,14 +44,14 @@ export function startScheduler(
     upkeepRunning = true;
     board
       .upkeep()
-      .then(() => identities.save(board.registry))
       .catch((error: unknown) => log.error({ err: error }, 'upkeep failed'))
       .finally(() => {
         upkeepRunning = false;
       });
   }, UPKEEP_MS);
 
-  if (settings.machines.length > 0) runSweep();
+  // Boards with no configured machines tick all the same: each tick closes a change set.
+  runSweep();
 
   return {
     async stop() {

@@ -37,6 +37,7 @@ export function fitReport(
   pending: readonly HandedResult[],
   maxBytes = REPORT_MAX_BYTES,
   keyProof: string | null = null,
+  intervalS: number | null = null,
 ): FittedReport {
   let fitted: FittedReport | null = null;
   for (const budget of BUDGETS) {
@@ -51,6 +52,7 @@ export function fitReport(
     };
     if (results.length > 0) report.results = results;
     if (keyProof !== null) report.key_proof = keyProof;
+    if (intervalS !== null) report.interval_s = intervalS;
     const json = JSON.stringify(report);
     fitted = { report, json, sentIds: results.map((r) => r.id) };
     if (Buffer.byteLength(json) <= maxBytes) return fitted;

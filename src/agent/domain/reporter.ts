@@ -121,6 +121,7 @@ export class Reporter {
       [...this.pending.values()],
       undefined,
       this.deps.keyProof ?? null,
+      this.deps.intervalMs / 1000,
     );
     const answer = await this.deps.post(json);
     if (answer.status < 200 || answer.status > 299) {

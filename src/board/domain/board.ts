@@ -7,8 +7,11 @@ import type { Report } from '../../shared/wire/report.js';
 import type { AgentClient, AgentTarget } from '../agent-client.js';
 import type { BoardSettings, MachineConfig } from '../config.js';
 import type { JournalEntry, Who } from '../schemas.js';
-import type { ActionQueue, QueuedAction } from './action-queue.js';
+import type { ActionQueue } from './action-queue.js';
+import type { ChangeSet } from './change-set.js';
 import type { Journal } from './journal.js';
+import { clip, outcomeOf, summary, targetOf } from './outcome.js';
+import { REFUSALS_PER_MINUTE, RefusalBudget } from './refusal-budget.js';
 import type { Registry } from './registry.js';
 import { sweep } from './sweep.js';
 
@@ -25,22 +28,20 @@ export interface BoardDeps {
   registry: Registry;
   queue: ActionQueue;
   journal: Journal;
-  /** Makes the set of announced identities durable (called when it changes). */
+  /**
+   * Makes the set of announced identities durable. The board calls it on its own clock (after
+   * each sweep) and before it acknowledges an action queued for a machine, never in a report.
+   */
   persistIdentities?: () => Promise<void>;
+  /** A change-set listener failed (it is reported, the tick goes on). */
+  onListenerError?: (error: unknown) => void;
 }
 
 /** How many refused reports (cap reached) are journaled per minute at most. */
 const CAP_JOURNAL_INTERVAL_MS = 60_000;
 
-/**
- * Refused tokens journaled one by one per minute, from all addresses together; past it they are
- * counted into one entry for the minute, so guessing from many addresses cannot flush the
- * journal (each address alone is held to 20 a minute by the failure limiter).
- */
-export const AUTH_JOURNAL_PER_MINUTE = 100;
-const AUTH_WINDOW_MS = 60_000;
-/** Addresses counted in a minute's summary, at most (the count of refusals is exact). */
-const AUTH_ADDRESSES_MAX = 10_000;
+/** Refused tokens journaled one by one per minute (now the budget of every refusal kind). */
+export const AUTH_JOURNAL_PER_MINUTE = REFUSALS_PER_MINUTE;
 
 /**
  * The board's use cases: relay or queue an action, take a report, forget a machine, sweep,
@@ -49,13 +50,8 @@ const AUTH_ADDRESSES_MAX = 10_000;
 export class Board {
   private lastCapJournal = Number.NEGATIVE_INFINITY;
   private capRefusedSince = 0;
-  /** The current minute of refused tokens: journaled one by one, and counted past that. */
-  private authWindow = {
-    start: Number.NEGATIVE_INFINITY,
-    journaled: 0,
-    counted: 0,
-    addresses: new Set<string>(),
-  };
+  /** Refusals of every kind, board-wide: journaled one by one up to a budget a minute. */
+  private readonly refusals = new RefusalBudget();
   /** Configured machines whose last poll timed out (the sweep plans with it). */
   private readonly silent = new Set<string>();
   private readonly configured: Map<string, MachineConfig>;
@@ -79,8 +75,7 @@ export class Board {
     const machine = registry.get(name);
     if (machine === undefined) {
       const detail = `No machine named '${name}' on this board`;
-      await this.note(who, 'do', target, 'refused', 404, detail);
-      return { status: 404, body: { detail } };
+      return this.refuse(who, 'do', target, 404, detail);
     }
     if (machine.origin === 'configured') {
       const config = this.configured.get(name);
@@ -89,7 +84,8 @@ export class Board {
       if (outcome.kind === 'answer')
         return this.passThrough(who, target, outcome.status, outcome.body);
       const status = outcome.kind === 'timeout' ? 504 : 502;
-      const detail = `Machine '${name}' is unreachable: ${outcome.error}`;
+      const detail = `Machine '${name}' is unreachable: ${clip(outcome.error)}`;
+      this.actionFailed(name, what, action, status, detail);
       await this.note(who, 'do', target, 'failed', status, detail);
       return { status, body: { detail } };
     }
@@ -100,13 +96,15 @@ export class Board {
       const outcome = await client.relay({ url, key }, what, action, settings.pollTimeoutMs);
       if (outcome.kind === 'answer')
         return this.passThrough(who, target, outcome.status, outcome.body);
-      reason = `its location is unreachable (${outcome.error})`;
+      reason = `its location is unreachable (${clip(outcome.error)})`;
     }
+    // What is acknowledged is never lost on kill -9: the machine's identity is on disk before
+    // an action queued for it is (reports themselves write nothing).
+    await this.deps.persistIdentities?.();
     const queued = await this.deps.queue.add(name, what, action);
     if (queued === null) {
       const detail = `Too many actions are already queued for '${name}'`;
-      await this.note(who, 'do', target, 'refused', 409, detail);
-      return { status: 409, body: { detail } };
+      return this.refuse(who, 'do', target, 409, detail);
     }
     registry.setQueued(name, this.deps.queue.count(name));
     await this.note(who, 'do', target, 'queued', 200, `queued as ${queued.id}: ${reason}`);
@@ -115,9 +113,20 @@ export class Board {
 
   /** POST /api/report: remember the machine, hand over its queued actions, take its results. */
   async report(who: Who, report: Report): Promise<Answer> {
-    const { registry, queue } = this.deps;
-    const { name, location, results, key_proof: proof, ...overview } = report;
-    const key = this.deps.settings.announcedKeys.get(name);
+    const { registry, queue, settings } = this.deps;
+    const {
+      name,
+      location,
+      results,
+      key_proof: proof,
+      interval_s: intervalS,
+      ...overview
+    } = report;
+    const key = settings.announcedKeys.get(name);
+    if (key === undefined && settings.announcedKeysOnly) {
+      const detail = `'${name}' has no key in announced_keys, and this board takes reports only from machines it holds a key for (announced_keys_only)`;
+      return this.refuse(who, 'report', name, 403, detail);
+    }
     if (
       key !== undefined &&
       !(proof !== undefined && tokenEquals(proof, keyProof(key, name, location)))
@@ -125,17 +134,15 @@ export class Board {
       // The board would relay this machine's key to the reported location: only believe a
       // location reported by someone who holds the key.
       const detail = `A report for '${name}' must prove it holds the key the board keeps for it (key_proof)`;
-      await this.note(who, 'report', name, 'refused', 403, detail);
-      return { status: 403, body: { detail } };
+      return this.refuse(who, 'report', name, 403, detail);
     }
     // Past the room that announced machines' overviews share (max_announced_mb), a report is
     // refused as a new name past the cap is: a registration token cannot make the board hold
     // more than that, whatever names and sizes it sends.
-    if (
-      registry.get(name)?.origin !== 'configured' &&
-      !registry.roomFor(name, JSON.stringify(overview).length)
-    ) {
-      const mb = this.deps.settings.maxAnnouncedBytes / (1024 * 1024);
+    const existing = registry.get(name);
+    const overviewJson = JSON.stringify(overview);
+    if (existing?.origin !== 'configured' && !registry.roomFor(name, overviewJson.length)) {
+      const mb = settings.maxAnnouncedBytes / (1024 * 1024);
       const detail = `The board's room for announced machines' overviews is full (max_announced_mb: ${mb}); forget some first`;
       await this.noteCapRefusal(who, detail, 'report(s) refused for want of room');
       return { status: 409, body: { detail } };
@@ -144,31 +151,45 @@ export class Board {
     if ('refused' in found) {
       if (found.refused === 'configured') {
         const detail = `'${name}' is a configured machine; the board polls it and refuses reports for it`;
-        await this.note(who, 'report', name, 'refused', 409, detail);
-        return { status: 409, body: { detail } };
+        return this.refuse(who, 'report', name, 409, detail);
+      }
+      if (found.refused === 'lookalike') {
+        const detail = `'${name}' differs only in case from '${found.existing}' on this board; names are unique without regard to case`;
+        return this.refuse(who, 'report', name, 409, detail);
       }
       const detail = `The board already has ${found.cap} announced machines; forget some first`;
       await this.noteCapRefusal(who, detail);
       return { status: 409, body: { detail } };
     }
-    registry.observe(found.machine, { ok: true, overview, location });
-    // A new machine's identity is on disk before its first report is acknowledged, so a
-    // crash cannot make the board forget a machine it has answered (and queued for).
-    if (found.created) await this.deps.persistIdentities?.();
-    if (found.created)
-      await this.note(who, 'announce', name, 'announced', 200, `announced from ${location}`);
+    registry.observe(found.machine, {
+      ok: true,
+      overview,
+      location,
+      intervalMs: typeof intervalS === 'number' ? intervalS * 1000 : null,
+      verified: key !== undefined,
+    });
+    // The report path writes nothing to disk (specification, section 4, rule 6): the new
+    // identity is saved after the next sweep, and before any action is queued for it. The
+    // journal entry of a new name is written behind the answer.
+    if (found.created) {
+      this.background(
+        this.note(who, 'announce', name, 'announced', 200, `announced from ${clip(location)}`),
+      );
+    }
     for (const result of results ?? []) await this.takeResult(who, name, result);
     const actions: HandedAction[] = [];
-    for (const a of queue.forMachine(name)) {
-      if (await queue.markDelivered(a.id)) {
-        await this.note(who, 'do', targetOf(a), 'delivered', null, `handed over as ${a.id}`);
+    if (queue.count(name) > 0) {
+      for (const a of queue.forMachine(name)) {
+        if (await queue.markDelivered(a.id)) {
+          await this.note(who, 'do', targetOf(a), 'delivered', null, `handed over as ${a.id}`);
+        }
+        actions.push({
+          id: a.id,
+          what: a.what,
+          action: a.action,
+          requested_at: new Date(a.requestedAt).toISOString(),
+        });
       }
-      actions.push({
-        id: a.id,
-        what: a.what,
-        action: a.action,
-        requested_at: new Date(a.requestedAt).toISOString(),
-      });
     }
     registry.setQueued(name, queue.count(name));
     return { status: 200, body: { ok: true, actions } };
@@ -179,13 +200,11 @@ export class Board {
     const machine = this.deps.registry.get(name);
     if (machine === undefined) {
       const detail = `No machine named '${name}' on this board`;
-      await this.note(who, 'forget', name, 'refused', 404, detail);
-      return { status: 404, body: { detail } };
+      return this.refuse(who, 'forget', name, 404, detail);
     }
     if (machine.origin === 'configured') {
       const detail = `'${name}' is a configured machine; remove it from ${this.deps.settings.source}`;
-      await this.note(who, 'forget', name, 'refused', 409, detail);
-      return { status: 409, body: { detail } };
+      return this.refuse(who, 'forget', name, 409, detail);
     }
     const dropped = this.deps.queue.forMachine(name);
     for (const a of dropped) await this.deps.queue.remove(a.id);
@@ -199,63 +218,87 @@ export class Board {
 
   /** Journals a request refused for its token, by address only. */
   async refusedToken(address: string, method: string, path: string, status: number): Promise<void> {
-    await this.closeAuthWindow();
-    const w = this.authWindow;
-    if (w.journaled < AUTH_JOURNAL_PER_MINUTE) {
-      w.journaled += 1;
-      // Counted before the await: refusals arrive concurrently.
-      const nth = w.journaled;
-      const detail = `${status === 403 ? 'token not valid here' : 'wrong token'}: ${method} ${path} from ${address}`;
-      await this.note('anonymous', 'auth', address, 'refused', status, detail);
-      if (nth === AUTH_JOURNAL_PER_MINUTE) {
+    const detail = `${status === 403 ? 'token not valid here' : 'wrong token'}: ${method} ${clip(path)} from ${address}`;
+    await this.refuse('anonymous', 'auth', address, status, detail, address);
+  }
+
+  /**
+   * Journals a refusal within the board-wide budget (one by one up to REFUSALS_PER_MINUTE a
+   * minute, then counted per kind) and returns the answer to send.
+   */
+  private async refuse(
+    who: Who,
+    op: string,
+    target: string,
+    status: number,
+    detail: string,
+    source = target,
+  ): Promise<Answer> {
+    await this.closeRefusalWindow();
+    const taken = this.refusals.take(this.deps.clock.now(), op, source);
+    if (taken !== 'count') {
+      await this.note(who, op, target, 'refused', status, detail);
+      if (taken === 'last') {
         await this.note(
           'anonymous',
-          'auth',
+          op,
           '*',
           'refused',
           null,
-          `${AUTH_JOURNAL_PER_MINUTE} refused tokens this minute: more are counted, not journaled one by one`,
+          op === 'auth'
+            ? `${AUTH_JOURNAL_PER_MINUTE} refused tokens this minute: more are counted, not journaled one by one`
+            : `${AUTH_JOURNAL_PER_MINUTE} refusals this minute: more are counted, not journaled one by one`,
         );
       }
-      return;
     }
-    w.counted += 1;
-    if (w.addresses.size < AUTH_ADDRESSES_MAX) w.addresses.add(address);
+    return { status, body: { detail } };
   }
 
-  /** Ends the minute of refused tokens once it is over, journaling the count past the budget. */
-  private async closeAuthWindow(): Promise<void> {
-    const now = this.deps.clock.now();
-    const w = this.authWindow;
-    if (now - w.start < AUTH_WINDOW_MS) return;
-    this.authWindow = { start: now, journaled: 0, counted: 0, addresses: new Set() };
-    if (w.counted === 0) return;
-    const from = new Date(w.start).toISOString();
-    await this.note(
-      'anonymous',
-      'auth',
-      '*',
-      'refused',
-      null,
-      `${w.counted} more refused tokens from ${w.addresses.size}${w.addresses.size >= AUTH_ADDRESSES_MAX ? '+' : ''} address(es) in the minute from ${from}, not journaled one by one`,
-    );
+  /** Ends the minute of refusals once it is over, journaling each kind's count. */
+  private async closeRefusalWindow(): Promise<void> {
+    for (const s of this.refusals.close(this.deps.clock.now())) {
+      const from = new Date(s.from).toISOString();
+      const what = s.kind === 'auth' ? 'refused tokens' : `refused ${s.kind} requests`;
+      const sources = s.kind === 'auth' ? 'address(es)' : 'target(s)';
+      await this.note(
+        'anonymous',
+        s.kind,
+        '*',
+        'refused',
+        null,
+        `${s.counted} more ${what} from ${s.sources}${s.more ? '+' : ''} ${sources} in the minute from ${from}, not journaled one by one`,
+      );
+    }
   }
 
-  /** One sweep of the configured machines. */
-  sweep(): Promise<void> {
+  /**
+   * One sweep of the configured machines, then the tick: the batch of everything since the
+   * last one is closed and handed to its consumers, and new identities are saved.
+   */
+  async sweep(): Promise<ChangeSet> {
     const { registry, settings, client, clock } = this.deps;
-    return sweep(registry, settings.machines, client, clock, {
+    const startedAt = clock.now();
+    await sweep(registry, settings.machines, client, clock, {
       timeoutMs: settings.pollTimeoutMs,
       concurrency: settings.sweepConcurrency,
       silent: this.silent,
     });
+    const set = registry.changes.close(
+      clock.now(),
+      settings.machines.length > 0 ? clock.now() - startedAt : null,
+      () => registry.all(),
+      registry.size(),
+      this.deps.onListenerError ?? (() => undefined),
+    );
+    await this.deps.persistIdentities?.();
+    return set;
   }
 
   /** The periodic upkeep: stale announced machines go down, old queued actions expire. */
   async upkeep(): Promise<void> {
     const { registry, queue, settings } = this.deps;
     registry.markStale(settings.staleAfterMs);
-    await this.closeAuthWindow();
+    await this.closeRefusalWindow();
     for (const a of queue.expired()) {
       await queue.remove(a.id);
       registry.setQueued(a.name, queue.count(a.name));
@@ -275,14 +318,10 @@ export class Board {
     if (queued === undefined || queued.name !== name) return;
     await this.deps.queue.remove(result.id);
     const outcome = outcomeOf(result.status, result.body);
-    await this.note(
-      who,
-      'do',
-      targetOf(queued),
-      outcome,
-      result.status,
-      `result of ${result.id}: ${summary(result.body)}`,
-    );
+    const detail = `result of ${result.id}: ${summary(result.body)}`;
+    if (outcome === 'failed')
+      this.actionFailed(queued.name, queued.what, queued.action, result.status, detail);
+    await this.note(who, 'do', targetOf(queued), outcome, result.status, detail);
   }
 
   private async passThrough(
@@ -291,8 +330,25 @@ export class Board {
     status: number,
     body: unknown,
   ): Promise<Answer> {
-    await this.note(who, 'do', target, outcomeOf(status, body), status, summary(body));
+    const outcome = outcomeOf(status, body);
+    const detail = summary(body);
+    if (outcome === 'failed') {
+      const [name = '', what = '', action = ''] = target.split('/');
+      this.actionFailed(name, what, action, status, detail);
+    }
+    await this.note(who, 'do', target, outcome, status, detail);
     return { status, body };
+  }
+
+  private actionFailed(
+    name: string,
+    what: string,
+    action: string,
+    status: number | null,
+    detail: string,
+  ): void {
+    const at = this.deps.clock.now();
+    this.deps.registry.changes.actionFailed({ name, at, what, action, status, detail });
   }
 
   private async noteCapRefusal(
@@ -309,6 +365,11 @@ export class Board {
     await this.note(who, 'report', '*', 'refused', 409, `${detail} (${count} ${counted})`);
   }
 
+  /** Runs `work` behind the answer; a failure is reported, never unhandled. */
+  private background(work: Promise<unknown>): void {
+    work.catch((error: unknown) => this.deps.onListenerError?.(error));
+  }
+
   private note(
     who: Who,
     op: string,
@@ -319,31 +380,4 @@ export class Board {
   ): Promise<JournalEntry> {
     return this.deps.journal.record({ who, op, target, outcome, status, detail });
   }
-}
-
-function targetOf(a: QueuedAction): string {
-  return `${a.name}/${a.what}/${a.action}`;
-}
-
-/** done, failed or refused, from what the machine answered. */
-export function outcomeOf(status: number, body: unknown): 'done' | 'failed' | 'refused' {
-  if (status >= 200 && status < 300) {
-    const ok = (body as { ok?: unknown } | null)?.ok;
-    return ok === false ? 'failed' : 'done';
-  }
-  return status >= 400 && status < 500 ? 'refused' : 'failed';
-}
-
-/** A short description of a machine's answer for the journal. */
-function summary(body: unknown): string {
-  if (body !== null && typeof body === 'object') {
-    const b = body as Record<string, unknown>;
-    if (typeof b.detail === 'string') return b.detail.slice(0, 300);
-    if (typeof b.ok === 'boolean') {
-      const code =
-        b.exit_code === null || b.exit_code === undefined ? '' : ` (exit ${String(b.exit_code)})`;
-      return `${b.ok ? 'ok' : 'not ok'}${code}`;
-    }
-  }
-  return 'answered';
 }

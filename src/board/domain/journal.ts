@@ -1,6 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import type { JournalEntry } from '../schemas.js';
 import type { BoardEvents } from './events.js';
+import { clip } from './outcome.js';
 
 /** Where journal entries are kept durably. */
 export interface JournalStore {
@@ -13,12 +14,17 @@ export interface JournalStore {
 
 export type JournalInput = Omit<JournalEntry, 'id' | 'at'>;
 
+const TARGET_MAX = 200;
+const DETAIL_MAX = 1000;
+
 /**
  * The record of what was done on the board and what it refused. Bounded: the most recent
  * `capacity` entries are kept, in memory and on disk; older ones are compacted away.
  */
 export class Journal {
   private readonly entries: JournalEntry[] = [];
+  /** How many of the entries are refusals. */
+  private refused = 0;
   private nextId: number;
 
   constructor(
@@ -31,7 +37,9 @@ export class Journal {
     const byId = new Map<number, JournalEntry>();
     for (const e of loaded) byId.set(e.id, e);
     const sorted = [...byId.values()].sort((a, b) => a.id - b.id);
-    this.entries = sorted.slice(-capacity);
+    this.entries = sorted;
+    this.refused = sorted.filter((e) => e.outcome === 'refused').length;
+    this.trim();
     this.nextId = (sorted.at(-1)?.id ?? 0) + 1;
   }
 
@@ -41,17 +49,36 @@ export class Journal {
       id: this.nextId,
       at: new Date(this.clock.now()).toISOString(),
       ...input,
+      // The last line of defence: callers already cut what a client supplied to 200.
+      target: clip(input.target, TARGET_MAX),
+      detail: clip(input.detail, DETAIL_MAX),
     };
     this.nextId += 1;
     this.entries.push(entry);
-    if (this.entries.length > this.capacity)
-      this.entries.splice(0, this.entries.length - this.capacity);
+    if (entry.outcome === 'refused') this.refused += 1;
+    this.trim();
     await this.store.append(entry);
     this.events.journalAppended(entry);
     if (this.store.lineCount > this.capacity * 2) {
       await this.store.rewrite(() => [...this.entries]);
     }
     return entry;
+  }
+
+  /**
+   * Keeps `capacity` entries. Refusals may fill at most half of them: past that the oldest
+   * refusal goes, not the oldest entry, so what was done is never pushed out by what was
+   * refused (the refusal budget already limits them to 100 a minute, plus summaries).
+   */
+  private trim(): void {
+    while (this.entries.length > this.capacity) {
+      let index = 0;
+      if (this.refused > this.capacity / 2) {
+        index = this.entries.findIndex((e) => e.outcome === 'refused');
+      }
+      const [gone] = this.entries.splice(Math.max(0, index), 1);
+      if (gone?.outcome === 'refused') this.refused -= 1;
+    }
   }
 
   /** The most recent entries, newest first. */

@@ -1,4 +1,4 @@
-import type { MachineView } from '../schemas.js';
+import type { MachineMetrics } from './metrics.js';
 
 export type Origin = 'configured' | 'announced';
 
@@ -17,6 +17,20 @@ export interface Machine {
    * thousands of small objects for the GC to trace and promote, sweep after sweep.
    */
   overviewJson: string | null;
+  /** The numbers taken from the last overview (null until one arrived). */
+  metrics: MachineMetrics | null;
+  /** Whether the board has observed it (a poll or a report) since it started. */
+  observed: boolean;
+  /** announced: the interval the machine says it reports at (ms), null if it does not say. */
+  intervalMs: number | null;
+  /** announced: no report for twice its interval, still up (amber). */
+  late: boolean;
+  /** announced: its latest report proved the key the board holds for it. */
+  verified: boolean;
+  /** ms since the epoch until which notifications for it are silenced; null if not. */
+  silencedUntil: number | null;
+  /** The newest bell time (ISO text, as the agent sent it) already seen. */
+  lastBellAt: string | null;
   queued: number;
   /** The machine's view serialised once per change, for the board bytes and the live feed. */
   json: string;
@@ -24,34 +38,32 @@ export interface Machine {
 
 /** One poll's or one report's outcome: the single input of `observe`. */
 export type Observation =
-  | { ok: true; overview: Record<string, unknown>; location?: string }
+  | {
+      ok: true;
+      overview: Record<string, unknown>;
+      location?: string;
+      /** configured: the poll's round trip. */
+      latencyMs?: number;
+      /** announced: the report interval it states. */
+      intervalMs?: number | null;
+      /** announced: whether the report proved the board's key for it. */
+      verified?: boolean;
+    }
   | { ok: false; error: string };
 
-/** The machine as GET /api/board shows it. */
-export function machineView(m: Machine): MachineView {
-  return {
-    name: m.name,
-    origin: m.origin,
-    state: m.state,
-    location: m.location,
-    last_seen: m.lastSeen === null ? null : new Date(m.lastSeen).toISOString(),
-    error: m.error,
-    queued: m.queued,
-    overview:
-      m.overviewJson === null ? null : (JSON.parse(m.overviewJson) as Record<string, unknown>),
-  };
-}
-
-/** Sets `m.json` to the machine's view (the same text as JSON.stringify(machineView(m))). */
+/** Sets `m.json` to the machine's view (what GET /api/board lists for it). */
 export function serialise(m: Machine): void {
   const head = JSON.stringify({
     name: m.name,
     origin: m.origin,
     state: m.state,
+    late: m.late,
+    ...(m.origin === 'announced' ? { verified: m.verified } : {}),
     location: m.location,
     last_seen: m.lastSeen === null ? null : new Date(m.lastSeen).toISOString(),
     error: m.error,
     queued: m.queued,
+    silenced_until: m.silencedUntil === null ? null : new Date(m.silencedUntil).toISOString(),
   });
   m.json = `${head.slice(0, -1)},"overview":${m.overviewJson ?? 'null'}}`;
 }

@@ -20,10 +20,12 @@ describe('Registry', () => {
       name: 'web1',
       origin: 'configured',
       state: 'down',
+      late: false,
       location: 'http://127.0.0.1:1',
       last_seen: null,
       error: 'not polled yet',
       queued: 0,
+      silenced_until: null,
       overview: null,
     });
     expect(JSON.stringify(v)).not.toContain(KEY);

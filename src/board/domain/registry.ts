@@ -1,7 +1,9 @@
 import type { Clock } from '../../shared/clock.js';
 import type { MachineConfig } from '../config.js';
+import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
 import { type Machine, type Observation, type Origin, serialise } from './machine.js';
+import { emptyMetrics, metricsOf, sessionsOf } from './metrics.js';
 
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');
@@ -14,7 +16,16 @@ export interface Identity {
   last_seen: number | null;
 }
 
-export type AnnounceRefusal = { refused: 'configured' } | { refused: 'cap'; cap: number };
+export type AnnounceRefusal =
+  | { refused: 'configured' }
+  | { refused: 'cap'; cap: number }
+  /** The name differs only in case from one the board has (`existing`). */
+  | { refused: 'lookalike'; existing: string };
+
+/** Names are unique without regard to case: this is the key they are compared by. */
+export function foldName(name: string): string {
+  return name.toLowerCase();
+}
 
 /**
  * Every machine the board knows, configured and announced. Polls and reports both go through
@@ -22,6 +33,8 @@ export type AnnounceRefusal = { refused: 'configured' } | { refused: 'cap'; cap:
  */
 export class Registry {
   private readonly machines = new Map<string, Machine>();
+  /** Every name by its case-folded form, so `ALPHA` cannot stand beside `alpha`. */
+  private readonly folded = new Map<string, string>();
   private announcedCount = 0;
   /** The length of all announced machines' overview JSON together. */
   private announcedBytes = 0;
@@ -42,6 +55,8 @@ export class Registry {
     configured: readonly MachineConfig[],
     private readonly maxAnnounced: number,
     private readonly maxAnnouncedBytes = Number.POSITIVE_INFINITY,
+    /** Where state changes, bells and changed names are gathered for the next change set. */
+    readonly changes: ChangeCollector = new ChangeCollector(),
   ) {
     for (const c of configured) {
       this.add({
@@ -57,6 +72,27 @@ export class Registry {
     return this.machines.get(name);
   }
 
+  /** Every machine, live records (for the change set). */
+  all(): IterableIterator<Machine> {
+    return this.machines.values();
+  }
+
+  /** The name the board has that equals `name` without regard to case, if any. */
+  sameName(name: string): string | undefined {
+    return this.folded.get(foldName(name));
+  }
+
+  /** Sets or ends a machine's silence (notifications); false if there is no such machine. */
+  setSilence(name: string, until: number | null): boolean {
+    const m = this.machines.get(name);
+    if (m === undefined) return false;
+    if (m.silencedUntil !== until) {
+      m.silencedUntil = until;
+      this.changed(m);
+    }
+    return true;
+  }
+
   size(): number {
     return this.machines.size;
   }
@@ -68,25 +104,77 @@ export class Registry {
   /** The one path by which a poll or a report changes a machine. */
   observe(machine: Machine, observation: Observation): void {
     const now = this.clock.now();
+    const previous = machine.observed ? machine.state : null;
     if (observation.ok) {
       machine.state = 'up';
       machine.lastSeen = now;
       machine.error = null;
       const held = machine.overviewJson?.length ?? 0;
       machine.overviewJson = JSON.stringify(observation.overview);
+      machine.metrics = metricsOf(observation.overview, observation.latencyMs ?? null);
       if (machine.origin === 'announced') {
         this.announcedBytes += machine.overviewJson.length - held;
+        machine.intervalMs = observation.intervalMs ?? null;
+        machine.verified = observation.verified ?? false;
+        if (machine.late) this.setLate(machine, false, now);
       }
       if (observation.location !== undefined && observation.location !== machine.location) {
         machine.location = observation.location;
         this.identityVersion += 1;
       }
+      this.noteBells(machine, observation.overview, previous === null, now);
     } else {
-      if (machine.state === 'down' && machine.error === observation.error) return;
+      if (machine.observed && machine.state === 'down' && machine.error === observation.error)
+        return;
       machine.state = 'down';
       machine.error = observation.error;
+      if (machine.metrics !== null) machine.metrics = { ...emptyMetrics() };
+      if (machine.late) machine.late = false;
+    }
+    machine.observed = true;
+    if (previous !== machine.state) {
+      this.changes.transition({
+        name: machine.name,
+        origin: machine.origin,
+        at: now,
+        state: machine.state,
+        previous,
+        reason: machine.error,
+      });
     }
     this.changed(machine);
+  }
+
+  /** Bells rung since the newest one seen before (none for a machine seen the first time). */
+  private noteBells(
+    machine: Machine,
+    overview: Record<string, unknown>,
+    first: boolean,
+    now: number,
+  ): void {
+    const mark = machine.lastBellAt;
+    let newest = mark;
+    for (const s of sessionsOf(overview)) {
+      const at = s.at.slice(0, 64);
+      if (mark !== null && at <= mark) continue;
+      if (newest === null || at > newest) newest = at;
+      // A first sighting only sets the mark: bells rung before the board saw it are old news.
+      if (first) continue;
+      this.changes.bell({
+        name: machine.name,
+        at: now,
+        session: s.session.slice(0, 200),
+        why: s.why,
+        text: s.text.slice(0, 4000),
+        rangAt: at,
+      });
+    }
+    machine.lastBellAt = newest;
+  }
+
+  private setLate(machine: Machine, late: boolean, now: number): void {
+    machine.late = late;
+    this.changes.lateChanged({ name: machine.name, at: now, late });
   }
 
   /**
@@ -102,6 +190,8 @@ export class Registry {
       if (existing.origin === 'configured') return { refused: 'configured' };
       return { machine: existing, created: false };
     }
+    const same = this.folded.get(foldName(name));
+    if (same !== undefined) return { refused: 'lookalike', existing: same };
     if (this.announcedCount >= this.maxAnnounced) return { refused: 'cap', cap: this.maxAnnounced };
     const machine = this.add({ name, origin: 'announced', location, firstSeen: this.clock.now() });
     return { machine, created: true };
@@ -116,7 +206,10 @@ export class Registry {
     return this.announcedBytes - held + length <= this.maxAnnouncedBytes;
   }
 
-  /** Marks announced machines that have not reported for `staleAfterMs` as down. */
+  /**
+   * Marks announced machines that have not reported for `staleAfterMs` as down, and those
+   * without a report for twice the interval they state as late (still up).
+   */
   markStale(staleAfterMs: number): void {
     const now = this.clock.now();
     for (const m of this.machines.values()) {
@@ -127,6 +220,9 @@ export class Registry {
           ok: false,
           error: `no report for ${Math.round((now - since) / 1000)} s`,
         });
+      } else if (!m.late && m.intervalMs !== null && now - since >= 2 * m.intervalMs) {
+        this.setLate(m, true, now);
+        this.changed(m);
       }
     }
   }
@@ -136,18 +232,20 @@ export class Registry {
     const m = this.machines.get(name);
     if (m === undefined || m.origin !== 'announced') return;
     this.machines.delete(name);
+    this.folded.delete(foldName(name));
     this.announcedCount -= 1;
     this.announcedBytes -= m.overviewJson?.length ?? 0;
     this.sortedNames = null;
     this.identityVersion += 1;
     this.invalidate();
+    this.changes.removedName(name);
     this.events.machineRemoved(name);
   }
 
   /** Brings back announced machines from the identity snapshot, down until they report. */
   restore(identities: readonly Identity[]): void {
     for (const id of identities) {
-      if (this.machines.has(id.name)) continue;
+      if (this.machines.has(id.name) || this.folded.has(foldName(id.name))) continue;
       const m = this.add({
         name: id.name,
         origin: 'announced',
@@ -225,11 +323,19 @@ export class Registry {
       lastSeen: null,
       error: init.origin === 'configured' ? 'not polled yet' : null,
       overviewJson: null,
+      metrics: null,
+      observed: false,
+      intervalMs: null,
+      late: false,
+      verified: false,
+      silencedUntil: null,
+      lastBellAt: null,
       queued: 0,
       json: '',
     };
     serialise(m);
     this.machines.set(m.name, m);
+    this.folded.set(foldName(m.name), m.name);
     this.sortedNames = null;
     if (init.origin === 'announced') {
       this.announcedCount += 1;
@@ -242,6 +348,7 @@ export class Registry {
   private changed(m: Machine): void {
     serialise(m);
     this.invalidate();
+    this.changes.changed(m.name);
     this.events.machineChanged(m);
   }
 

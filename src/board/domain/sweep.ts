@@ -37,10 +37,12 @@ export async function sweep(
   const poll = async (config: MachineConfig): Promise<void> => {
     const began = clock.now();
     const observation = await client.overview(config, options.timeoutMs);
-    if (!observation.ok && clock.now() - began >= options.timeoutMs * 0.9) silent.add(config.name);
+    const took = clock.now() - began;
+    if (!observation.ok && took >= options.timeoutMs * 0.9) silent.add(config.name);
     else silent.delete(config.name);
     const machine = registry.get(config.name);
-    if (machine !== undefined) registry.observe(machine, observation);
+    if (machine === undefined) return;
+    registry.observe(machine, observation.ok ? { ...observation, latencyMs: took } : observation);
   };
   const wide: MachineConfig[] = [];
   const narrow: MachineConfig[] = [];

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Static, TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { parseDocument } from 'yaml';
+import { HTTP_URL_PATTERN } from '../wire/common.js';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { childPath, fieldPath } from './field-path.js';
 import { substituteEnv } from './substitute-env.js';
@@ -128,7 +129,12 @@ function describe(error: { keyword: string; message: string; params: unknown }):
     case 'minLength':
       return `must be at least ${String(params.limit)} characters long`;
     case 'pattern':
-      return `must match ${String(params.pattern)}`;
+      // A URL's pattern says little to a reader: say what it must be instead.
+      return params.pattern === HTTP_URL_PATTERN
+        ? 'must be an absolute http:// or https:// URL'
+        : `must match ${String(params.pattern)}`;
+    case 'maxLength':
+      return `must be at most ${String(params.limit)} characters long`;
     default:
       return error.message;
   }

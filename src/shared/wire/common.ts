@@ -19,5 +19,19 @@ export const TOKEN_MIN_LENGTH = 16;
 /** A token or key as written in a config file. */
 export const Token = Type.String({ minLength: TOKEN_MIN_LENGTH });
 
-/** An http(s) URL. */
-export const HttpUrl = Type.String({ pattern: '^https?://[^\\s]+$' });
+/** Longest URL the board keeps (location, url): what every browser and proxy takes. */
+export const URL_MAX_LENGTH = 2048;
+
+/**
+ * An absolute http(s) URL: a scheme, a host (or user@host:port, [v6]) and optionally a path,
+ * query or fragment of printable ASCII (a non-ASCII host is written in punycode).
+ */
+export const HTTP_URL_PATTERN =
+  "^https?://[A-Za-z0-9._~%!$&'()*+,;=:@\\[\\]-]+([/?#][\\x21-\\x7e]*)?$";
+
+/** An absolute http(s) URL of at most URL_MAX_LENGTH characters. */
+export const HttpUrl = Type.String({
+  pattern: HTTP_URL_PATTERN,
+  maxLength: URL_MAX_LENGTH,
+  description: `an absolute http:// or https:// URL, at most ${URL_MAX_LENGTH} characters`,
+});

@@ -15,6 +15,14 @@ export const Report = Type.Object(
     ...Type.Partial(Overview).properties,
     name: Name,
     location: HttpUrl,
+    interval_s: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 86_400,
+        description:
+          "seconds between this machine's reports; the board marks it late after twice that",
+      }),
+    ),
     results: Type.Optional(Type.Array(HandedResult, { maxItems: REPORT_RESULTS_MAX })),
     key_proof: Type.Optional(
       Type.String({
