@@ -101,7 +101,18 @@ describe('board end to end, with a real agent', () => {
     expect(view.machines.every((m) => m.origin === 'configured')).toBe(true);
     expect(view.machines.find((m) => m.name === 'web1')?.location).toBe('https://web1.example/');
     expect(Object.keys(view.machines[0] ?? {}).sort()).toEqual(
-      ['error', 'last_seen', 'location', 'name', 'origin', 'overview', 'queued', 'state'].sort(),
+      [
+        'error',
+        'last_seen',
+        'late',
+        'location',
+        'name',
+        'origin',
+        'overview',
+        'queued',
+        'silenced_until',
+        'state',
+      ].sort(),
     );
     const etag = first.headers.get('etag');
     expect(etag).toMatch(/^".+"$/);
