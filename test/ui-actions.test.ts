@@ -227,7 +227,13 @@ describe('UI: actions', () => {
     // While lab3's agent is stopped nothing can be delivered.
     await fleet.agents.get('lab3')?.stop();
     await page.getByRole('button', { name: 'Start job on lab3' }).click();
-    await confirmWith(page, 'Yes, start job on lab3');
+    // lab3's reports prove no key (lab4's do): its card says so, and the board asks twice.
+    expect(await card(page, 'lab3').locator('.unverified-badge').count()).toBe(1);
+    expect(await card(page, 'lab4').locator('.unverified-badge').count()).toBe(0);
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Yes, start job on lab3' }).click();
+    await expect.poll(() => dialog.textContent()).toContain('lab3 has not proved a key');
+    await confirmWith(page, 'Yes, send it to lab3 anyway');
     const o = outcome(page, 'lab3', 'job');
     await expect.poll(() => o.getAttribute('data-outcome')).toBe('queued');
     expect(await o.textContent()).toContain(

@@ -159,6 +159,7 @@ export function parseMachine(value: unknown): Machine {
     lastSeen: time(m.last_seen),
     error: str(m.error),
     queued: Math.max(0, Math.trunc(num(m.queued) ?? 0)),
+    verified: typeof m.verified === 'boolean' ? m.verified : null,
     overview: ov,
     attention,
     haystack,

@@ -63,6 +63,8 @@ export interface Machine {
   lastSeen: number | null;
   error: string | null;
   queued: number;
+  /** announced: whether its latest report proved a key the board holds; null when configured. */
+  verified: boolean | null;
   overview: Overview | null;
   /** Sessions whose latest bell is attention or error, newest first (derived). */
   attention: Session[];

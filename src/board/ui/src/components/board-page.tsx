@@ -206,8 +206,14 @@ export function BoardPage(props: BoardPageProps) {
 
   const requestAction = useCallback(
     (machine: string, service: string, action: ActionName) =>
-      setConfirm({ kind: 'action', machine, service, action }),
-    [],
+      setConfirm({
+        kind: 'action',
+        machine,
+        service,
+        action,
+        unverified: board.machines.get(machine)?.verified === false,
+      }),
+    [board],
   );
   const requestForget = useCallback(
     (machine: string) => setConfirm({ kind: 'forget', machine }),
@@ -307,6 +313,16 @@ export function BoardPage(props: BoardPageProps) {
       <ConfirmDialog
         request={confirm}
         onClose={(request) => {
+          // An unverified machine is asked about twice: anyone with the registration token
+          // could have reported under its name.
+          if (
+            request?.kind === 'action' &&
+            request.unverified === true &&
+            request.second !== true
+          ) {
+            setConfirm({ ...request, second: true });
+            return;
+          }
           setConfirm(null);
           if (request !== null) void run(request);
         }}

@@ -32,6 +32,10 @@ export function ConfirmDialog(props: {
     const params = { service: request.service, machine: request.machine };
     question = t(request.action === 'start' ? 'confirm.start' : 'confirm.stop', params);
     yes = t(request.action === 'start' ? 'confirm.yesStart' : 'confirm.yesStop', params);
+    if (request.second === true) {
+      question = t('confirm.unverified', { ...params, action: request.action });
+      yes = t('confirm.yesUnverified', params);
+    }
   } else {
     question = t('confirm.forget', { machine: request.machine });
     yes = t('confirm.yesForget', { machine: request.machine });

@@ -55,6 +55,12 @@ function Card(props: MachineCardProps) {
         <span class={`origin ${m.origin}`}>
           {t(m.origin === 'configured' ? 'machine.configured' : 'machine.announced')}
         </span>
+        {m.verified === false ? (
+          <span class="unverified-badge" title={t('machine.unverifiedHint')}>
+            <span aria-hidden="true">? </span>
+            {t('machine.unverified')}
+          </span>
+        ) : null}
         {m.queued > 0 ? (
           <span class="queued-badge" data-testid="queued-badge">
             <span aria-hidden="true">◷ </span>

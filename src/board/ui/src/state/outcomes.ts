@@ -18,7 +18,16 @@ export interface MachineOutcomes {
 
 /** What the confirmation dialog asks about. */
 export type ConfirmRequest =
-  | { kind: 'action'; machine: string; service: string; action: ActionName }
+  | {
+      kind: 'action';
+      machine: string;
+      service: string;
+      action: ActionName;
+      /** The machine's reports did not prove a key: ask a second time. */
+      unverified?: boolean;
+      /** This is that second question. */
+      second?: boolean;
+    }
   | { kind: 'forget'; machine: string };
 
 /** Returns a new map where only `machine`'s entry changed (so only its card renders again). */
