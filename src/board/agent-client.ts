@@ -132,7 +132,8 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
         if (body === null || typeof body !== 'object' || Array.isArray(body)) {
           return { ok: false, error: 'the answer is not an overview object' };
         }
-        return { ok: true, overview: body as Record<string, unknown> };
+        // The text itself is kept (JSON.parse has checked it): no stringify of it again.
+        return { ok: true, overview: body as Record<string, unknown>, json: text };
       } catch (error) {
         return { ok: false, error: describeFailure(error, timeoutMs) };
       }

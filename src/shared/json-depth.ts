@@ -11,6 +11,9 @@ export const MAX_JSON_DEPTH = 200;
  */
 export function tooDeepAt(text: string, max = MAX_JSON_DEPTH): number {
   if (text.length <= max) return -1;
+  // Text with no more than `max` opening brackets cannot nest deeper: counted with indexOf
+  // (native), this spares the character loop for every ordinary body.
+  if (openingsAtMost(text, max)) return -1;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i += 1) {
@@ -29,4 +32,18 @@ export function tooDeepAt(text: string, max = MAX_JSON_DEPTH): number {
     }
   }
   return -1;
+}
+
+/** Whether `text` has at most `max` `[` and `{` together (inside strings too). */
+function openingsAtMost(text: string, max: number): boolean {
+  let n = 0;
+  for (const bracket of ['{', '[']) {
+    let at = text.indexOf(bracket);
+    while (at >= 0) {
+      n += 1;
+      if (n > max) return false;
+      at = text.indexOf(bracket, at + 1);
+    }
+  }
+  return true;
 }

@@ -52,6 +52,8 @@ export class Board {
   private capRefusedSince = 0;
   /** Refusals of every kind, board-wide: journaled one by one up to a budget a minute. */
   private readonly refusals = new RefusalBudget();
+  /** New names are journaled one by one up to the same budget a minute, then counted. */
+  private readonly announcements = new RefusalBudget();
   /** Configured machines whose last poll timed out (the sweep plans with it). */
   private readonly silent = new Set<string>();
   private readonly configured: Map<string, MachineConfig>;
@@ -171,11 +173,7 @@ export class Board {
     // The report path writes nothing to disk (specification, section 4, rule 6): the new
     // identity is saved after the next sweep, and before any action is queued for it. The
     // journal entry of a new name is written behind the answer.
-    if (found.created) {
-      this.background(
-        this.note(who, 'announce', name, 'announced', 200, `announced from ${clip(location)}`),
-      );
-    }
+    if (found.created) this.background(this.noteAnnounced(who, name, location));
     for (const result of results ?? []) await this.takeResult(who, name, result);
     const actions: HandedAction[] = [];
     if (queue.count(name) > 0) {
@@ -254,8 +252,36 @@ export class Board {
     return { status, body: { detail } };
   }
 
+  /** Journals a new announced name within its budget (10,000 new names are not 10,000 entries). */
+  private async noteAnnounced(who: Who, name: string, location: string): Promise<void> {
+    await this.closeRefusalWindow();
+    const taken = this.announcements.take(this.deps.clock.now(), 'announce', name);
+    if (taken === 'count') return;
+    await this.note(who, 'announce', name, 'announced', 200, `announced from ${clip(location)}`);
+    if (taken === 'last') {
+      await this.note(
+        who,
+        'announce',
+        '*',
+        'announced',
+        null,
+        `${REFUSALS_PER_MINUTE} new machines this minute: more are counted, not journaled one by one`,
+      );
+    }
+  }
+
   /** Ends the minute of refusals once it is over, journaling each kind's count. */
   private async closeRefusalWindow(): Promise<void> {
+    for (const s of this.announcements.close(this.deps.clock.now())) {
+      await this.note(
+        'registration',
+        'announce',
+        '*',
+        'announced',
+        null,
+        `${s.counted} more new machines in the minute from ${new Date(s.from).toISOString()}, not journaled one by one`,
+      );
+    }
     for (const s of this.refusals.close(this.deps.clock.now())) {
       const from = new Date(s.from).toISOString();
       const what = s.kind === 'auth' ? 'refused tokens' : `refused ${s.kind} requests`;

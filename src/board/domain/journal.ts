@@ -14,6 +14,11 @@ export interface JournalStore {
 
 export type JournalInput = Omit<JournalEntry, 'id' | 'at'>;
 
+/** Entries an outsider (a wrong token, a registration-token holder) can cause at will. */
+function outsiders(e: JournalEntry): boolean {
+  return e.outcome === 'refused' || e.outcome === 'announced';
+}
+
 const TARGET_MAX = 200;
 const DETAIL_MAX = 1000;
 
@@ -23,7 +28,7 @@ const DETAIL_MAX = 1000;
  */
 export class Journal {
   private readonly entries: JournalEntry[] = [];
-  /** How many of the entries are refusals. */
+  /** How many of the entries are what outsiders caused (see `outsiders`). */
   private refused = 0;
   private nextId: number;
 
@@ -38,7 +43,7 @@ export class Journal {
     for (const e of loaded) byId.set(e.id, e);
     const sorted = [...byId.values()].sort((a, b) => a.id - b.id);
     this.entries = sorted;
-    this.refused = sorted.filter((e) => e.outcome === 'refused').length;
+    this.refused = sorted.filter(outsiders).length;
     this.trim();
     this.nextId = (sorted.at(-1)?.id ?? 0) + 1;
   }
@@ -55,7 +60,7 @@ export class Journal {
     };
     this.nextId += 1;
     this.entries.push(entry);
-    if (entry.outcome === 'refused') this.refused += 1;
+    if (outsiders(entry)) this.refused += 1;
     this.trim();
     await this.store.append(entry);
     this.events.journalAppended(entry);
@@ -66,18 +71,18 @@ export class Journal {
   }
 
   /**
-   * Keeps `capacity` entries. Refusals may fill at most half of them: past that the oldest
-   * refusal goes, not the oldest entry, so what was done is never pushed out by what was
-   * refused (the refusal budget already limits them to 100 a minute, plus summaries).
+   * Keeps `capacity` entries. Refusals and announcements may fill at most half of them: past
+   * that the oldest of those goes, not the oldest entry, so what was done is never pushed out
+   * by what outsiders caused (their budgets already limit them to 100 a minute, plus summaries).
    */
   private trim(): void {
     while (this.entries.length > this.capacity) {
       let index = 0;
       if (this.refused > this.capacity / 2) {
-        index = this.entries.findIndex((e) => e.outcome === 'refused');
+        index = this.entries.findIndex(outsiders);
       }
       const [gone] = this.entries.splice(Math.max(0, index), 1);
-      if (gone?.outcome === 'refused') this.refused -= 1;
+      if (gone !== undefined && outsiders(gone)) this.refused -= 1;
     }
   }
 

@@ -41,6 +41,8 @@ export type Observation =
   | {
       ok: true;
       overview: Record<string, unknown>;
+      /** The overview's JSON text as received, when it is exactly the overview (a poll). */
+      json?: string;
       location?: string;
       /** configured: the poll's round trip. */
       latencyMs?: number;

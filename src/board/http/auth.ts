@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../shared/http/errors.js';
 import type { FailureLimiter } from '../../shared/http/failure-limiter.js';
-import { presentedToken, tokenEquals } from '../../shared/http/tokens.js';
+import { digestEquals, presentedToken, tokenDigest } from '../../shared/http/tokens.js';
 import type { Board } from '../domain/board.js';
 import type { Who } from '../schemas.js';
 
@@ -30,11 +30,22 @@ export interface AuthOptions {
  */
 export function installAuth(app: FastifyInstance, options: AuthOptions): void {
   app.decorateRequest('who', 'anonymous');
+  // Known tokens are hashed once (a few entries: the tokens of the config, old and new).
+  const known = new Map<string, Buffer>();
+  const digestOf = (token: string): Buffer => {
+    let digest = known.get(token);
+    if (digest === undefined) {
+      if (known.size > 16) known.clear();
+      digest = tokenDigest(token);
+      known.set(token, digest);
+    }
+    return digest;
+  };
   app.addHook('onRoute', (route) => {
     const access = route.config?.access ?? 'board';
     if (access === 'open') return;
     const check = async (request: FastifyRequest, _reply: FastifyReply) => {
-      await authenticate(request, access, options);
+      await authenticate(request, access, options, digestOf);
     };
     const existing = route.onRequest;
     route.onRequest = existing === undefined ? [check] : [check, ...[existing].flat()];
@@ -45,20 +56,22 @@ async function authenticate(
   request: FastifyRequest,
   access: Access,
   options: AuthOptions,
+  digestOf: (token: string) => Buffer,
 ): Promise<void> {
   const address = request.ip;
   const wait = options.limiter.blockedFor(address);
   if (wait > 0) throw errors.tooManyRequests(wait);
   const token = presentedToken(request.headers.authorization, request.query);
+  const presented = token === null ? null : tokenDigest(token);
   const path = request.url.split('?')[0] ?? '';
-  if (token !== null && tokenEquals(token, options.boardToken)) {
+  if (presented !== null && digestEquals(presented, digestOf(options.boardToken))) {
     request.who = 'board';
     return;
   }
   const isRegistration =
-    token !== null &&
+    presented !== null &&
     options.registrationToken !== null &&
-    tokenEquals(token, options.registrationToken);
+    digestEquals(presented, digestOf(options.registrationToken));
   if (isRegistration && access === 'report') {
     request.who = 'registration';
     return;

@@ -77,18 +77,24 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   app.addHook('preValidation', validateRequest);
   // A WebSocket handshake that `ws` would refuse is refused here first, FastAPI-shaped (`ws`
   // answers plain text), before any route or token rule sees it.
-  app.addHook('onRequest', async (request) => {
-    if (!isUpgrade(request.headers)) return;
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!isUpgrade(request.headers)) {
+      done();
+      return;
+    }
     const problem = handshakeProblem(request.method, request.headers);
-    if (problem !== null) throw problem;
+    done(problem ?? undefined);
   });
-  // One line per request, at debug level; the req serializer redacts `?token=`.
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug(
-      { req: request.raw, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request',
-    );
-  });
+  // One line per request, at debug level; the req serializer redacts `?token=`. Not even
+  // registered at other levels: a hook per request costs the report path (bench: reports).
+  if (options.logger.isLevelEnabled('debug')) {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.debug(
+        { req: request.raw, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        'request',
+      );
+    });
+  }
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (request, text, done) => {

@@ -3,8 +3,16 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 /** Compares a presented token with a known one in time independent of where they differ. */
 export function tokenEquals(presented: string, known: string): boolean {
   // Hashing first makes the comparison independent of the lengths as well.
-  const a = createHash('sha256').update(presented).digest();
-  const b = createHash('sha256').update(known).digest();
+  return timingSafeEqual(tokenDigest(presented), tokenDigest(known));
+}
+
+/** The digest tokens are compared by (hash a known token once, not per request). */
+export function tokenDigest(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}
+
+/** Compares two digests of tokenDigest in constant time. */
+export function digestEquals(a: Buffer, b: Buffer): boolean {
   return timingSafeEqual(a, b);
 }
 
