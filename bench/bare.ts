@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
  * as a separate process like the board.
  *   --bytes FILE   answers every GET with FILE's bytes (the board view, as the board sends it)
  *   --reports      answers every POST by reading and JSON.parse-ing the body, then {"ok":true,"actions":[]}
+ *   --both FILE    GET as --bytes FILE, POST as --reports, in one process (one event loop, as the board)
  */
 const args = process.argv.slice(2);
 const mode = args[0];
@@ -45,14 +46,21 @@ function reportsHandler(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
+function bothHandler(file: string): (req: IncomingMessage, res: ServerResponse) => void {
+  const get = bytesHandler(file);
+  return (req, res) => (req.method === 'POST' ? reportsHandler(req, res) : get(req, res));
+}
+
 const handler =
   mode === '--bytes' && args[1] !== undefined
     ? bytesHandler(args[1])
-    : mode === '--reports'
-      ? reportsHandler
-      : null;
+    : mode === '--both' && args[1] !== undefined
+      ? bothHandler(args[1])
+      : mode === '--reports'
+        ? reportsHandler
+        : null;
 if (handler === null) {
-  process.stderr.write('usage: bare.js --bytes FILE | --reports\n');
+  process.stderr.write('usage: bare.js --bytes FILE | --reports | --both FILE\n');
   process.exit(2);
 }
 const server = createServer(handler);

@@ -2,14 +2,13 @@ import { request } from 'node:http';
 import { quantile } from '../stats.js';
 import { overview } from './overview.js';
 import {
+  ANNOUNCER_BLOCK,
   type AnnounceAnswer,
   type AnnounceRequest,
   loopbackAddress,
   machineName,
 } from './protocol.js';
 
-/** The block of 127.0.0.0/8 announcing machines send from: 127.20.x.y. */
-const ANNOUNCER_BLOCK = 20;
 const TICK_MS = 5;
 
 /**

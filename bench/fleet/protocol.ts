@@ -77,6 +77,9 @@ export type SimAnswer = (
   id: number;
 };
 
+/** The loopback block announcing machines send from (127.20.x.y). */
+export const ANNOUNCER_BLOCK = 20;
+
 /** The machine names the bench uses: m00001…, a00001… (announced). */
 export function machineName(prefix: string, index: number): string {
   return `${prefix}${String(index + 1).padStart(5, '0')}`;

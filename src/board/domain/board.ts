@@ -166,6 +166,7 @@ export class Board {
     registry.observe(found.machine, {
       ok: true,
       overview,
+      json: overviewJson,
       location,
       intervalMs: typeof intervalS === 'number' ? intervalS * 1000 : null,
       verified: key !== undefined,

@@ -32,8 +32,11 @@ export interface Machine {
   /** The newest bell time (ISO text, as the agent sent it) already seen. */
   lastBellAt: string | null;
   queued: number;
-  /** The machine's view serialised once per change, for the board bytes and the live feed. */
-  json: string;
+  /**
+   * The machine's record as UTF-8 JSON, made when first asked for after a change (the view's
+   * rebuild, the live feed's flush), not per report: null while stale.
+   */
+  bytes: Buffer | null;
 }
 
 /** One poll's or one report's outcome: the single input of `observe`. */
@@ -53,8 +56,14 @@ export type Observation =
     }
   | { ok: false; error: string };
 
-/** Sets `m.json` to the machine's view (what GET /api/board lists for it). */
-export function serialise(m: Machine): void {
+/** The machine's record as GET /api/board lists it, as UTF-8 JSON (made once per change). */
+export function recordBytes(m: Machine): Buffer {
+  if (m.bytes === null) m.bytes = Buffer.from(recordJson(m));
+  return m.bytes;
+}
+
+/** The machine's record as GET /api/board lists it, as JSON text. */
+export function recordJson(m: Machine): string {
   const head = JSON.stringify({
     name: m.name,
     origin: m.origin,
@@ -67,5 +76,5 @@ export function serialise(m: Machine): void {
     queued: m.queued,
     silenced_until: m.silencedUntil === null ? null : new Date(m.silencedUntil).toISOString(),
   });
-  m.json = `${head.slice(0, -1)},"overview":${m.overviewJson ?? 'null'}}`;
+  return `${head.slice(0, -1)},"overview":${m.overviewJson ?? 'null'}}`;
 }

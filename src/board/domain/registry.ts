@@ -2,7 +2,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { MachineConfig } from '../config.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
-import { type Machine, type Observation, type Origin, serialise } from './machine.js';
+import { type Machine, type Observation, type Origin, recordBytes } from './machine.js';
 import { emptyMetrics, metricsOf, sessionsOf } from './metrics.js';
 
 const COMMA = Buffer.from(',');
@@ -47,8 +47,6 @@ export class Registry {
   /** The next view() rebuilds whatever the time (after a sweep, or a removal). */
   private forced = true;
   private builtAt = Number.NEGATIVE_INFINITY;
-  /** Each machine's JSON as bytes, for the view; `json` tells whether it is still current. */
-  private readonly encoded = new WeakMap<Machine, { json: string; bytes: Buffer }>();
   private generation = 0;
   private readonly epoch = Math.random().toString(36).slice(2, 10);
   private sweptAt: number | null = null;
@@ -262,7 +260,7 @@ export class Registry {
       m.lastSeen = id.last_seen;
       m.state = 'down';
       m.error = 'no report since the board restarted';
-      serialise(m);
+      m.bytes = null;
     }
   }
 
@@ -319,13 +317,8 @@ export class Registry {
     for (const name of this.sortedNames) {
       const m = this.machines.get(name);
       if (m === undefined) continue;
-      let encoded = this.encoded.get(m);
-      if (encoded === undefined || encoded.json !== m.json) {
-        encoded = { json: m.json, bytes: Buffer.from(m.json) };
-        this.encoded.set(m, encoded);
-      }
       if (parts.length > 1) parts.push(COMMA);
-      parts.push(encoded.bytes);
+      parts.push(recordBytes(m));
     }
     parts.push(CLOSE);
     const bytes = Buffer.concat(parts);
@@ -358,9 +351,8 @@ export class Registry {
       silencedUntil: null,
       lastBellAt: null,
       queued: 0,
-      json: '',
+      bytes: null,
     };
-    serialise(m);
     this.machines.set(m.name, m);
     this.folded.set(foldName(m.name), m.name);
     this.sortedNames = null;
@@ -373,7 +365,7 @@ export class Registry {
   }
 
   private changed(m: Machine): void {
-    serialise(m);
+    m.bytes = null;
     this.invalidate();
     this.changes.changed(m.name);
     this.events.machineChanged(m);

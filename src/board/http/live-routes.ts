@@ -2,6 +2,7 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { EventHub } from '../domain/events.js';
+import { type Machine, recordBytes } from '../domain/machine.js';
 import type { Registry } from '../domain/registry.js';
 import { Detail } from '../schemas.js';
 
@@ -23,7 +24,8 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
   const flushMs = options.flushMs ?? 100;
   const maxBuffered = options.maxBufferedBytes ?? 4 * 1024 * 1024;
   const clients = new Set<WebSocket>();
-  const changed = new Map<string, string>();
+  // Changed machines by name, serialised at the flush (once however often they changed).
+  const changed = new Map<string, Machine>();
 
   const send = (socket: WebSocket, message: string): void => {
     if (socket.bufferedAmount > maxBuffered) {
@@ -40,7 +42,7 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
 
   const unsubscribe = options.events.subscribe({
     machineChanged: (m) => {
-      if (clients.size > 0) changed.set(m.name, m.json);
+      if (clients.size > 0) changed.set(m.name, m);
     },
     machineRemoved: (name) => {
       changed.delete(name);
@@ -50,7 +52,9 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
   });
   const flusher = setInterval(() => {
     if (changed.size === 0) return;
-    const messages = [...changed.values()].map((json) => `{"type":"machine","machine":${json}}`);
+    const messages = [...changed.values()].map(
+      (m) => `{"type":"machine","machine":${recordBytes(m).toString('utf8')}}`,
+    );
     changed.clear();
     for (const message of messages) broadcast(message);
   }, flushMs);

@@ -6,7 +6,13 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Logger } from '../logger.js';
 import { BODY_LIMIT_BYTES, errors, HttpError } from './errors.js';
 import { type OpenApiInfo, openApiTransform } from './openapi.js';
-import { JsonInvalid, jsonInvalidBody, parseJsonBody, validateRequest } from './validation-hook.js';
+import {
+  JsonInvalid,
+  jsonInvalidBody,
+  notePlainBody,
+  parseJsonBody,
+  validateRequest,
+} from './validation-hook.js';
 import { handshakeProblem, isUpgrade } from './websocket-handshake.js';
 
 export interface HttpAppOptions {
@@ -102,7 +108,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     const body = text as string;
     if (type === undefined || JSON_TYPE.test(type)) {
       try {
-        done(null, parseJsonBody(body));
+        const parsed = parseJsonBody(body);
+        notePlainBody(request, body);
+        done(null, parsed);
       } catch (error) {
         done(error as Error, undefined);
       }

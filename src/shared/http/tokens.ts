@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /** Compares a presented token with a known one in time independent of where they differ. */
 export function tokenEquals(presented: string, known: string): boolean {
@@ -8,7 +8,8 @@ export function tokenEquals(presented: string, known: string): boolean {
 
 /** The digest tokens are compared by (hash a known token once, not per request). */
 export function tokenDigest(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
+  // The one-shot form: no Hash object per request (the report path hashes every token it sees).
+  return hash('sha256', token, 'buffer') as unknown as Buffer;
 }
 
 /** Compares two digests of tokenDigest in constant time. */

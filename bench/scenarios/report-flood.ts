@@ -1,0 +1,148 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { overview } from '../fleet/overview.js';
+import { ANNOUNCER_BLOCK, loopbackAddress, machineName } from '../fleet/protocol.js';
+import { startBare } from '../processes.js';
+import { quantile } from '../stats.js';
+import { best, type WrkResult, wrk } from '../wrk.js';
+import { type BenchContext, count } from './context.js';
+
+/** What a closed loop of first announcements measured. */
+export interface AnnounceRun {
+  elapsedMs: number;
+  ok: number;
+  failed: number;
+  p99: number;
+}
+
+/**
+ * The first announcement of `machines` new names, as fast as the server answers: a closed loop
+ * of `concurrency` requests in flight over keep-alive connections, each name once, in order.
+ * The same names and bodies as the fleet's announcers (so the later phases find them known).
+ */
+export async function firstAnnounce(
+  url: string,
+  token: string,
+  machines: number,
+  concurrency = 64,
+): Promise<AnnounceRun> {
+  const pool = new Pool(url, { connections: concurrency, pipelining: 1 });
+  const latencies: number[] = [];
+  let next = 0;
+  let ok = 0;
+  let failed = 0;
+  const started = performance.now();
+  const worker = async (): Promise<void> => {
+    while (next < machines) {
+      const index = next;
+      next += 1;
+      const name = machineName('a', index);
+      const body = JSON.stringify({
+        ...overview({ name, index }, 1, Date.now()),
+        location: `http://${loopbackAddress(ANNOUNCER_BLOCK, index)}:8701`,
+      });
+      const t0 = performance.now();
+      try {
+        const r = await pool.request({
+          path: '/api/report',
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body,
+          headersTimeout: 30_000,
+          bodyTimeout: 30_000,
+        });
+        await r.body.text();
+        if (r.statusCode === 200) ok += 1;
+        else failed += 1;
+      } catch {
+        failed += 1;
+      }
+      latencies.push(performance.now() - t0);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsedMs = performance.now() - started;
+  await pool.close();
+  return { elapsedMs, ok, failed, p99: quantile(latencies, 0.99) };
+}
+
+/** The row for the first announcement, beside a bare server taking the same bodies. */
+export async function firstAnnounceRow(
+  ctx: BenchContext,
+  board: { url: string },
+  token: string,
+  machines: number,
+): Promise<void> {
+  const run = await firstAnnounce(board.url, token, machines);
+  if (run.failed > 0)
+    ctx.problems.push(`first announce: ${run.failed} of ${machines} not answered 200`);
+  const bare = await startBare(['--reports']);
+  let bareRun: AnnounceRun;
+  try {
+    bareRun = await firstAnnounce(bare.url, token, machines);
+  } finally {
+    await bare.stop();
+  }
+  const goalMs = (machines / 10_000) * 5000;
+  ctx.log(
+    `first announce: ${count(run.ok)} names in ${(run.elapsedMs / 1000).toFixed(2)} s (p99 ${run.p99.toFixed(0)} ms); bare ${(bareRun.elapsedMs / 1000).toFixed(2)} s`,
+  );
+  ctx.rows.push({
+    what: `first announce of ${count(machines)} new names (closed loop, 64 in flight, keep-alive)`,
+    board: run.elapsedMs / 1000,
+    unit: 's',
+    baselineLabel: 'bare node:http + JSON.parse',
+    baseline: bareRun.elapsedMs / 1000,
+    ratio: run.elapsedMs / bareRun.elapsedMs,
+    goal: `< ${(goalMs / 1000).toFixed(1)} s (5 s per 10,000)`,
+    met: run.elapsedMs < goalMs && run.failed === 0,
+  });
+}
+
+/**
+ * GET /api/board p99 (wrk -c2) while wrk floods the server with reports (-c32), in rounds;
+ * `viewBytes` is what the bare side serves while the bare report server takes the same flood.
+ */
+export async function getDuringFlood(
+  ctx: BenchContext,
+  board: { url: string },
+  boardToken: string,
+  script: string,
+  viewBytes: Buffer,
+): Promise<void> {
+  const { wrkRounds: rounds, wrkSeconds: seconds } = ctx.options;
+  const auth = { authorization: `Bearer ${boardToken}` };
+  const measure = async (getUrl: string, reportUrl: string, headers: Record<string, string>) => {
+    const results: WrkResult[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const [get] = await Promise.all([
+        wrk({ url: getUrl, connections: 2, durationS: seconds, headers }),
+        wrk({ url: reportUrl, connections: 32, durationS: seconds, script }),
+      ]);
+      results.push(get);
+    }
+    return best(results);
+  };
+  const onBoard = await measure(`${board.url}/api/board`, board.url, auth);
+  const file = join(ctx.tmp, 'flood-view.json');
+  writeFileSync(file, viewBytes);
+  // One bare process serves both, as the board does: one event loop for the GETs and the flood.
+  const bare = await startBare(['--both', file]);
+  let onBare: WrkResult;
+  try {
+    onBare = await measure(`${bare.url}/api/board`, bare.url, {});
+  } finally {
+    await bare.stop();
+  }
+  ctx.rows.push({
+    what: `GET /api/board p99 during a report flood (${(viewBytes.length / 1e6).toFixed(1)} MB view; wrk -c2 beside wrk -c32 of reports, best of ${rounds})`,
+    board: onBoard.p99,
+    unit: 'ms',
+    baselineLabel: 'bare node:http, same bytes and flood',
+    baseline: onBare.p99,
+    ratio: onBoard.p99 / onBare.p99,
+    goal: '< 50 ms',
+    met: onBoard.p99 < 50,
+  });
+}
