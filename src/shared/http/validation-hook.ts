@@ -91,7 +91,7 @@ const compiled = new WeakMap<TSchema, Validator | null>();
  * string lengths agree on plain text (see plainBodies), and a schema with a `default` (which
  * the checker fills in) gets no fast path. A body it refuses goes to the checker, which says why.
  */
-function fastCheck(schema: TSchema): Validator | null {
+export function fastCheck(schema: TSchema): Validator | null {
   let v = compiled.get(schema);
   if (v === undefined) {
     v = JSON.stringify(schema).includes('"default"') ? null : Compile(schema);
