@@ -73,11 +73,7 @@ const plainBodies = new WeakSet<object>();
 export function notePlainBody(request: object, text: string): void {
   // ASCII only (JSON text that parsed has no raw control characters in its strings), and no
   // escape that makes a character a grapheme would count differently. Native scans, no regex.
-  if (
-    Buffer.byteLength(text) === text.length &&
-    !text.includes('\\u') &&
-    !text.includes('\\r')
-  ) {
+  if (Buffer.byteLength(text) === text.length && !text.includes('\\u') && !text.includes('\\r')) {
     plainBodies.add(request);
   }
 }
