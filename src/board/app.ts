@@ -21,6 +21,7 @@ import { metaRoutes } from './http/meta-routes.js';
 import { uiRoutes } from './http/ui-routes.js';
 import { BUILTIN_LANG_DIR, Languages } from './languages.js';
 import { IdentityStore } from './store/identity-store.js';
+import { ThreadedClient } from './poller/threaded-client.js';
 import { openLogs } from './store/logs.js';
 
 export interface BoardAppDeps {
@@ -49,9 +50,13 @@ export interface BoardApp {
 export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const { settings, logger } = deps;
   const clock = deps.clock ?? systemClock;
+  const clientOptions = { connectTimeoutMs: Math.min(settings.pollTimeoutMs, 10_000) };
+  // Polls run in the poller thread (second core); relays on this one.
   const client =
     deps.client ??
-    createAgentClient({ connectTimeoutMs: Math.min(settings.pollTimeoutMs, 10_000) });
+    new ThreadedClient({ client: clientOptions }, createAgentClient(clientOptions), (error) =>
+      logger.error({ err: error }, 'poller failed'),
+    );
   const logs = await openLogs(settings.dataDir);
   for (const [name, opened] of Object.entries(logs)) {
     if (opened.contents.skipped > 0) {

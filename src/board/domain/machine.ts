@@ -1,4 +1,4 @@
-import type { MachineMetrics } from './metrics.js';
+import type { MachineMetrics, SessionMark } from './metrics.js';
 
 export type Origin = 'configured' | 'announced';
 
@@ -39,11 +39,21 @@ export interface Machine {
   bytes: Buffer | null;
 }
 
+/** What is read out of an overview once (possibly off the main thread, by the poller). */
+export interface PreparedOverview {
+  /** The overview as JSON text. */
+  json: string;
+  metrics: MachineMetrics;
+  sessions: SessionMark[];
+}
+
 /** One poll's or one report's outcome: the single input of `observe`. */
 export type Observation =
   | {
       ok: true;
-      overview: Record<string, unknown>;
+      /** The overview, as parsed; absent when `prepared` carries what the board keeps of it. */
+      overview?: Record<string, unknown>;
+      prepared?: PreparedOverview;
       /** The overview's JSON text as received, when it is exactly the overview (a poll). */
       json?: string;
       location?: string;

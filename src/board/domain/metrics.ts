@@ -58,6 +58,7 @@ export function emptyMetrics(): MachineMetrics {
 export function metricsOf(
   overview: Record<string, unknown>,
   latencyMs: number | null,
+  sessions: readonly SessionMark[] = sessionsOf(overview),
 ): MachineMetrics {
   const memory = record(overview.memory);
   const total = num(memory?.total);
@@ -83,7 +84,7 @@ export function metricsOf(
     load,
     disk,
     disks,
-    bells: sessionsOf(overview).filter((s) => s.why === 'attention' || s.why === 'error').length,
+    bells: sessions.filter((s) => s.why === 'attention' || s.why === 'error').length,
     latencyMs,
   };
 }
@@ -122,4 +123,14 @@ function unit(value: number | null): number | null {
 
 function ratio(part: number, whole: number): number {
   return Math.min(1, Math.max(0, part / whole));
+}
+
+/** Everything the board keeps of an overview: its text, its metrics and its sessions. */
+export function prepareOverview(
+  overview: Record<string, unknown>,
+  json: string,
+  latencyMs: number | null,
+): { json: string; metrics: MachineMetrics; sessions: SessionMark[] } {
+  const sessions = sessionsOf(overview);
+  return { json, metrics: metricsOf(overview, latencyMs, sessions), sessions };
 }

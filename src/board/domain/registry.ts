@@ -3,7 +3,7 @@ import type { MachineConfig } from '../config.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
 import { type Machine, type Observation, type Origin, recordBytes } from './machine.js';
-import { emptyMetrics, metricsOf, sessionsOf } from './metrics.js';
+import { emptyMetrics, prepareOverview, type SessionMark } from './metrics.js';
 
 const COMMA = Buffer.from(',');
 /** Changes between sweeps are coalesced into one rebuild of the view per this many ms. */
@@ -115,8 +115,15 @@ export class Registry {
       machine.lastSeen = now;
       machine.error = null;
       const held = machine.overviewJson?.length ?? 0;
-      machine.overviewJson = observation.json ?? JSON.stringify(observation.overview);
-      machine.metrics = metricsOf(observation.overview, observation.latencyMs ?? null);
+      const prepared =
+        observation.prepared ??
+        prepareOverview(
+          observation.overview ?? {},
+          observation.json ?? JSON.stringify(observation.overview ?? {}),
+          observation.latencyMs ?? null,
+        );
+      machine.overviewJson = prepared.json;
+      machine.metrics = prepared.metrics;
       if (machine.origin === 'announced') {
         this.announcedBytes += machine.overviewJson.length - held;
         machine.intervalMs = observation.intervalMs ?? null;
@@ -127,7 +134,7 @@ export class Registry {
         machine.location = observation.location;
         this.identityVersion += 1;
       }
-      this.noteBells(machine, observation.overview, previous === null, now);
+      this.noteBells(machine, prepared.sessions, previous === null, now);
     } else {
       if (machine.observed && machine.state === 'down' && machine.error === observation.error)
         return;
@@ -153,13 +160,13 @@ export class Registry {
   /** Bells rung since the newest one seen before (none for a machine seen the first time). */
   private noteBells(
     machine: Machine,
-    overview: Record<string, unknown>,
+    sessions: readonly SessionMark[],
     first: boolean,
     now: number,
   ): void {
     const mark = machine.lastBellAt;
     let newest = mark;
-    for (const s of sessionsOf(overview)) {
+    for (const s of sessions) {
       const at = s.at.slice(0, 64);
       if (mark !== null && at <= mark) continue;
       if (newest === null || at > newest) newest = at;

@@ -1,0 +1,20 @@
+import type { PreparedOverview } from '../domain/machine.js';
+
+/** What the poller thread is started with. */
+export interface PollerOptions {
+  client: { connectTimeoutMs: number };
+}
+
+/** Main thread → poller: poll one agent. */
+export interface PollRequest {
+  type: 'poll';
+  id: number;
+  url: string;
+  key: string | null;
+  timeoutMs: number;
+}
+
+/** Poller → main thread: how one poll went. */
+export type PollAnswer =
+  | { id: number; ok: true; latencyMs: number; prepared: PreparedOverview }
+  | { id: number; ok: false; latencyMs: number; error: string };

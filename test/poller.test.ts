@@ -1,0 +1,82 @@
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgentClient } from '../dist/board/agent-client.js';
+import { ThreadedClient } from '../dist/board/poller/threaded-client.js';
+
+/** The poller thread (built code: the worker runs dist/board/poller/poll-worker.js). */
+describe('ThreadedClient: polls in the poller thread', () => {
+  let server: Server;
+  let url = '';
+  let hang = false;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (hang) return; // never answers
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          name: 'web1',
+          cpu_use: 0.5,
+          load: [2, 1, 1],
+          memory: { total: 100, free: 40, used: 60 },
+          disks: [{ path: '/', total: 10, free: 1, used: 9 }],
+          sessions: [{ session: 's1', why: 'attention', text: 'hi', at: '2026-01-01T00:00:00Z' }],
+          seen_key: req.headers.authorization === 'Bearer k-0123456789abcdef',
+        }),
+      );
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no address');
+    url = `http://127.0.0.1:${address.port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+
+  it('sends back the overview text, its metrics and sessions, measured there', async () => {
+    const client = new ThreadedClient(
+      { client: { connectTimeoutMs: 1000 } },
+      createAgentClient({ connectTimeoutMs: 1000 }),
+    );
+    try {
+      const o = await client.overview({ url, key: 'k-0123456789abcdef' }, 2000);
+      if (!o.ok || o.prepared === undefined) throw new Error(`poll failed: ${JSON.stringify(o)}`);
+      expect(JSON.parse(o.prepared.json)).toMatchObject({ name: 'web1', seen_key: true });
+      expect(o.prepared.metrics).toMatchObject({
+        cpu: 0.5,
+        mem: 0.6,
+        load: 2,
+        disk: 0.9,
+        bells: 1,
+      });
+      expect(o.prepared.sessions).toHaveLength(1);
+      expect(o.overview).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a poller that dies fails the polls it had, and the next poll works again', async () => {
+    const errors: unknown[] = [];
+    const client = new ThreadedClient(
+      { client: { connectTimeoutMs: 1000 } },
+      createAgentClient({ connectTimeoutMs: 1000 }),
+      (e) => errors.push(e),
+    );
+    try {
+      hang = true;
+      const waiting = client.overview({ url, key: null }, 30_000);
+      await new Promise((r) => setTimeout(r, 200));
+      // Kill the worker as an out-of-memory or a crash would.
+      await (client as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+      expect(await waiting).toEqual({ ok: false, error: 'the poller restarted' });
+      hang = false;
+      const again = await client.overview({ url, key: null }, 2000);
+      expect(again.ok).toBe(true);
+    } finally {
+      hang = false;
+      await client.close();
+    }
+  });
+});
