@@ -20,8 +20,8 @@ import { liveRoutes } from './http/live-routes.js';
 import { metaRoutes } from './http/meta-routes.js';
 import { uiRoutes } from './http/ui-routes.js';
 import { BUILTIN_LANG_DIR, Languages } from './languages.js';
-import { IdentityStore } from './store/identity-store.js';
 import { ThreadedClient } from './poller/threaded-client.js';
+import { IdentityStore } from './store/identity-store.js';
 import { openLogs } from './store/logs.js';
 
 export interface BoardAppDeps {

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createAgentClient } from '../agent-client.js';
 import { prepareOverview } from '../domain/metrics.js';
-import type { PollAnswer, PollRequest, PollerOptions } from './protocol.js';
+import type { PollAnswer, PollerOptions, PollRequest } from './protocol.js';
 
 /**
  * The poller thread: polls agents for the board's sweeps on the second core, and sends back

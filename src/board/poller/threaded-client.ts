@@ -29,7 +29,13 @@ export class ThreadedClient implements AgentClient {
       const id = this.nextId;
       this.nextId += 1;
       this.pending.set(id, resolve);
-      const request: PollRequest = { type: 'poll', id, url: target.url, key: target.key, timeoutMs };
+      const request: PollRequest = {
+        type: 'poll',
+        id,
+        url: target.url,
+        key: target.key,
+        timeoutMs,
+      };
       this.worker.postMessage(request);
     });
   }
