@@ -10,8 +10,8 @@ import type { JournalEntry, Who } from '../schemas.js';
 import type { ActionQueue } from './action-queue.js';
 import type { ChangeSet } from './change-set.js';
 import type { Journal } from './journal.js';
+import { JournalPolicy } from './journal-policy.js';
 import { clip, outcomeOf, summary, targetOf } from './outcome.js';
-import { REFUSALS_PER_MINUTE, RefusalBudget } from './refusal-budget.js';
 import type { Registry } from './registry.js';
 import { sweep } from './sweep.js';
 
@@ -37,28 +37,21 @@ export interface BoardDeps {
   onListenerError?: (error: unknown) => void;
 }
 
-/** How many refused reports (cap reached) are journaled per minute at most. */
-const CAP_JOURNAL_INTERVAL_MS = 60_000;
-
-/** Refused tokens journaled one by one per minute (now the budget of every refusal kind). */
-export const AUTH_JOURNAL_PER_MINUTE = REFUSALS_PER_MINUTE;
+export { AUTH_JOURNAL_PER_MINUTE } from './journal-policy.js';
 
 /**
  * The board's use cases: relay or queue an action, take a report, forget a machine, sweep,
  * and the periodic upkeep. Plain TypeScript; the HTTP layer calls one method per request.
  */
 export class Board {
-  private lastCapJournal = Number.NEGATIVE_INFINITY;
-  private capRefusedSince = 0;
-  /** Refusals of every kind, board-wide: journaled one by one up to a budget a minute. */
-  private readonly refusals = new RefusalBudget();
-  /** New names are journaled one by one up to the same budget a minute, then counted. */
-  private readonly announcements = new RefusalBudget();
+  /** What goes into the journal, and how much of what outsiders cause. */
+  private readonly notes: JournalPolicy;
   /** Configured machines whose last poll timed out (the sweep plans with it). */
   private readonly silent = new Set<string>();
   private readonly configured: Map<string, MachineConfig>;
 
   constructor(private readonly deps: BoardDeps) {
+    this.notes = new JournalPolicy(deps.journal, deps.clock);
     this.configured = new Map(deps.settings.machines.map((m) => [m.name, m]));
   }
 
@@ -146,7 +139,7 @@ export class Board {
     if (existing?.origin !== 'configured' && !registry.roomFor(name, overviewJson.length)) {
       const mb = settings.maxAnnouncedBytes / (1024 * 1024);
       const detail = `The board's room for announced machines' overviews is full (max_announced_mb: ${mb}); forget some first`;
-      await this.noteCapRefusal(who, detail, 'report(s) refused for want of room');
+      await this.notes.capRefusal(who, detail, 'report(s) refused for want of room');
       return { status: 409, body: { detail } };
     }
     const found = registry.announce(name, location);
@@ -160,7 +153,7 @@ export class Board {
         return this.refuse(who, 'report', name, 409, detail);
       }
       const detail = `The board already has ${found.cap} announced machines; forget some first`;
-      await this.noteCapRefusal(who, detail);
+      await this.notes.capRefusal(who, detail);
       return { status: 409, body: { detail } };
     }
     registry.observe(found.machine, {
@@ -174,7 +167,7 @@ export class Board {
     // The report path writes nothing to disk (specification, section 4, rule 6): the new
     // identity is saved after the next sweep, and before any action is queued for it. The
     // journal entry of a new name is written behind the answer.
-    if (found.created) this.background(this.noteAnnounced(who, name, location));
+    if (found.created) this.background(this.notes.announced(who, name, location));
     for (const result of results ?? []) await this.takeResult(who, name, result);
     const actions: HandedAction[] = [];
     if (queue.count(name) > 0) {
@@ -222,83 +215,6 @@ export class Board {
   }
 
   /**
-   * Journals a refusal within the board-wide budget (one by one up to REFUSALS_PER_MINUTE a
-   * minute, then counted per kind) and returns the answer to send.
-   */
-  private async refuse(
-    who: Who,
-    op: string,
-    target: string,
-    status: number,
-    detail: string,
-    source = target,
-  ): Promise<Answer> {
-    await this.closeRefusalWindow();
-    const taken = this.refusals.take(this.deps.clock.now(), op, source);
-    if (taken !== 'count') {
-      await this.note(who, op, target, 'refused', status, detail);
-      if (taken === 'last') {
-        await this.note(
-          'anonymous',
-          op,
-          '*',
-          'refused',
-          null,
-          op === 'auth'
-            ? `${AUTH_JOURNAL_PER_MINUTE} refused tokens this minute: more are counted, not journaled one by one`
-            : `${AUTH_JOURNAL_PER_MINUTE} refusals this minute: more are counted, not journaled one by one`,
-        );
-      }
-    }
-    return { status, body: { detail } };
-  }
-
-  /** Journals a new announced name within its budget (10,000 new names are not 10,000 entries). */
-  private async noteAnnounced(who: Who, name: string, location: string): Promise<void> {
-    await this.closeRefusalWindow();
-    const taken = this.announcements.take(this.deps.clock.now(), 'announce', name);
-    if (taken === 'count') return;
-    await this.note(who, 'announce', name, 'announced', 200, `announced from ${clip(location)}`);
-    if (taken === 'last') {
-      await this.note(
-        who,
-        'announce',
-        '*',
-        'announced',
-        null,
-        `${REFUSALS_PER_MINUTE} new machines this minute: more are counted, not journaled one by one`,
-      );
-    }
-  }
-
-  /** Ends the minute of refusals once it is over, journaling each kind's count. */
-  private async closeRefusalWindow(): Promise<void> {
-    for (const s of this.announcements.close(this.deps.clock.now())) {
-      await this.note(
-        'registration',
-        'announce',
-        '*',
-        'announced',
-        null,
-        `${s.counted} more new machines in the minute from ${new Date(s.from).toISOString()}, not journaled one by one`,
-      );
-    }
-    for (const s of this.refusals.close(this.deps.clock.now())) {
-      const from = new Date(s.from).toISOString();
-      const what = s.kind === 'auth' ? 'refused tokens' : `refused ${s.kind} requests`;
-      const sources = s.kind === 'auth' ? 'address(es)' : 'target(s)';
-      await this.note(
-        'anonymous',
-        s.kind,
-        '*',
-        'refused',
-        null,
-        `${s.counted} more ${what} from ${s.sources}${s.more ? '+' : ''} ${sources} in the minute from ${from}, not journaled one by one`,
-      );
-    }
-  }
-
-  /**
    * One sweep of the configured machines, then the tick: the batch of everything since the
    * last one is closed and handed to its consumers, and new identities are saved.
    */
@@ -325,7 +241,7 @@ export class Board {
   async upkeep(): Promise<void> {
     const { registry, queue, settings } = this.deps;
     registry.markStale(settings.staleAfterMs);
-    await this.closeRefusalWindow();
+    await this.notes.closeWindow();
     for (const a of queue.expired()) {
       await queue.remove(a.id);
       registry.setQueued(a.name, queue.count(a.name));
@@ -378,20 +294,6 @@ export class Board {
     this.deps.registry.changes.actionFailed({ name, at, what, action, status, detail });
   }
 
-  private async noteCapRefusal(
-    who: Who,
-    detail: string,
-    counted = 'report(s) of new names refused',
-  ): Promise<void> {
-    this.capRefusedSince += 1;
-    const now = this.deps.clock.now();
-    if (now - this.lastCapJournal < CAP_JOURNAL_INTERVAL_MS) return;
-    this.lastCapJournal = now;
-    const count = this.capRefusedSince;
-    this.capRefusedSince = 0;
-    await this.note(who, 'report', '*', 'refused', 409, `${detail} (${count} ${counted})`);
-  }
-
   /** Runs `work` behind the answer; a failure is reported, never unhandled. */
   private background(work: Promise<unknown>): void {
     work.catch((error: unknown) => this.deps.onListenerError?.(error));
@@ -405,6 +307,17 @@ export class Board {
     status: number | null,
     detail: string,
   ): Promise<JournalEntry> {
-    return this.deps.journal.record({ who, op, target, outcome, status, detail });
+    return this.notes.note(who, op, target, outcome, status, detail);
+  }
+
+  private refuse(
+    who: Who,
+    op: string,
+    target: string,
+    status: number,
+    detail: string,
+    source = target,
+  ): Promise<Answer> {
+    return this.notes.refuse(who, op, target, status, detail, source);
   }
 }
