@@ -127,7 +127,7 @@ describe('Board.report', () => {
       key_proof: keyProof(LAB_KEY, 'lab3', location),
     });
     expect(ok.status).toBe(200);
-    expect(JSON.parse(t.registry.get('lab3')?.overviewJson ?? 'null')).toEqual({});
+    expect(JSON.parse(t.registry.get('lab3')?.overviewBytes?.toString() ?? 'null')).toEqual({});
     // Names the board holds no key for need no proof.
     expect((await t.board.report('registration', { name: 'lab4', location })).status).toBe(200);
   });
@@ -193,7 +193,7 @@ describe('Board.report', () => {
       hostname: 'lab3.local',
       results: [],
     });
-    expect(JSON.parse(t.registry.get('lab3')?.overviewJson ?? 'null')).toEqual({
+    expect(JSON.parse(t.registry.get('lab3')?.overviewBytes?.toString() ?? 'null')).toEqual({
       hostname: 'lab3.local',
     });
   });

@@ -136,7 +136,10 @@ export class Board {
     // more than that, whatever names and sizes it sends.
     const existing = registry.get(name);
     const overviewJson = JSON.stringify(overview);
-    if (existing?.origin !== 'configured' && !registry.roomFor(name, overviewJson.length)) {
+    if (
+      existing?.origin !== 'configured' &&
+      !registry.roomFor(name, Buffer.byteLength(overviewJson))
+    ) {
       const mb = settings.maxAnnouncedBytes / (1024 * 1024);
       const detail = `The board's room for announced machines' overviews is full (max_announced_mb: ${mb}); forget some first`;
       await this.notes.capRefusal(who, detail, 'report(s) refused for want of room');

@@ -2,7 +2,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { MachineConfig } from '../config.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
-import { type Machine, type Observation, type Origin, recordBytes } from './machine.js';
+import { type Machine, type Observation, type Origin, ownBytes, recordBytes } from './machine.js';
 import { emptyMetrics, prepareOverview, type SessionMark } from './metrics.js';
 
 const COMMA = Buffer.from(',');
@@ -114,7 +114,7 @@ export class Registry {
       machine.state = 'up';
       machine.lastSeen = now;
       machine.error = null;
-      const held = machine.overviewJson?.length ?? 0;
+      const held = machine.overviewBytes?.length ?? 0;
       const prepared =
         observation.prepared ??
         prepareOverview(
@@ -122,10 +122,10 @@ export class Registry {
           observation.json ?? JSON.stringify(observation.overview ?? {}),
           observation.latencyMs ?? null,
         );
-      machine.overviewJson = prepared.json;
+      machine.overviewBytes = ownBytes(prepared.json);
       machine.metrics = prepared.metrics;
       if (machine.origin === 'announced') {
-        this.announcedBytes += machine.overviewJson.length - held;
+        this.announcedBytes += machine.overviewBytes.length - held;
         machine.intervalMs = observation.intervalMs ?? null;
         machine.verified = observation.verified ?? false;
         if (machine.late) this.setLate(machine, false, now);
@@ -210,11 +210,11 @@ export class Registry {
   }
 
   /**
-   * Whether an overview of `length` characters of JSON, reported under `name`, fits the room
+   * Whether an overview of `length` bytes of JSON, reported under `name`, fits the room
    * announced machines share (it replaces what that machine holds now).
    */
   roomFor(name: string, length: number): boolean {
-    const held = this.machines.get(name)?.overviewJson?.length ?? 0;
+    const held = this.machines.get(name)?.overviewBytes?.length ?? 0;
     return this.announcedBytes - held + length <= this.maxAnnouncedBytes;
   }
 
@@ -246,7 +246,7 @@ export class Registry {
     this.machines.delete(name);
     this.folded.delete(foldName(name));
     this.announcedCount -= 1;
-    this.announcedBytes -= m.overviewJson?.length ?? 0;
+    this.announcedBytes -= m.overviewBytes?.length ?? 0;
     this.sortedNames = null;
     this.identityVersion += 1;
     this.invalidate(true);
@@ -349,7 +349,7 @@ export class Registry {
       state: 'down',
       lastSeen: null,
       error: init.origin === 'configured' ? 'not polled yet' : null,
-      overviewJson: null,
+      overviewBytes: null,
       metrics: null,
       observed: false,
       intervalMs: null,
