@@ -1,9 +1,10 @@
 import type { Logger } from '../shared/logger.js';
 import type { BoardApp } from './app.js';
-import type { BoardSettings } from './config.js';
 
 /** The board's timers: the sweep loop, the upkeep tick, and the identity snapshot. */
 export interface Scheduler {
+  /** Starts sweeping if it was idle for want of configured machines (after a reload). */
+  wake(): void;
   /** Stops starting new work and waits for the sweep in progress to end. */
   stop(): Promise<void>;
 }
@@ -12,27 +13,32 @@ const UPKEEP_MS = 1000;
 
 /**
  * Starts sweeping every `sweep_interval` (a sweep that runs long is followed at once by the
- * next, never overlapped) and the upkeep every second.
+ * next, never overlapped) and the upkeep every second. Both read the board's current settings
+ * each time, so a reload changes the interval and the machines from the next sweep on; with
+ * no configured machine the loop idles until `wake`.
  */
-export function startScheduler(
-  boardApp: BoardApp,
-  settings: BoardSettings,
-  log: Logger,
-): Scheduler {
+export function startScheduler(boardApp: BoardApp, log: Logger): Scheduler {
   const { board, identities } = boardApp;
   let stopped = false;
+  let looping = false;
   let sweepTimer: NodeJS.Timeout | null = null;
   let sweeping: Promise<void> = Promise.resolve();
 
   const runSweep = (): void => {
+    sweepTimer = null;
     if (stopped) return;
+    if (boardApp.settings().machines.length === 0) {
+      looping = false;
+      return;
+    }
+    looping = true;
     const started = Date.now();
     sweeping = board
       .sweep()
       .catch((error: unknown) => log.error({ err: error }, 'sweep failed'))
       .finally(() => {
         if (stopped) return;
-        const wait = Math.max(0, settings.sweepIntervalMs - (Date.now() - started));
+        const wait = Math.max(0, boardApp.settings().sweepIntervalMs - (Date.now() - started));
         sweepTimer = setTimeout(runSweep, wait);
       });
   };
@@ -50,9 +56,12 @@ export function startScheduler(
       });
   }, UPKEEP_MS);
 
-  if (settings.machines.length > 0) runSweep();
+  runSweep();
 
   return {
+    wake() {
+      if (!looping && !stopped) runSweep();
+    },
     async stop() {
       stopped = true;
       clearInterval(upkeep);
