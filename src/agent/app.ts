@@ -2,11 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { FailureLimiter } from '../shared/http/failure-limiter.js';
 import { createHttpApp } from '../shared/http/http-app.js';
 import type { Logger } from '../shared/logger.js';
+import { setServerCertificate } from '../shared/tls/server-certificate.js';
 import { VERSION } from '../shared/version.js';
 import type { AgentSettings } from './config.js';
 import { Bells } from './domain/bells.js';
 import type { Clock } from './domain/clock.js';
 import { OverviewSource, type SystemProbe } from './domain/overview.js';
+import type { ProcessSupervisor } from './domain/process-service.js';
 import { type ActionOutcome, Services } from './domain/services.js';
 import type { Spawner } from './domain/spawner.js';
 import { bellRoutes } from './http/bell-routes.js';
@@ -32,6 +34,12 @@ export interface Agent {
   overview: OverviewSource;
   /** Runs an action handed over by the board, under the board key's policy. */
   actForBoard(what: string, action: 'start' | 'stop'): Promise<ActionOutcome>;
+  /**
+   * Takes a reloaded config: the token, the board key, the services and the certificate, in
+   * place, with no request dropped. Returns the process services no longer published (still
+   * running, for the caller to stop). Fields that need a restart must hold their running values.
+   */
+  reconfigure(next: AgentSettings): { removed: ProcessSupervisor[] };
 }
 
 /** Idle keep-alive connections stay open this long: longer than any usual sweep interval. */
@@ -40,6 +48,7 @@ export const AGENT_KEEP_ALIVE_MS = 65_000;
 /** Builds an agent's Fastify instance with all its routes; nothing listens or runs yet. */
 export async function buildAgent(deps: AgentDeps): Promise<Agent> {
   const { settings } = deps;
+  // Read by the token rules at each request: a reload replaces the two credentials in place.
   const credentials = {
     token: settings.token,
     boardKey: settings.boardKey,
@@ -61,6 +70,7 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
   });
   const app = await createHttpApp({
     logger: deps.logger,
+    tls: settings.tls,
     // The board polls every sweep_interval (5 s by default) over one kept-alive connection;
     // closing idle connections after 5 s would make it open a new one for nearly every poll.
     keepAliveTimeoutMs: AGENT_KEEP_ALIVE_MS,
@@ -89,5 +99,11 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     services,
     overview,
     actForBoard: (what, action) => services.act(what, action, 'board'),
+    reconfigure(next) {
+      credentials.token = next.token;
+      credentials.boardKey = next.boardKey;
+      if (next.tls !== null) setServerCertificate(app.server, next.tls);
+      return services.reconfigure(next.services);
+    },
   };
 }

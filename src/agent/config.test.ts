@@ -101,6 +101,7 @@ describe('agent config', () => {
       board: 'http://127.0.0.1:8700',
       token: 'registration-from-env',
       intervalMs: 10000,
+      ca: null,
     });
   });
 

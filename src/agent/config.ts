@@ -3,6 +3,7 @@ import { type Static, Type } from 'typebox';
 import type { CliOptions } from '../shared/cli.js';
 import { ConfigError, type ConfigProblem } from '../shared/config/config-error.js';
 import { type EnvOverride, loadConfig } from '../shared/config/load-config.js';
+import { FilePath, readCa, readTlsPair, TlsFile, type TlsPair } from '../shared/tls/pem-files.js';
 import {
   ACTIONS,
   Action,
@@ -41,6 +42,7 @@ export const AgentConfigFile = Type.Object(
     location: Type.Optional(HttpUrl),
     proxy: Type.Optional(HttpUrl),
     data_dir: Type.Optional(Type.String({ minLength: 1 })),
+    tls: Type.Optional(TlsFile),
     services: Type.Optional(
       Type.Record(Type.String({ pattern: NAME_PATTERN }), ServiceFile, {
         additionalProperties: false,
@@ -48,7 +50,12 @@ export const AgentConfigFile = Type.Object(
     ),
     report: Type.Optional(
       Type.Object(
-        { board: HttpUrl, token: Token, interval: Type.Optional(Seconds) },
+        {
+          board: HttpUrl,
+          token: Token,
+          interval: Type.Optional(Seconds),
+          ca: Type.Optional(FilePath),
+        },
         { additionalProperties: false },
       ),
     ),
@@ -93,8 +100,11 @@ export interface AgentSettings {
   location: string | null;
   proxy: string | null;
   dataDir: string;
+  /** The agent's certificate and key: it serves HTTPS (and WSS) when set. */
+  tls: TlsPair | null;
   services: ServiceConfig[];
-  report: { board: string; token: string; intervalMs: number } | null;
+  /** `ca`: PEM of the CA trusted for an https `board` (null: the system's CAs). */
+  report: { board: string; token: string; intervalMs: number; ca: string | null } | null;
 }
 
 export const AGENT_ENV_OVERRIDES: readonly EnvOverride[] = [
@@ -184,6 +194,10 @@ export function agentSettings(
   if (raw.board_key !== undefined && raw.board_key === raw.token) {
     problems.push({ field: 'board_key', problem: 'must differ from token (it has less power)' });
   }
+  const baseDir = dirname(file);
+  const tls = raw.tls === undefined ? null : readTlsPair(raw.tls, baseDir, 'tls', problems);
+  const reportCa =
+    raw.report?.ca === undefined ? null : readCa(raw.report.ca, baseDir, 'report.ca', problems);
   if (problems.length > 0) throw new ConfigError(file, problems);
   const dataDir = raw.data_dir ?? 'data';
   return {
@@ -195,13 +209,15 @@ export function agentSettings(
     boardKey: raw.board_key ?? null,
     location: raw.location ?? null,
     proxy: raw.proxy ?? null,
-    dataDir: isAbsolute(dataDir) ? dataDir : join(dirname(file), dataDir),
+    dataDir: isAbsolute(dataDir) ? dataDir : join(baseDir, dataDir),
+    tls,
     services,
     report: raw.report
       ? {
           board: raw.report.board.replace(/\/$/, ''),
           token: raw.report.token,
           intervalMs: (raw.report.interval ?? AGENT_DEFAULTS.reportInterval) * 1000,
+          ca: reportCa,
         }
       : null,
   };

@@ -2,22 +2,26 @@
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { parseCli } from '../shared/cli.js';
+import { startReloadTrigger } from '../shared/config/reload-trigger.js';
 import { createLogger } from '../shared/logger.js';
 import { runMain } from '../shared/run-main.js';
 import { keyProof } from '../shared/wire/key-proof.js';
 import { buildAgent } from './app.js';
-import { loadAgentConfig } from './config.js';
+import { type AgentSettings, loadAgentConfig } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { Reporter } from './domain/reporter.js';
 import { childEnv, trackedSpawner } from './io/node-spawner.js';
 import { RanFile } from './io/ran-file.js';
 import { boardConnection } from './io/report-poster.js';
 import { nodeSystemProbe } from './io/system-probe.js';
+import { reloadAgent } from './reload.js';
 
 runMain('panoptes-agent', async () => {
   const cli = parseCli(process.argv.slice(2));
   if (cli.config === undefined) throw new Error('--config FILE is required');
-  const settings = loadAgentConfig(cli.config, cli);
+  const file = cli.config;
+  const settings = loadAgentConfig(file, cli);
+  let current: AgentSettings = settings;
   const logger = createLogger('agent');
   const spawner = trackedSpawner(childEnv(process.env));
   const agent = await buildAgent({
@@ -36,14 +40,27 @@ runMain('panoptes-agent', async () => {
   });
 
   let stopReporting = async (): Promise<void> => undefined;
+  // Replaced by a reload that changes report.board, .token or .ca; a report in flight finishes
+  // on the connection it began on (closing an undici Agent waits for it).
+  let reconnect = (_next: AgentSettings): void => undefined;
   if (settings.report !== null) {
-    const location = settings.location ?? listeningLocation(agent.app.server.address());
+    const report = settings.report;
+    const location =
+      settings.location ?? listeningLocation(agent.app.server.address(), settings.tls !== null);
     const store = await RanFile.open(settings.dataDir);
-    const connection = boardConnection(
-      settings.report.board,
-      settings.report.token,
-      Math.min(10_000, Math.max(2_000, settings.report.intervalMs)),
-    );
+    const timeoutMs = Math.min(10_000, Math.max(2_000, report.intervalMs));
+    let connection = boardConnection(report.board, report.token, timeoutMs, report.ca);
+    reconnect = (next) => {
+      const r = next.report;
+      const was = current.report;
+      if (r === null || was === null) return;
+      if (r.board === was.board && r.token === was.token && r.ca === was.ca) return;
+      const old = connection;
+      connection = boardConnection(r.board, r.token, timeoutMs, r.ca);
+      old
+        .close()
+        .catch((error: unknown) => logger.warn({ err: error }, 'closing the old board connection'));
+    };
     const reporter = new Reporter({
       intervalMs: settings.report.intervalMs,
       location,
@@ -52,7 +69,7 @@ runMain('panoptes-agent', async () => {
       overview: () => agent.overview.overview(),
       act: agent.actForBoard,
       store,
-      post: connection.post,
+      post: (json) => connection.post(json),
       clock: systemClock,
       random: Math.random,
       log: logger,
@@ -67,6 +84,28 @@ runMain('panoptes-agent', async () => {
     };
   }
 
+  const trigger = startReloadTrigger({
+    file: settings.source,
+    log: logger,
+    reload: async (why) => {
+      await reloadAgent(
+        {
+          load: () => loadAgentConfig(file, cli),
+          current: () => current,
+          apply: async (next) => {
+            reconnect(next);
+            current = next;
+            const { removed } = agent.reconfigure(next);
+            // A process service no longer published is not left running unsupervised.
+            await Promise.all(removed.filter((p) => p.running).map((p) => p.stop()));
+          },
+          log: logger,
+        },
+        why,
+      );
+    },
+  });
+
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -74,6 +113,8 @@ runMain('panoptes-agent', async () => {
     logger.info({ signal }, 'stopping');
     void (async () => {
       try {
+        trigger.close();
+        await trigger.idle();
         await stopReporting();
         await agent.app.close();
         await agent.services.stopAll();
@@ -89,11 +130,12 @@ runMain('panoptes-agent', async () => {
   process.on('SIGINT', () => shutdown('SIGINT'));
 });
 
-/** http://host:port as the server listens; the machine's name when it listens on every address. */
-function listeningLocation(address: string | AddressInfo | null): string {
-  if (address === null || typeof address === 'string') return `http://${hostname()}`;
+/** http(s)://host:port as the server listens; the machine's name when it listens on every address. */
+function listeningLocation(address: string | AddressInfo | null, tls: boolean): string {
+  const scheme = tls ? 'https' : 'http';
+  if (address === null || typeof address === 'string') return `${scheme}://${hostname()}`;
   const wildcard = address.address === '0.0.0.0' || address.address === '::';
   const host = wildcard ? hostname() : address.address;
   const shown = host.includes(':') ? `[${host}]` : host;
-  return `http://${shown}:${address.port}`;
+  return `${scheme}://${shown}:${address.port}`;
 }

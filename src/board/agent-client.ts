@@ -6,6 +6,8 @@ import type { Observation } from './domain/machine.js';
 export interface AgentTarget {
   url: string;
   key: string | null;
+  /** PEM of the CA trusted for an https URL; null or absent: the system's CAs. */
+  ca?: string | null;
 }
 
 /** What came back from relaying an action. */
@@ -45,17 +47,32 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
     keepAliveMaxTimeout: 60_000,
     connect: { timeout: options.connectTimeoutMs },
   };
-  const polls = new Agent({ ...common, connections: 1 });
-  const relays = new Agent({ ...common, connections: 4 });
+  // A pair of dispatchers per CA (TLS trust is per connection pool); the key '' is the system's
+  // CAs. The client lives until the next reload that changes a CA, so the map stays small.
+  const pools = new Map<string, { polls: Agent; relays: Agent }>();
+  const poolsFor = (ca: string | null | undefined): { polls: Agent; relays: Agent } => {
+    const id = ca ?? '';
+    let found = pools.get(id);
+    if (found === undefined) {
+      const connect = ca ? { ...common.connect, ca } : common.connect;
+      found = {
+        polls: new Agent({ ...common, connect, connections: 1 }),
+        relays: new Agent({ ...common, connect, connections: 4 }),
+      };
+      pools.set(id, found);
+    }
+    return found;
+  };
 
   async function call(
     url: string,
     method: 'GET' | 'POST',
-    key: string | null,
+    target: AgentTarget,
     timeoutMs: number,
   ): Promise<{ status: number; text: string }> {
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (key !== null) headers.authorization = `Bearer ${key}`;
+    if (target.key !== null) headers.authorization = `Bearer ${target.key}`;
+    const pool = poolsFor(target.ca);
     // A plain timer, cleared as soon as the call ends: AbortSignal.timeout keeps its timer
     // (and a weak reference) for the whole time-out, ~10,000 of them per sweep.
     const controller = new AbortController();
@@ -68,7 +85,7 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
         url,
         method,
         headers,
-        method === 'GET' ? polls : relays,
+        method === 'GET' ? pool.polls : pool.relays,
         timeoutMs,
         controller.signal,
       );
@@ -114,12 +131,7 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
   return {
     async overview(target, timeoutMs) {
       try {
-        const { status, text } = await call(
-          `${target.url}/api/overview`,
-          'GET',
-          target.key,
-          timeoutMs,
-        );
+        const { status, text } = await call(`${target.url}/api/overview`, 'GET', target, timeoutMs);
         if (status < 200 || status > 299)
           return { ok: false, error: `the agent answered HTTP ${status}` };
         if (tooDeepAt(text) >= 0) return { ok: false, error: 'the answer is nested too deeply' };
@@ -142,7 +154,7 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
     async relay(target, what, action, timeoutMs) {
       const url = `${target.url}/api/do/${encodeURIComponent(what)}/${encodeURIComponent(action)}`;
       try {
-        const { status, text } = await call(url, 'POST', target.key, timeoutMs);
+        const { status, text } = await call(url, 'POST', target, timeoutMs);
         if (tooDeepAt(text) >= 0) {
           return {
             kind: 'unreachable',
@@ -163,7 +175,7 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
     },
 
     close: async () => {
-      await Promise.all([polls.close(), relays.close()]);
+      await Promise.all([...pools.values()].flatMap((p) => [p.polls.close(), p.relays.close()]));
     },
   };
 }
@@ -199,6 +211,9 @@ export function describeFailure(error: unknown, timeoutMs: number): string {
     case 'ENETUNREACH':
       return 'host unreachable';
     default:
+      if (code !== undefined && /CERT|TLS|SSL|SIGNATURE/.test(code)) {
+        return `the agent's certificate is not trusted (${code}); see ca in docs/config.md`;
+      }
       return code !== undefined ? `cannot reach the agent (${code})` : 'cannot reach the agent';
   }
 }

@@ -4,6 +4,7 @@ import { type Clock, systemClock } from '../shared/clock.js';
 import { FailureLimiter } from '../shared/http/failure-limiter.js';
 import { createHttpApp } from '../shared/http/http-app.js';
 import type { Logger } from '../shared/logger.js';
+import { setServerCertificate } from '../shared/tls/server-certificate.js';
 import { VERSION } from '../shared/version.js';
 import { type AgentClient, createAgentClient } from './agent-client.js';
 import type { BoardSettings } from './config.js';
@@ -13,7 +14,7 @@ import { EventHub } from './domain/events.js';
 import { Journal } from './domain/journal.js';
 import { Registry } from './domain/registry.js';
 import { actionRoutes } from './http/action-routes.js';
-import { installAuth } from './http/auth.js';
+import { type AuthOptions, installAuth } from './http/auth.js';
 import { boardRoutes } from './http/board-routes.js';
 import { journalRoutes } from './http/journal-routes.js';
 import { liveRoutes } from './http/live-routes.js';
@@ -21,8 +22,10 @@ import { metaRoutes } from './http/meta-routes.js';
 import { uiRoutes } from './http/ui-routes.js';
 import { BUILTIN_LANG_DIR, Languages } from './languages.js';
 import { ThreadedClient } from './poller/threaded-client.js';
+import { casChanged } from './settings-diff.js';
 import { IdentityStore } from './store/identity-store.js';
 import { openLogs } from './store/logs.js';
+import { SwitchableClient } from './switchable-client.js';
 
 export interface BoardAppDeps {
   settings: BoardSettings;
@@ -42,6 +45,14 @@ export interface BoardApp {
   board: Board;
   events: EventHub;
   identities: IdentityStore;
+  /** The settings in use (replaced by applySettings). */
+  settings(): BoardSettings;
+  /**
+   * Switches the running board to reloaded settings, one small step per consumer of them, with
+   * no request, queued action or live client dropped. Fields that need a restart must already
+   * hold their running values (keepRestartFields). New consumers of settings add a step here.
+   */
+  applySettings(next: BoardSettings): { added: string[]; removed: string[] };
   /** Closes the HTTP app, flushes the logs and the identity snapshot. */
   close(): Promise<void>;
 }
@@ -50,13 +61,14 @@ export interface BoardApp {
 export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const { settings, logger } = deps;
   const clock = deps.clock ?? systemClock;
-  const clientOptions = { connectTimeoutMs: Math.min(settings.pollTimeoutMs, 10_000) };
   // Polls run in the poller thread (second core); relays on this one.
-  const client =
-    deps.client ??
-    new ThreadedClient({ client: clientOptions }, createAgentClient(clientOptions), (error) =>
+  const newClient = (s: BoardSettings): AgentClient => {
+    const options = { connectTimeoutMs: Math.min(s.pollTimeoutMs, 10_000) };
+    return new ThreadedClient({ client: options }, createAgentClient(options), (error) =>
       logger.error({ err: error }, 'poller failed'),
     );
+  };
+  const client = new SwitchableClient(deps.client ?? newClient(settings));
   const logs = await openLogs(settings.dataDir);
   for (const [name, opened] of Object.entries(logs)) {
     if (opened.contents.skipped > 0) {
@@ -91,6 +103,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
 
   const app = await createHttpApp({
     logger,
+    tls: settings.tls,
     openapi: {
       title: 'Panoptes',
       version: VERSION,
@@ -102,12 +115,14 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
         '?token=<board token> (or the registration token, for POST /api/report only)',
     },
   });
-  installAuth(app, {
+  // Read by the token rule at each request: a reload replaces the two tokens in place.
+  const auth: AuthOptions = {
     boardToken: settings.boardToken,
     registrationToken: settings.registrationToken,
     board,
     limiter: new FailureLimiter(() => clock.now()),
-  });
+  };
+  installAuth(app, auth);
   const languages = new Languages(
     deps.builtinLangDir ?? BUILTIN_LANG_DIR,
     settings.configDir,
@@ -120,11 +135,25 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   await app.register(liveRoutes, { registry, events });
   await app.register(uiRoutes, { dir: deps.uiDir ?? UI_DIR });
 
+  let current = settings;
   return {
     app,
     board,
     events,
     identities,
+    settings: () => current,
+    applySettings(next) {
+      const previous = current;
+      current = next;
+      auth.boardToken = next.boardToken;
+      auth.registrationToken = next.registrationToken;
+      if (deps.client === undefined && casChanged(previous, next)) {
+        client.switchTo(newClient(next));
+      }
+      if (next.tls !== null && next.tls !== previous.tls)
+        setServerCertificate(app.server, next.tls);
+      return board.reconfigure(next);
+    },
     async close() {
       await app.close();
       await identities.save(registry);

@@ -59,12 +59,14 @@ describe('board config', () => {
         url: 'http://127.0.0.1:1',
         location: 'http://127.0.0.1:1/',
         key: 'key-key-key-key-key1',
+        ca: null,
       },
       {
         name: 'web2',
         url: 'http://127.0.0.1:2',
         location: 'https://web2.example/',
         key: 'key-key-key-key-key2',
+        ca: null,
       },
     ]);
   });

@@ -3,6 +3,7 @@ import { type Static, Type } from 'typebox';
 import type { CliOptions } from '../shared/cli.js';
 import { ConfigError, type ConfigProblem } from '../shared/config/config-error.js';
 import { type EnvOverride, loadConfig } from '../shared/config/load-config.js';
+import { FilePath, readCa, readTlsPair, TlsFile, type TlsPair } from '../shared/tls/pem-files.js';
 import { HttpUrl, NAME_PATTERN, Name, Token } from '../shared/wire/common.js';
 
 const Seconds = Type.Number({ exclusiveMinimum: 0 });
@@ -13,6 +14,7 @@ const ConfiguredMachine = Type.Object(
     url: HttpUrl,
     location: Type.Optional(HttpUrl),
     key: Token,
+    ca: Type.Optional(FilePath),
   },
   { additionalProperties: false },
 );
@@ -31,6 +33,8 @@ export const BoardConfigFile = Type.Object(
     max_announced_mb: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     sweep_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
     data_dir: Type.Optional(Type.String({ minLength: 1 })),
+    tls: Type.Optional(TlsFile),
+    ca: Type.Optional(FilePath),
     machines: Type.Optional(Type.Array(ConfiguredMachine)),
     announced_keys_only: Type.Optional(Type.Boolean()),
     announced_keys: Type.Optional(
@@ -47,6 +51,8 @@ export interface MachineConfig {
   url: string;
   location: string;
   key: string;
+  /** PEM of the CA the board trusts for this agent's https URL (its own or the board-wide one). */
+  ca?: string | null;
 }
 
 /** Everything the board needs to run, defaults applied and paths made absolute. */
@@ -67,6 +73,10 @@ export interface BoardSettings {
   maxAnnouncedBytes: number;
   sweepConcurrency: number;
   dataDir: string;
+  /** The board's own certificate and key: it serves HTTPS (and WSS) when set. */
+  tls: TlsPair | null;
+  /** PEM of the board-wide CA for agents' https URLs (announced machines, and configured ones without their own). */
+  ca: string | null;
   machines: MachineConfig[];
   announcedKeys: Map<string, string>;
   /** Refuse reports for names that have no key in announcedKeys. */
@@ -111,6 +121,8 @@ export function boardSettings(
   const problems: ConfigProblem[] = [];
   const names = new Set<string>();
   const folded = new Set<string>();
+  const tls = raw.tls === undefined ? null : readTlsPair(raw.tls, configDir, 'tls', problems);
+  const ca = raw.ca === undefined ? null : readCa(raw.ca, configDir, 'ca', problems);
   const machines = (raw.machines ?? []).map((m, i) => {
     // Names are unique without regard to case: ALPHA beside alpha is a look-alike.
     if (folded.has(m.name.toLowerCase())) {
@@ -121,7 +133,14 @@ export function boardSettings(
     }
     names.add(m.name);
     folded.add(m.name.toLowerCase());
-    return { name: m.name, url: stripSlash(m.url), location: m.location ?? m.url, key: m.key };
+    const own = m.ca === undefined ? null : readCa(m.ca, configDir, `machines[${i}].ca`, problems);
+    return {
+      name: m.name,
+      url: stripSlash(m.url),
+      location: m.location ?? m.url,
+      key: m.key,
+      ca: own ?? ca,
+    };
   });
   for (const name of Object.keys(raw.announced_keys ?? {})) {
     if (folded.has(name.toLowerCase())) {
@@ -147,6 +166,8 @@ export function boardSettings(
     maxAnnouncedBytes: (raw.max_announced_mb ?? BOARD_DEFAULTS.maxAnnouncedMb) * 1024 * 1024,
     sweepConcurrency: raw.sweep_concurrency ?? BOARD_DEFAULTS.sweepConcurrency,
     dataDir: isAbsolute(dataDir) || configDir === null ? dataDir : join(configDir, dataDir),
+    tls,
+    ca,
     machines,
     announcedKeys: new Map(Object.entries(raw.announced_keys ?? {})),
     announcedKeysOnly: raw.announced_keys_only ?? false,

@@ -12,6 +12,8 @@ runMain('panoptes-board', async () => {
   }
   const settings = loadBoardConfig(cli.config, cli);
   const logger = createLogger('board');
-  const board = await runBoard(settings, logger);
+  const board = await runBoard(settings, logger, {
+    reload: () => loadBoardConfig(cli.config ?? '.', cli),
+  });
   exitOnSignal(logger, board.stop);
 });

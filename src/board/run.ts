@@ -1,6 +1,8 @@
+import { startReloadTrigger } from '../shared/config/reload-trigger.js';
 import type { Logger } from '../shared/logger.js';
 import { type BoardApp, buildBoard } from './app.js';
 import type { BoardSettings } from './config.js';
+import { reloadBoard } from './reload.js';
 import { startScheduler } from './scheduler.js';
 
 /** A board that is listening and sweeping. */
@@ -12,19 +14,55 @@ export interface RunningBoard {
   stop(): Promise<void>;
 }
 
+export interface RunOptions {
+  /**
+   * Reads the config file again (SIGHUP, or the file changed on disk). Absent for the embedded
+   * default, which has no file: SIGHUP is then only logged (its default would end the process).
+   */
+  reload?: () => BoardSettings;
+}
+
 /** Builds a board, listens (logging the one listening line) and starts its timers. */
-export async function runBoard(settings: BoardSettings, logger: Logger): Promise<RunningBoard> {
+export async function runBoard(
+  settings: BoardSettings,
+  logger: Logger,
+  options: RunOptions = {},
+): Promise<RunningBoard> {
   const boardApp = await buildBoard({ settings, logger });
   const url = await boardApp.app.listen({
     host: settings.host,
     port: settings.port,
     listenTextResolver: (address) => `board listening at ${address}`,
   });
-  const scheduler = startScheduler(boardApp, settings, logger);
+  const scheduler = startScheduler(boardApp, logger);
+  const load = options.reload;
+  const trigger = startReloadTrigger({
+    file: load === undefined ? null : settings.source,
+    log: logger,
+    reload: async (why) => {
+      if (load === undefined) return;
+      await reloadBoard(
+        {
+          load,
+          current: boardApp.settings,
+          apply: (next) => {
+            const changed = boardApp.applySettings(next);
+            scheduler.wake();
+            return changed;
+          },
+          journal: boardApp.board.journal,
+          log: logger,
+        },
+        why,
+      );
+    },
+  });
   return {
     boardApp,
     url,
     async stop() {
+      trigger.close();
+      await trigger.idle();
       await scheduler.stop();
       await boardApp.close();
     },

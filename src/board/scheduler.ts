@@ -1,9 +1,10 @@
 import type { Logger } from '../shared/logger.js';
 import type { BoardApp } from './app.js';
-import type { BoardSettings } from './config.js';
 
 /** The board's timers: the sweep loop (each sweep closes a change set) and the upkeep tick. */
 export interface Scheduler {
+  /** Starts sweeping if it was idle for want of configured machines (after a reload). */
+  wake(): void;
   /** Stops starting new work and waits for the sweep in progress to end. */
   stop(): Promise<void>;
 }
@@ -12,20 +13,23 @@ const UPKEEP_MS = 1000;
 
 /**
  * Starts sweeping every `sweep_interval` (a sweep that runs long is followed at once by the
- * next, never overlapped) and the upkeep every second.
+ * next, never overlapped) and the upkeep every second. Both read the board's current settings
+ * each time, so a reload changes the interval and the machines from the next sweep on, and
+ * a board with no configured machine ticks all the same.
  */
-export function startScheduler(
-  boardApp: BoardApp,
-  settings: BoardSettings,
-  log: Logger,
-): Scheduler {
+export function startScheduler(boardApp: BoardApp, log: Logger): Scheduler {
   const { board } = boardApp;
   let stopped = false;
+  let looping = false;
   let sweepTimer: NodeJS.Timeout | null = null;
   let sweeping: Promise<void> = Promise.resolve();
 
   const runSweep = (): void => {
+    sweepTimer = null;
     if (stopped) return;
+    // Boards with no configured machines tick all the same: each tick closes a change set
+    // (history, notifications, identities and /metrics ride on it).
+    looping = true;
     const started = Date.now();
     sweeping = board
       .sweep()
@@ -33,7 +37,7 @@ export function startScheduler(
       .catch((error: unknown) => log.error({ err: error }, 'sweep failed'))
       .finally(() => {
         if (stopped) return;
-        const wait = Math.max(0, settings.sweepIntervalMs - (Date.now() - started));
+        const wait = Math.max(0, boardApp.settings().sweepIntervalMs - (Date.now() - started));
         sweepTimer = setTimeout(runSweep, wait);
       });
   };
@@ -50,10 +54,12 @@ export function startScheduler(
       });
   }, UPKEEP_MS);
 
-  // Boards with no configured machines tick all the same: each tick closes a change set.
   runSweep();
 
   return {
+    wake() {
+      if (!looping && !stopped) runSweep();
+    },
     async stop() {
       stopped = true;
       clearInterval(upkeep);

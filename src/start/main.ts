@@ -22,7 +22,10 @@ runMain('panoptes', async () => {
   const cli = parseCli(process.argv.slice(2));
   const logger = createLogger('board');
   if (cli.config !== undefined) {
-    const board = await runBoard(loadBoardConfig(cli.config, cli), logger);
+    const dir = cli.config;
+    const board = await runBoard(loadBoardConfig(dir, cli), logger, {
+      reload: () => loadBoardConfig(dir, cli),
+    });
     exitOnSignal(logger, board.stop);
     return;
   }

@@ -28,7 +28,7 @@ export class ProcessSupervisor {
   private last: LastExit | null = null;
 
   constructor(
-    private readonly config: ProcessService,
+    private config: ProcessService,
     private readonly spawner: Spawner,
     private readonly clock: Clock,
   ) {}
@@ -40,6 +40,11 @@ export class ProcessSupervisor {
   /** How the previous run ended, if one did. */
   get lastExit(): LastExit | null {
     return this.last;
+  }
+
+  /** Takes a reloaded config: a running child keeps running; the next start uses `config`. */
+  reconfigure(config: ProcessService): void {
+    this.config = config;
   }
 
   /** Starts the child. The caller makes sure it is not running. */

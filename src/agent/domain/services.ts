@@ -47,22 +47,46 @@ export class Services {
     this.machine = options.machine;
     this.spawner = options.spawner;
     this.clock = options.clock;
-    const checks: StatusCheck[] = [];
-    for (const config of configs) {
-      this.configs.set(config.name, config);
-      if (config.kind === 'process') {
-        this.processes.set(config.name, new ProcessSupervisor(config, this.spawner, this.clock));
-      } else if (config.status !== null) {
-        checks.push({ name: config.name, argv: config.status, cwd: config.cwd });
-      }
-    }
     const timeoutMs = options.statusTimeoutMs ?? STATUS_TIMEOUT_MS;
     this.status = new StatusCache(
-      checks,
+      [],
       (check) => this.check(check, timeoutMs),
       this.clock,
       options.statusTtlMs ?? STATUS_TTL_MS,
     );
+    this.reconfigure(configs);
+  }
+
+  /**
+   * Publishes exactly `configs` (at start and on a reload). An action already running finishes
+   * as it began. A process service still running keeps running (a changed `run` applies at its
+   * next start); one no longer published is returned, for the caller to stop.
+   */
+  reconfigure(configs: readonly ServiceConfig[]): { removed: ProcessSupervisor[] } {
+    const wanted = new Map(configs.map((c) => [c.name, c]));
+    const removed: ProcessSupervisor[] = [];
+    for (const [name, supervisor] of this.processes) {
+      if (wanted.get(name)?.kind === 'process') continue;
+      this.processes.delete(name);
+      removed.push(supervisor);
+    }
+    this.configs.clear();
+    const checks: StatusCheck[] = [];
+    for (const config of configs) {
+      this.configs.set(config.name, config);
+      if (config.kind === 'process') {
+        const supervisor = this.processes.get(config.name);
+        if (supervisor === undefined) {
+          this.processes.set(config.name, new ProcessSupervisor(config, this.spawner, this.clock));
+        } else {
+          supervisor.reconfigure(config);
+        }
+      } else if (config.status !== null) {
+        checks.push({ name: config.name, argv: config.status, cwd: config.cwd });
+      }
+    }
+    this.status.setChecks(checks);
+    return { removed };
   }
 
   /** Every published service with its state, never waiting for a status command. */

@@ -38,6 +38,26 @@ export class StatusCache {
     }
   }
 
+  /**
+   * Takes the checks of a reloaded config: new ones start unknown, removed ones are forgotten,
+   * one whose argv or cwd changed is checked afresh. A check already running just finishes.
+   */
+  setChecks(checks: readonly StatusCheck[]): void {
+    const wanted = new Map(checks.map((c) => [c.name, c]));
+    for (const name of this.checks.keys()) {
+      if (!wanted.has(name)) {
+        this.checks.delete(name);
+        this.entries.delete(name);
+      }
+    }
+    for (const check of checks) {
+      const old = this.checks.get(check.name);
+      this.checks.set(check.name, check);
+      if (old !== undefined && JSON.stringify(old) === JSON.stringify(check)) continue;
+      this.entries.set(check.name, { state: 'unknown', checkedAt: null, running: null });
+    }
+  }
+
   /** The cached state of a service with a status check (refreshing it if stale), else null. */
   state(name: string): ServiceState | null {
     const entry = this.entries.get(name);

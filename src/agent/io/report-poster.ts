@@ -13,9 +13,15 @@ export interface BoardConnection {
  * POSTs reports to `{board}/api/report` with the registration token, each within `timeoutMs`
  * (connecting, sending and reading the answer together).
  */
-export function boardConnection(board: string, token: string, timeoutMs: number): BoardConnection {
+export function boardConnection(
+  board: string,
+  token: string,
+  timeoutMs: number,
+  ca: string | null = null,
+): BoardConnection {
   const dispatcher = new Agent({
-    connect: { timeout: timeoutMs },
+    // `ca` replaces the system's CAs for this board only (a board with its own CA).
+    connect: ca === null ? { timeout: timeoutMs } : { timeout: timeoutMs, ca },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     keepAliveTimeout: 30_000,

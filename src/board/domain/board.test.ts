@@ -21,7 +21,11 @@ describe('Board.doAction', () => {
       body,
     });
     expect(t.client.relays).toEqual([
-      { target: { url: 'http://127.0.0.1:1', key: KEY }, what: 'backup', action: 'start' },
+      {
+        target: { url: 'http://127.0.0.1:1', key: KEY, ca: null },
+        what: 'backup',
+        action: 'start',
+      },
     ]);
     expect(journal(t)).toEqual(['board do web1/backup/start done 200']);
   });
@@ -85,7 +89,7 @@ describe('Board.doAction', () => {
       status: 200,
       body: { ok: true },
     });
-    expect(t.client.relays[0]?.target).toEqual({ url: 'http://lab3:8701', key: LAB_KEY });
+    expect(t.client.relays[0]?.target).toEqual({ url: 'http://lab3:8701', key: LAB_KEY, ca: null });
     t.client.answers.delete('http://lab3:8701');
     const queued = await t.board.doAction('board', 'lab3', 'job', 'stop');
     expect(queued.body).toMatchObject({ queued: true, name: 'lab3', what: 'job', action: 'stop' });

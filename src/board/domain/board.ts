@@ -55,6 +55,18 @@ export class Board {
     this.configured = new Map(deps.settings.machines.map((m) => [m.name, m]));
   }
 
+  /**
+   * Takes a reloaded config: later requests, sweeps and upkeep use `settings`; the configured
+   * machines become exactly its `machines`. What is in flight finishes with the settings it began with.
+   */
+  reconfigure(settings: BoardSettings): { added: string[]; removed: string[] } {
+    this.deps.settings = settings;
+    this.configured.clear();
+    for (const m of settings.machines) this.configured.set(m.name, m);
+    for (const name of this.silent) if (!this.configured.has(name)) this.silent.delete(name);
+    return this.deps.registry.setConfigured(settings.machines);
+  }
+
   get registry(): Registry {
     return this.deps.registry;
   }
@@ -74,7 +86,11 @@ export class Board {
     }
     if (machine.origin === 'configured') {
       const config = this.configured.get(name);
-      const agent: AgentTarget = { url: config?.url ?? machine.location, key: config?.key ?? null };
+      const agent: AgentTarget = {
+        url: config?.url ?? machine.location,
+        key: config?.key ?? null,
+        ca: config?.ca ?? settings.ca,
+      };
       const outcome = await client.relay(agent, what, action, settings.pollTimeoutMs);
       if (outcome.kind === 'answer')
         return this.passThrough(who, target, outcome.status, outcome.body);
@@ -88,7 +104,12 @@ export class Board {
     let reason = 'the board holds no key for it';
     if (key !== null) {
       const url = machine.location.replace(/\/$/, '');
-      const outcome = await client.relay({ url, key }, what, action, settings.pollTimeoutMs);
+      const outcome = await client.relay(
+        { url, key, ca: settings.ca },
+        what,
+        action,
+        settings.pollTimeoutMs,
+      );
       if (outcome.kind === 'answer')
         return this.passThrough(who, target, outcome.status, outcome.body);
       reason = `its location is unreachable (${clip(outcome.error)})`;

@@ -239,6 +239,45 @@ export class Registry {
     }
   }
 
+  /**
+   * Makes the configured machines exactly `configured` (a reload): new ones are added (down until
+   * polled), missing ones removed, moved ones relocated. An announced machine whose name is now
+   * configured becomes the configured one. Announced machines are otherwise untouched.
+   */
+  setConfigured(configured: readonly MachineConfig[]): { added: string[]; removed: string[] } {
+    const wanted = new Map(configured.map((c) => [c.name, c]));
+    const added: string[] = [];
+    const removed: string[] = [];
+    for (const m of [...this.machines.values()]) {
+      if (m.origin !== 'configured' || wanted.has(m.name)) continue;
+      this.machines.delete(m.name);
+      this.sortedNames = null;
+      this.invalidate();
+      removed.push(m.name);
+      this.events.machineRemoved(m.name);
+    }
+    for (const c of configured) {
+      const existing = this.machines.get(c.name);
+      if (existing?.origin === 'configured') {
+        if (existing.location !== c.location) {
+          existing.location = c.location;
+          this.changed(existing);
+        }
+        continue;
+      }
+      if (existing !== undefined) this.forget(c.name);
+      const m = this.add({
+        name: c.name,
+        origin: 'configured',
+        location: c.location,
+        firstSeen: this.clock.now(),
+      });
+      added.push(c.name);
+      this.events.machineChanged(m);
+    }
+    return { added, removed };
+  }
+
   /** Removes an announced machine for good. */
   forget(name: string): void {
     const m = this.machines.get(name);

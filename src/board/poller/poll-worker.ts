@@ -19,36 +19,38 @@ port.on('message', (message: PollRequest | { type: 'close' }) => {
     return;
   }
   const began = performance.now();
-  void client.overview({ url: message.url, key: message.key }, message.timeoutMs).then(
-    (observation) => {
-      const latencyMs = Math.round(performance.now() - began);
-      let answer: PollAnswer;
-      if (observation.ok && observation.overview !== undefined) {
-        const json = observation.json ?? JSON.stringify(observation.overview);
-        answer = {
-          id: message.id,
-          ok: true,
-          latencyMs,
-          prepared: prepareOverview(observation.overview, json, latencyMs),
-        };
-      } else {
-        answer = {
+  void client
+    .overview({ url: message.url, key: message.key, ca: message.ca }, message.timeoutMs)
+    .then(
+      (observation) => {
+        const latencyMs = Math.round(performance.now() - began);
+        let answer: PollAnswer;
+        if (observation.ok && observation.overview !== undefined) {
+          const json = observation.json ?? JSON.stringify(observation.overview);
+          answer = {
+            id: message.id,
+            ok: true,
+            latencyMs,
+            prepared: prepareOverview(observation.overview, json, latencyMs),
+          };
+        } else {
+          answer = {
+            id: message.id,
+            ok: false,
+            latencyMs,
+            error: observation.ok ? 'no overview' : observation.error,
+          };
+        }
+        port.postMessage(answer);
+      },
+      (error: unknown) => {
+        const detail = error instanceof Error ? error.message : String(error);
+        port.postMessage({
           id: message.id,
           ok: false,
-          latencyMs,
-          error: observation.ok ? 'no overview' : observation.error,
-        };
-      }
-      port.postMessage(answer);
-    },
-    (error: unknown) => {
-      const detail = error instanceof Error ? error.message : String(error);
-      port.postMessage({
-        id: message.id,
-        ok: false,
-        latencyMs: 0,
-        error: `poll failed: ${detail}`,
-      } satisfies PollAnswer);
-    },
-  );
+          latencyMs: 0,
+          error: `poll failed: ${detail}`,
+        } satisfies PollAnswer);
+      },
+    );
 });

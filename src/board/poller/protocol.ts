@@ -11,6 +11,8 @@ export interface PollRequest {
   id: number;
   url: string;
   key: string | null;
+  /** PEM of the CA trusted for an https URL; null: the system's CAs. */
+  ca: string | null;
   timeoutMs: number;
 }
 

@@ -34,6 +34,7 @@ export class ThreadedClient implements AgentClient {
         id,
         url: target.url,
         key: target.key,
+        ca: target.ca ?? null,
         timeoutMs,
       };
       this.worker.postMessage(request);

@@ -1,9 +1,16 @@
 import { STATUS_CODES } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, {
+  type FastifyHttpsOptions,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Logger } from '../logger.js';
+import type { TlsPair } from '../tls/pem-files.js';
 import { BODY_LIMIT_BYTES, errors, HttpError } from './errors.js';
 import { type OpenApiInfo, openApiTransform } from './openapi.js';
 import {
@@ -23,6 +30,8 @@ export interface HttpAppOptions {
   keepAliveTimeoutMs?: number;
   /** Seconds a client may take to send its request headers and body (slowloris guard). */
   requestTimeoutS?: number;
+  /** Serve HTTPS (and WSS) with this certificate and key (PEM) instead of plain HTTP. */
+  tls?: TlsPair | null;
 }
 
 /** Seconds a client may take to send its request headers (at most the request time-out). */
@@ -67,14 +76,21 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   // only after 60 s, and Node looks for expired requests only every 30 s: a connection that
   // sent nothing lived 30-60 s. Found by the slowloris test.
   const requestTimeoutMs = (options.requestTimeoutS ?? 30) * 1000;
-  const app = Fastify({
-    ...serverOptions,
-    http: {
-      headersTimeout: Math.min(HEADERS_TIMEOUT_S * 1000, requestTimeoutMs),
-      requestTimeout: requestTimeoutMs,
-      connectionsCheckingInterval: 1000,
-    },
-  });
+  const http = {
+    headersTimeout: Math.min(HEADERS_TIMEOUT_S * 1000, requestTimeoutMs),
+    requestTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: 1000,
+  };
+  // With `https`, Fastify passes only those options to https.createServer (not `http`), so the
+  // slowloris settings go in there too. The instance is typed as an HTTP one: nothing here uses
+  // what differs, and setServerCertificate reaches the TLS server when a reload needs it.
+  const app: FastifyInstance =
+    options.tls === undefined || options.tls === null
+      ? Fastify({ ...serverOptions, http })
+      : (Fastify({
+          ...(serverOptions as unknown as FastifyHttpsOptions<HttpsServer>),
+          https: { ...http, cert: options.tls.cert, key: options.tls.key },
+        }) as unknown as FastifyInstance);
 
   // Validation is done by validateRequest so that every part is checked at once; Fastify's
   // own compiler only needs to accept the schemas, which also feed the OpenAPI document.

@@ -1,38 +1,16 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { analyze, verifyUnit } from './helpers/systemd.js';
 import { tempDir } from './helpers/tmp.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const UNIT = readFileSync(`${ROOT}deploy/panoptes-agent.service`, 'utf8');
-const run = promisify(execFile);
+const BOARD_UNIT = readFileSync(`${ROOT}deploy/panoptes-board.service`, 'utf8');
 
-async function which(program: string): Promise<string | null> {
-  try {
-    return (await run('sh', ['-c', `command -v ${program}`])).stdout.trim() || null;
-  } catch {
-    return null;
-  }
-}
-
-const analyze = await which('systemd-analyze');
 const dir = tempDir('panoptes-unit-');
 afterAll(() => dir.cleanup());
-
-/** systemd-analyze verify of a unit text; its exit code and everything it printed. */
-async function verify(text: string, name: string): Promise<{ code: number; output: string }> {
-  // The unit names /usr/bin/node; verify checks that the program exists, so use this Node.
-  const file = dir.write(name, text.replace('/usr/bin/node', process.execPath));
-  try {
-    const { stdout, stderr } = await run(analyze ?? 'false', ['verify', '--man=no', file]);
-    return { code: 0, output: `${stdout}${stderr}`.trim() };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? 1, output: `${e.stdout ?? ''}${e.stderr ?? ''}`.trim() };
-  }
-}
+const verify = (text: string, name: string) => verifyUnit(dir, text, name);
 
 describe('deploy/panoptes-agent.service', () => {
   it('starts the built agent with --config and lets the agent stop its own children', () => {
@@ -41,6 +19,7 @@ describe('deploy/panoptes-agent.service', () => {
     expect(existsSync(`${ROOT}${exec?.[2]}`)).toBe(true);
     expect(UNIT).toMatch(/^KillMode=mixed$/m);
     expect(UNIT).toMatch(/^EnvironmentFile=-\/etc\/panoptes\/agent\.env$/m);
+    expect(UNIT).toMatch(/^ExecReload=\/bin\/kill -HUP \$MAINPID$/m);
   });
 
   // Without systemd-analyze (not every CI image has it) only this one check is skipped.
@@ -54,5 +33,26 @@ describe('deploy/panoptes-agent.service', () => {
     const result = await verify(broken, 'broken.service');
     expect(result.output).toContain("Unknown key 'Umask'");
     expect(result.output).toContain('sometimes');
+  });
+});
+
+describe('deploy/panoptes-board.service', () => {
+  it('runs the built board as its own user, hardened, writing only its data directory', () => {
+    const exec = /^ExecStart=(\S+) \/opt\/panoptes\/(\S+) --config (\S+)$/m.exec(BOARD_UNIT);
+    expect(exec?.[2]).toBe('dist/board/main.js');
+    expect(existsSync(`${ROOT}${exec?.[2]}`)).toBe(true);
+    expect(BOARD_UNIT).toMatch(/^User=panoptes-board$/m);
+    expect(BOARD_UNIT).toMatch(/^ProtectSystem=strict$/m);
+    expect(BOARD_UNIT).toMatch(/^NoNewPrivileges=true$/m);
+    const state = /^StateDirectory=(\S+)$/m.exec(BOARD_UNIT)?.[1];
+    expect(BOARD_UNIT).toContain(`ReadWritePaths=/var/lib/${state}`);
+    // systemctl reload sends SIGHUP, which reloads board.yaml (test/board-reload.e2e.test.ts).
+    expect(BOARD_UNIT).toMatch(/^ExecReload=\/bin\/kill -HUP \$MAINPID$/m);
+  });
+
+  it.skipIf(analyze === null)('systemd-analyze verify accepts it without a warning', async () => {
+    expect(await verify(BOARD_UNIT, 'panoptes-board.service')).toEqual({ code: 0, output: '' });
+    const broken = BOARD_UNIT.replace('ProtectSystem=strict', 'ProtectSystem=very');
+    expect((await verify(broken, 'broken-board.service')).output).toContain('very');
   });
 });
