@@ -1,7 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { tooDeepAt } from '../json-depth.js';
+import { errors } from './errors.js';
 import { check, checkParams, type ValidationIssue } from './pydantic.js';
+import {
+  decodeJsonBytes,
+  type PythonJsonError,
+  pythonJsonError,
+  TooManyDigits,
+} from './python-json.js';
 
 /** The raw JSON text of a body that failed to parse, and where. */
 export class JsonInvalid extends Error {
@@ -44,7 +51,8 @@ export async function validateRequest(request: FastifyRequest, reply: FastifyRep
     );
   }
   if (schema.body) {
-    if (request.body === undefined) {
+    // No body, an empty one, or JSON `null`: FastAPI has no value, so the body is missing.
+    if (request.body === undefined || request.body === null) {
       issues.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
     } else {
       body = check(schema.body, request.body, ['body'], issues, false);
@@ -74,19 +82,36 @@ export function jsonInvalidBody(error: JsonInvalid): { detail: ValidationIssue[]
   };
 }
 
-/** Parses a JSON body, turning a syntax error into JsonInvalid with its character position. */
-export function parseJsonBody(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  // Nested deeper than any answer could be serialised again: refused as pydantic does.
+/** FastAPI's answer to a body Python cannot decode at all (not UTF-8, an over-long integer). */
+const UNPARSEABLE = 'There was an error parsing the body';
+
+/**
+ * Parses a JSON body as FastAPI does (Python's `json.loads` on the bytes): a syntax error is
+ * JsonInvalid with Python's message and position; bytes Python cannot decode are a 400.
+ */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  const text = decodeJsonBytes(bytes);
+  if (text === null) throw errors.badRequest(UNPARSEABLE);
+  // Nested deeper than any answer could be serialised again: refused (decisions.md).
   const deep = tooDeepAt(text);
   if (deep >= 0) throw new JsonInvalid(deep, 'recursion limit exceeded');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
+  } catch {
+    const refusal = pythonRefusal(text);
+    throw new JsonInvalid(refusal?.pos ?? 0, refusal?.msg ?? 'Expecting value');
+  }
+  // Python's int() refuses integers of over 4300 digits, which JSON.parse takes.
+  if (text.length > 4300) pythonRefusal(text);
+  return value;
+}
+
+function pythonRefusal(text: string): PythonJsonError | null {
+  try {
+    return pythonJsonError(text);
   } catch (error) {
-    const message = error instanceof Error ? error.message : '';
-    const at = /position (\d+)/.exec(message);
-    const position = at?.[1] !== undefined ? Number(at[1]) : text.length;
-    const reason = position >= text.trimEnd().length ? 'Expecting value' : 'Invalid JSON';
-    throw new JsonInvalid(position, reason);
+    if (error instanceof TooManyDigits) throw errors.badRequest(UNPARSEABLE);
+    throw error;
   }
 }
