@@ -38,7 +38,15 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 
 function jsonInvalid(pos: number, error: string) {
   return {
-    detail: [{ type: 'json_invalid', loc: ['body', pos], msg: 'JSON decode error', input: {}, ctx: { error } }],
+    detail: [
+      {
+        type: 'json_invalid',
+        loc: ['body', pos],
+        msg: 'JSON decode error',
+        input: {},
+        ctx: { error },
+      },
+    ],
   };
 }
 
@@ -148,7 +156,11 @@ const ROWS: Record<string, Row> = {
   // pydantic's integer parsing.
   'limit=1.0 is 1': { line: 'GET /api/journal?limit=1.0', token: 'board', status: 200 },
   'limit=1_000 is 1000': { line: 'GET /api/journal?limit=1_000', token: 'board', status: 200 },
-  'limit=+07 (a space, then 07) is 7': { line: 'GET /api/journal?limit=+07', token: 'board', status: 200 },
+  'limit=+07 (a space, then 07) is 7': {
+    line: 'GET /api/journal?limit=+07',
+    token: 'board',
+    status: 200,
+  },
   'a leading space and underscores parse, then the bound fails': {
     line: 'GET /api/journal?limit=%203479_74',
     token: 'board',
@@ -231,7 +243,11 @@ const ROWS: Record<string, Row> = {
     expectBody: { ok: true, actions: [] },
   },
   'no Content-Type: the body is text': { ...report(REPORT), status: 422, expectBody: asText },
-  'an empty Content-Type: the body is text': { ...report(REPORT, ''), status: 422, expectBody: asText },
+  'an empty Content-Type: the body is text': {
+    ...report(REPORT, ''),
+    status: 422,
+    expectBody: asText,
+  },
   'application/json-patch is not JSON': {
     ...report(REPORT, 'application/json-patch'),
     status: 422,
@@ -245,7 +261,9 @@ const ROWS: Record<string, Row> = {
   'null is a missing body': {
     ...report('null', 'application/json'),
     status: 422,
-    expectBody: { detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] },
+    expectBody: {
+      detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }],
+    },
   },
   'json_invalid: property name': {
     ...report('{name:1}', 'application/json'),
@@ -298,7 +316,10 @@ const ROWS: Record<string, Row> = {
     expectBody: jsonInvalid(8, 'Extra data'),
   },
   'a body that is not UTF-8 is a 400': {
-    ...report(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), 'application/json'),
+    ...report(
+      Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]),
+      'application/json',
+    ),
     status: 400,
     expectBody: { detail: 'There was an error parsing the body' },
   },
@@ -375,10 +396,13 @@ describe('the board answers as a FastAPI service would', () => {
       }
       for (const header of row.absentHeaders ?? []) expect(answer.headers[header]).toBeUndefined();
       if (typeof row.expectBody === 'string') expect(answer.body).toBe(row.expectBody);
-      else if (row.expectBody !== undefined) expect(JSON.parse(answer.body)).toEqual(row.expectBody);
+      else if (row.expectBody !== undefined)
+        expect(JSON.parse(answer.body)).toEqual(row.expectBody);
       if (row.status === 200 && row.line.startsWith('GET /api/journal')) {
         const limit = Number(/limit=([^&]*)/.exec(row.line)?.[1]?.replace('_', '') ?? 200);
-        expect((JSON.parse(answer.body) as { entries: unknown[] }).entries.length).toBeLessThanOrEqual(limit);
+        expect(
+          (JSON.parse(answer.body) as { entries: unknown[] }).entries.length,
+        ).toBeLessThanOrEqual(limit);
       }
     });
   }

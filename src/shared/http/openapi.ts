@@ -118,7 +118,6 @@ function hoist(schema: unknown, components: Json): unknown {
   if (Array.isArray(options) && options.every((o) => constant(o) !== undefined)) {
     // pydantic writes an Enum as `enum`, not as a union of constants.
     named = { title, type: 'string', enum: options.map(constant) };
-    if (typeof s.description === 'string') named.description = s.description;
   } else {
     named = { ...s };
     const properties = s.properties as Record<string, Json> | undefined;
