@@ -180,7 +180,6 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/journal',
       '/api/language/{code}',
       '/api/languages',
-      '/api/live',
       '/api/machines/{name}',
       '/api/openapi.json',
       '/api/report',

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { errors } from './errors.js';
 import {
   encodeForRouter,
+  parseQueryString,
   pythonUnquote,
   quoteLocation,
   type RouteDecision,
@@ -30,6 +31,18 @@ export function splitTarget(target: string): { path: string; query: string } {
   const q = target.indexOf('?');
   const rawPath = q < 0 ? target : target.slice(0, q);
   return { path: pythonUnquote(rawPath), query: q < 0 ? '' : target.slice(q + 1) };
+}
+
+/**
+ * Starlette's decision, except that a request carrying `?token=` is not redirected: the Location
+ * would repeat the token in a response (decisions.md), so it is a 404 instead.
+ */
+function decideFor(table: RouteTable, line: RequestLine): RouteDecision {
+  const decision = table.decide(line.method, line.path);
+  if (decision.kind === 'redirect' && 'token' in parseQueryString(line.query)) {
+    return { kind: 'none' };
+  }
+  return decision;
 }
 
 /** Where a 307 sends the client: Starlette's `URL(scope=…)` of the other path, quoted. */
@@ -77,7 +90,7 @@ export function routingFor(table: RouteTable): Routing {
     },
     decide(req: Marked) {
       const line = lineOf(req);
-      return { decision: table.decide(line.method, line.path), line };
+      return { decision: decideFor(table, line), line };
     },
   };
 }
@@ -108,7 +121,7 @@ export function rawRouteAnswer(table: RouteTable, packet: Buffer): string | null
   const target = splitTarget(first[1] ?? '/');
   const host = /\r\nhost:[ \t]*([^\r\n]*?)[ \t]*\r\n/i.exec(text)?.[1];
   const line: RequestLine = { method, ...target, host, scheme: 'http' };
-  const decision = table.decide(method, target.path);
+  const decision = decideFor(table, line);
   if (decision.kind === 'redirect') {
     const location = redirectLocation(line, decision.path);
     return `HTTP/1.1 307 Temporary Redirect\r\nlocation: ${location}\r\ncontent-length: 0\r\nConnection: close\r\n\r\n`;
