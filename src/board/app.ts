@@ -108,7 +108,9 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       title: 'Panoptes',
       version: VERSION,
       description:
-        'The board: every machine as of the last sweep, actions relayed or queued, the journal and the language catalogues.',
+        'The board: every machine as of the last sweep, actions relayed or queued, the journal and the language catalogues. ' +
+        'Live updates: GET /api/live is a WebSocket (token in the Authorization header or ?token=), not an HTTP operation: ' +
+        'it sends {"type":"board","board":…} once, then {"type":"machine","machine":…}, {"type":"removed","name":…} and {"type":"journal","entry":…}.',
       bearerDescription:
         'Authorization: Bearer <board token> (or the registration token, for POST /api/report only)',
       queryDescription:

@@ -58,6 +58,14 @@ export const QueuedAnswer = Type.Object({
   action: Action,
 });
 
+/** DELETE /api/machines/{name}. */
+export const ForgetAnswer = Type.Object({
+  ok: Type.Literal(true),
+  name: Name,
+  forgotten: Type.Literal(true),
+  dropped: Type.Integer({ minimum: 0, description: 'queued actions dropped with it' }),
+});
+
 export const DoParams = Type.Object({ name: Name, what: Name, action: Action });
 export const NameParams = Type.Object({ name: Name });
 

@@ -145,6 +145,8 @@ export class Registry {
     }
     machine.observed = true;
     if (previous !== machine.state) {
+      // A change of state is shown at once; a refresh of an up machine waits for the tick.
+      this.invalidate(true);
       this.changes.transition({
         name: machine.name,
         origin: machine.origin,
@@ -251,8 +253,10 @@ export class Registry {
     for (const m of [...this.machines.values()]) {
       if (m.origin !== 'configured' || wanted.has(m.name)) continue;
       this.machines.delete(m.name);
+      this.folded.delete(foldName(m.name));
       this.sortedNames = null;
-      this.invalidate();
+      this.invalidate(true);
+      this.changes.removedName(m.name);
       removed.push(m.name);
       this.events.machineRemoved(m.name);
     }
@@ -266,6 +270,9 @@ export class Registry {
         continue;
       }
       if (existing !== undefined) this.forget(c.name);
+      // An announced look-alike (another case) gives way to the configured name too.
+      const same = this.folded.get(foldName(c.name));
+      if (same !== undefined && same !== c.name) this.forget(same);
       const m = this.add({
         name: c.name,
         origin: 'configured',
@@ -406,7 +413,7 @@ export class Registry {
       this.announcedCount += 1;
       this.identityVersion += 1;
     }
-    this.invalidate();
+    this.invalidate(true);
     return m;
   }
 

@@ -17,6 +17,7 @@ export async function actionRoutes(app: FastifyInstance, options: { board: Board
     '/api/do/:name/:what/:action',
     {
       schema: {
+        operationId: 'do_action',
         summary: 'Relay start or stop of a published service to a machine',
         description:
           "Configured machine: relayed with the board's key; the machine's status and body come back unchanged. " +
@@ -24,7 +25,9 @@ export async function actionRoutes(app: FastifyInstance, options: { board: Board
         params: DoParams,
         response: {
           200: Type.Union([QueuedAnswer, Type.Object({}, { additionalProperties: true })]),
+          403: Detail,
           404: Detail,
+          409: Detail,
           502: Detail,
           504: Detail,
         },
@@ -47,12 +50,13 @@ export async function actionRoutes(app: FastifyInstance, options: { board: Board
       bodyLimit: REPORT_LIMIT_BYTES,
       config: { access: 'report' },
       schema: {
+        operationId: 'report',
         summary: 'An announcing machine reports its overview',
         description:
           'Opened by the registration token (or the board token). The answer hands over the actions queued for the machine. ' +
           `Bodies over ${REPORT_LIMIT_BYTES / 1024} KiB are refused (413).`,
         body: Report,
-        response: { 200: ReportAnswer, 409: Detail, 413: Detail },
+        response: { 200: ReportAnswer, 403: Detail, 409: Detail, 413: Detail },
       },
     },
     async (request, reply) => {

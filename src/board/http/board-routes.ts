@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Board } from '../domain/board.js';
-import { BoardView, Detail, NameParams } from '../schemas.js';
+import { BoardView, Detail, ForgetAnswer, NameParams } from '../schemas.js';
 import { sendAnswer } from './send-answer.js';
 
 /** GET /api/board and DELETE /api/machines/{name}. */
@@ -12,6 +12,7 @@ export async function boardRoutes(app: FastifyInstance, options: { board: Board 
     '/api/board',
     {
       schema: {
+        operationId: 'get_board',
         summary: 'Every machine, as of the last sweep',
         description: 'Sorted by name. Supports ETag / If-None-Match. Contains no token or key.',
         response: {
@@ -32,10 +33,11 @@ export async function boardRoutes(app: FastifyInstance, options: { board: Board 
     '/api/machines/:name',
     {
       schema: {
+        operationId: 'delete_machine',
         summary: 'Forget an announced machine for good',
         description: 'Configured machines are refused (409): remove them from the config file.',
         params: NameParams,
-        response: { 404: Detail, 409: Detail },
+        response: { 200: ForgetAnswer, 404: Detail, 409: Detail },
       },
     },
     async (request, reply) => {

@@ -11,6 +11,7 @@ export async function journalRoutes(
     '/api/journal',
     {
       schema: {
+        operationId: 'get_journal',
         summary: 'What was done on the board and what it refused, most recent first',
         querystring: JournalQuery,
         response: { 200: JournalPage },

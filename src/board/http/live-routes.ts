@@ -95,7 +95,9 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
   app.route({
     method: 'GET',
     url: '/api/live',
+    // A WebSocket, which FastAPI leaves out of the document too; info.description names it.
     schema: {
+      hide: true,
       summary: 'Live updates (WebSocket): the board, then changed machines and journal entries',
       description:
         'Messages: {"type":"board","board":…} once, then {"type":"machine","machine":…}, ' +

@@ -19,6 +19,7 @@ export async function metaRoutes(
     {
       config: { access: 'open' },
       schema: {
+        operationId: 'health',
         summary: 'Whether the board itself is up (no token needed)',
         security: NO_SECURITY,
         response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) },
@@ -31,6 +32,7 @@ export async function metaRoutes(
     '/api/openapi.json',
     {
       schema: {
+        operationId: 'openapi',
         summary: 'This document: OpenAPI 3.1.0 (board token)',
         response: { 200: Type.Object({}, { additionalProperties: true }) },
       },
@@ -42,6 +44,7 @@ export async function metaRoutes(
     '/api/languages',
     {
       schema: {
+        operationId: 'get_languages',
         summary: 'The interface languages: built-in and from the config lang/ directory',
         response: { 200: Type.Array(LanguageItem) },
       },
@@ -53,6 +56,7 @@ export async function metaRoutes(
     '/api/language/:code',
     {
       schema: {
+        operationId: 'get_language',
         summary: 'One language catalogue',
         params: CodeParams,
         response: { 200: Catalogue, 404: Detail },

@@ -8,11 +8,19 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
-import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Logger } from '../logger.js';
 import type { TlsPair } from '../tls/pem-files.js';
 import { BODY_LIMIT_BYTES, errors, HttpError } from './errors.js';
 import { type OpenApiInfo, openApiTransform } from './openapi.js';
+import {
+  isJsonContentType,
+  RouteTable,
+  type Routing,
+  rawRouteAnswer,
+  routeAnswer,
+  routingFor,
+} from './route-answer.js';
+import { parseQueryString } from './starlette-routing.js';
 import {
   JsonInvalid,
   jsonInvalidBody,
@@ -37,14 +45,13 @@ export interface HttpAppOptions {
 /** Seconds a client may take to send its request headers (at most the request time-out). */
 const HEADERS_TIMEOUT_S = 10;
 
-const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
-
 /**
  * A Fastify instance with the behaviour both programs share: FastAPI-shaped errors (422, 404,
  * 405, 413), one JSON parser, no schema-driven serialisation, and an OpenAPI 3.1 document.
  */
 export async function createHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
   const bodyLimit = options.bodyLimit ?? BODY_LIMIT_BYTES;
+  const routing = routingFor(new RouteTable());
   const serverOptions: FastifyServerOptions = {
     loggerInstance: options.logger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -54,18 +61,19 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 5000,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    routerOptions: { maxParamLength: 500 },
-    clientErrorHandler: (error, socket) => answerClientError(error, socket, options.logger),
-    // A path Fastify cannot decode or route (bad percent-encoding, a parameter over 500
-    // characters) is answered FastAPI-shaped too, not with Fastify's own error body.
-    frameworkErrors: (error, _request, reply) => {
-      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
-      const detail = tooLong
-        ? 'URI Too Long: a path parameter is over 500 characters'
-        : 'Bad Request: the path is not valid percent-encoded UTF-8';
-      const body = JSON.stringify({ detail });
-      reply.raw.writeHead(tooLong ? 414 : 400, {
-        'content-type': 'application/json; charset=utf-8',
+    // FastAPI answers HEAD on a GET route 405; a route that wants HEAD says so.
+    exposeHeadRoutes: false,
+    // The path is decoded once, as uvicorn does, in rewriteUrl; find-my-way then sees a path
+    // whose every parameter it can decode, of any length (a long one is a 422, not a 414).
+    rewriteUrl: (req) => routing.rewrite(req),
+    routerOptions: { maxParamLength: 65_536, querystringParser: parseQueryString },
+    clientErrorHandler: (error, socket) =>
+      answerClientError(error, socket, options.logger, routing),
+    // rewriteUrl hands find-my-way a well-formed path; should it still refuse one, 400.
+    frameworkErrors: (_error, _request, reply) => {
+      const body = JSON.stringify({ detail: 'Bad Request' });
+      reply.raw.writeHead(400, {
+        'content-type': 'application/json',
         'content-length': Buffer.byteLength(body),
       });
       reply.raw.end(body);
@@ -96,6 +104,26 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   // own compiler only needs to accept the schemas, which also feed the OpenAPI document.
   app.setValidatorCompiler(() => (data) => ({ value: data }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // Routing as Starlette does it, before any token is asked for: 405, 307 or 404.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    routing.table.add(methods, route.url);
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return;
+    if (!routing.matches(request.raw, request.routeOptions.url ?? '')) {
+      return routeAnswer(routing.decide(request.raw), reply);
+    }
+    // Fastify refuses an empty or malformed Content-Type (415) before reading the body;
+    // FastAPI reads it and validates it as text. Only for this app's own body parser.
+    const type = request.headers['content-type'];
+    const schema = request.routeOptions.schema as { body?: unknown } | undefined;
+    if (type !== undefined && schema?.body !== undefined && !isJsonContentType(type)) {
+      request.headers['content-type'] = 'application/octet-stream';
+    }
+  });
+  app.setNotFoundHandler(async (request, reply) => routeAnswer(routing.decide(request.raw), reply));
+
   app.addHook('preValidation', validateRequest);
   // A WebSocket handshake that `ws` would refuse is refused here first, FastAPI-shaped (`ws`
   // answers plain text), before any route or token rule sees it.
@@ -106,6 +134,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     }
     const problem = handshakeProblem(request.method, request.headers);
     done(problem ?? undefined);
+  });
+  // FastAPI's JSONResponse says `application/json`, without a charset (JSON is UTF-8).
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (reply.getHeader('content-type') === 'application/json; charset=utf-8') {
+      reply.header('content-type', 'application/json');
+    }
+    done(null, payload);
   });
   // One line per request, at debug level; the req serializer redacts `?token=`. Not even
   // registered at other levels: a hook per request costs the report path (bench: reports).
@@ -119,39 +154,26 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   }
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (request, text, done) => {
-    const type = request.headers['content-type'];
-    const body = text as string;
-    if (type === undefined || JSON_TYPE.test(type)) {
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (request, bytes, done) => {
+    // FastAPI reads no body for a route that takes none, and none of zero bytes.
+    const schema = request.routeOptions.schema as { body?: unknown } | undefined;
+    const buffer = bytes as Buffer;
+    if (schema?.body === undefined || buffer.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    if (isJsonContentType(request.headers['content-type'])) {
       try {
-        const parsed = parseJsonBody(body);
-        notePlainBody(request, body);
+        const parsed = parseJsonBody(buffer);
+        notePlainBody(request, buffer);
         done(null, parsed);
       } catch (error) {
         done(error as Error, undefined);
       }
       return;
     }
-    // FastAPI validates a non-JSON body as the raw text: it fails the object check with 422.
-    done(null, body === '' ? undefined : body);
-  });
-
-  // A mirror of the routes, to tell "no such path" (404) from "not with this method" (405).
-  const mirror = FindMyWay();
-  const methodsInUse = new Set<HTTPMethod>();
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods as HTTPMethod[]) {
-      if (mirror.hasRoute(method, route.url)) continue;
-      mirror.on(method, route.url, () => undefined);
-      methodsInUse.add(method);
-    }
-  });
-  app.setNotFoundHandler(async (request) => {
-    const path = request.url.split('?')[0] ?? '/';
-    const allow = [...methodsInUse].filter((m) => mirror.find(m, path) !== null);
-    if (allow.length > 0) throw errors.methodNotAllowed(allow);
-    throw errors.notFound();
+    // FastAPI validates any other body as the raw text: it fails the object check with 422.
+    done(null, buffer.toString('utf8'));
   });
 
   app.setErrorHandler(async (error, request, reply) => {
@@ -196,11 +218,24 @@ function clientErrorStatus(code: string | undefined): number {
  * 16 KiB, a request not received in time) FastAPI-shaped, like every other error, then closes
  * the connection. Fastify's default would answer `{"error", "message", "statusCode"}`.
  */
-function answerClientError(error: Error & { code?: string }, socket: Socket, logger: Logger): void {
+function answerClientError(
+  error: Error & { code?: string; rawPacket?: unknown },
+  socket: Socket,
+  logger: Logger,
+  routing: Routing,
+): void {
   if (socket.destroyed) return;
   if (error.code === 'ECONNRESET') {
     socket.destroy();
     return;
+  }
+  // A method Node's parser does not know is routed as FastAPI would: 405, 307 or 404.
+  if (error.code === 'HPE_INVALID_METHOD' && Buffer.isBuffer(error.rawPacket) && socket.writable) {
+    const answer = rawRouteAnswer(routing.table, error.rawPacket);
+    if (answer !== null) {
+      socket.end(answer);
+      return;
+    }
   }
   const status = clientErrorStatus(error.code);
   logger.debug({ code: error.code, status }, 'client error');

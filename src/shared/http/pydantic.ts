@@ -1,4 +1,5 @@
 import type { TSchema } from 'typebox';
+import { pydanticInt } from './pydantic-int.js';
 
 /** One entry of a FastAPI `HTTPValidationError.detail`, as pydantic v2 writes it. */
 export interface ValidationIssue {
@@ -72,7 +73,6 @@ function expected(values: unknown[]): string {
   return `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
 }
 
-const INT_TEXT = /^\s*[+-]?\d+\s*$/;
 const FLOAT_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 
 /**
@@ -162,6 +162,37 @@ function checkString(
   return value;
 }
 
+const INT_PARSING_MSG = {
+  int_parsing: 'Input should be a valid integer, unable to parse string as an integer',
+  int_parsing_size: 'Unable to parse input string as an integer, exceeded maximum size',
+} as const;
+
+function pushBound(
+  issues: ValidationIssue[],
+  bound: 'ge' | 'le',
+  limit: number,
+  loc: (string | number)[],
+  input: unknown,
+): void {
+  issues.push(
+    bound === 'ge'
+      ? {
+          type: 'greater_than_equal',
+          loc,
+          msg: `Input should be greater than or equal to ${limit}`,
+          input,
+          ctx: { ge: limit },
+        }
+      : {
+          type: 'less_than_equal',
+          loc,
+          msg: `Input should be less than or equal to ${limit}`,
+          input,
+          ctx: { le: limit },
+        },
+  );
+}
+
 function checkNumber(
   s: Json,
   value: unknown,
@@ -182,23 +213,28 @@ function checkNumber(
       });
       return value;
     }
+  } else if (typeof value === 'string' && lax && integer) {
+    const parsed = pydanticInt(value);
+    if (!parsed.ok) {
+      issues.push({ type: parsed.type, loc, msg: INT_PARSING_MSG[parsed.type], input: value });
+      return value;
+    }
+    // A number far past the limits is compared as a bigint, then only used once within them.
+    const big = parsed.value;
+    if (typeof s.minimum === 'number' && big < BigInt(s.minimum)) {
+      pushBound(issues, 'ge', s.minimum, loc, value);
+    } else if (typeof s.maximum === 'number' && big > BigInt(s.maximum)) {
+      pushBound(issues, 'le', s.maximum, loc, value);
+    }
+    return Number(big);
   } else if (typeof value === 'string' && lax) {
-    if (integer ? !INT_TEXT.test(value) : !FLOAT_TEXT.test(value)) {
-      issues.push(
-        integer
-          ? {
-              type: 'int_parsing',
-              loc,
-              msg: 'Input should be a valid integer, unable to parse string as an integer',
-              input: value,
-            }
-          : {
-              type: 'float_parsing',
-              loc,
-              msg: 'Input should be a valid number, unable to parse string as a number',
-              input: value,
-            },
-      );
+    if (!FLOAT_TEXT.test(value)) {
+      issues.push({
+        type: 'float_parsing',
+        loc,
+        msg: 'Input should be a valid number, unable to parse string as a number',
+        input: value,
+      });
       return value;
     }
     n = Number(value);
@@ -211,21 +247,9 @@ function checkNumber(
     return value;
   }
   if (typeof s.minimum === 'number' && n < s.minimum) {
-    issues.push({
-      type: 'greater_than_equal',
-      loc,
-      msg: `Input should be greater than or equal to ${s.minimum}`,
-      input: value,
-      ctx: { ge: s.minimum },
-    });
+    pushBound(issues, 'ge', s.minimum, loc, value);
   } else if (typeof s.maximum === 'number' && n > s.maximum) {
-    issues.push({
-      type: 'less_than_equal',
-      loc,
-      msg: `Input should be less than or equal to ${s.maximum}`,
-      input: value,
-      ctx: { le: s.maximum },
-    });
+    pushBound(issues, 'le', s.maximum, loc, value);
   }
   return n;
 }

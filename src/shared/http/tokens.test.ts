@@ -4,7 +4,11 @@ import { presentedToken, tokenEquals } from './tokens.js';
 describe('presentedToken', () => {
   it('takes the Bearer header first, then ?token=', () => {
     expect(presentedToken('Bearer abc', { token: 'def' })).toBe('abc');
-    expect(presentedToken('bearer  abc ', {})).toBe('abc');
+    expect(presentedToken('bearer abc', {})).toBe('abc');
+    // As FastAPI's HTTPBearer: one space separates; a tab does not, a second space is kept.
+    expect(presentedToken('Bearer\tabc', {})).toBeNull();
+    expect(presentedToken('Bearer  abc', {})).toBe(' abc');
+    expect(presentedToken('Bearer', {})).toBeNull();
     expect(presentedToken(undefined, { token: 'def' })).toBe('def');
     expect(presentedToken('Basic abc', { token: 'def' })).toBe('def');
     expect(presentedToken(undefined, { token: '' })).toBeNull();

@@ -20,8 +20,13 @@ export function digestEquals(a: Buffer, b: Buffer): boolean {
 /** The token a request presents: `Authorization: Bearer …` first, else `?token=…`; null if none. */
 export function presentedToken(authorization: string | undefined, query: unknown): string | null {
   if (authorization !== undefined) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (match?.[1] !== undefined) return match[1];
+    // FastAPI's HTTPBearer: `scheme, _, credentials = value.partition(" ")`, the scheme in any
+    // case; a tab or a second space is not a separator (the credentials then fail to match).
+    const space = authorization.indexOf(' ');
+    if (space > 0 && authorization.slice(0, space).toLowerCase() === 'bearer') {
+      const credentials = authorization.slice(space + 1);
+      if (credentials !== '') return credentials;
+    }
   }
   if (query !== null && typeof query === 'object') {
     const token = (query as Record<string, unknown>).token;

@@ -1,8 +1,16 @@
+import { isAscii } from 'node:buffer';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import { tooDeepAt } from '../json-depth.js';
+import { errors } from './errors.js';
 import { check, checkParams, type ValidationIssue } from './pydantic.js';
+import {
+  decodeJsonBytes,
+  type PythonJsonError,
+  pythonJsonError,
+  TooManyDigits,
+} from './python-json.js';
 
 /** The raw JSON text of a body that failed to parse, and where. */
 export class JsonInvalid extends Error {
@@ -45,7 +53,8 @@ export async function validateRequest(request: FastifyRequest, reply: FastifyRep
     );
   }
   if (schema.body) {
-    if (request.body === undefined) {
+    // No body, an empty one, or JSON `null`: FastAPI has no value, so the body is missing.
+    if (request.body === undefined || request.body === null) {
       issues.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
     } else if (plainBodies.has(request) && fastCheck(schema.body)?.Check(request.body)) {
       // The compiled check accepted it, so the 422 checker would too (see fastCheck).
@@ -69,11 +78,13 @@ export async function validateRequest(request: FastifyRequest, reply: FastifyRep
  */
 const plainBodies = new WeakSet<object>();
 
-/** Notes that the request's body text is plain (called by the JSON body parser, once parsed). */
-export function notePlainBody(request: object, text: string): void {
+const LONG_DIGITS = /\d{4301}/;
+
+/** Notes that the request's body is plain (called by the JSON body parser, once parsed). */
+export function notePlainBody(request: object, bytes: Buffer): void {
   // ASCII only (JSON text that parsed has no raw control characters in its strings), and no
-  // escape that makes a character a grapheme would count differently. Native scans, no regex.
-  if (Buffer.byteLength(text) === text.length && !text.includes('\\u') && !text.includes('\\r')) {
+  // escape that makes a character a grapheme would count differently. Native scans.
+  if (isAscii(bytes) && !bytes.includes('\\u') && !bytes.includes('\\r')) {
     plainBodies.add(request);
   }
 }
@@ -111,19 +122,38 @@ export function jsonInvalidBody(error: JsonInvalid): { detail: ValidationIssue[]
   };
 }
 
-/** Parses a JSON body, turning a syntax error into JsonInvalid with its character position. */
-export function parseJsonBody(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  // Nested deeper than any answer could be serialised again: refused as pydantic does.
+/** FastAPI's answer to a body Python cannot decode at all (not UTF-8, an over-long integer). */
+const UNPARSEABLE = 'There was an error parsing the body';
+
+/**
+ * Parses a JSON body as FastAPI does (Python's `json.loads` on the bytes): a syntax error is
+ * JsonInvalid with Python's message and position; bytes Python cannot decode are a 400.
+ */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  const text = decodeJsonBytes(bytes);
+  if (text === null) throw errors.badRequest(UNPARSEABLE);
+  // Nested deeper than any answer could be serialised again: refused (decisions.md).
   const deep = tooDeepAt(text);
   if (deep >= 0) throw new JsonInvalid(deep, 'recursion limit exceeded');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
+  } catch {
+    const refusal = pythonRefusal(text);
+    throw new JsonInvalid(refusal?.pos ?? 0, refusal?.msg ?? 'Expecting value');
+  }
+  // Python's int() refuses integers of over 4300 digits, which JSON.parse takes. Only a text
+  // with such a run of digits somewhere is scanned again as Python would (a native regex
+  // spares the scan of every large report).
+  if (text.length > 4300 && LONG_DIGITS.test(text)) pythonRefusal(text);
+  return value;
+}
+
+function pythonRefusal(text: string): PythonJsonError | null {
+  try {
+    return pythonJsonError(text);
   } catch (error) {
-    const message = error instanceof Error ? error.message : '';
-    const at = /position (\d+)/.exec(message);
-    const position = at?.[1] !== undefined ? Number(at[1]) : text.length;
-    const reason = position >= text.trimEnd().length ? 'Expecting value' : 'Invalid JSON';
-    throw new JsonInvalid(position, reason);
+    if (error instanceof TooManyDigits) throw errors.badRequest(UNPARSEABLE);
+    throw error;
   }
 }

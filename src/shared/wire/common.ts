@@ -11,6 +11,8 @@ export const ACTIONS = ['start', 'stop'] as const;
 export type ActionName = (typeof ACTIONS)[number];
 export const Action = Type.Union([Type.Literal('start'), Type.Literal('stop')], {
   description: 'start or stop',
+  // The name pydantic gives the enum in FastAPI's OpenAPI document (a component of its own).
+  title: 'ActionEnum',
 });
 
 /** Minimum length of every token and key in every config. */

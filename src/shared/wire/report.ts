@@ -33,7 +33,7 @@ export const Report = Type.Object(
       }),
     ),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, title: 'Report' },
 );
 export type Report = Static<typeof Report>;
 

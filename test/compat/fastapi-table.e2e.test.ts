@@ -1,0 +1,418 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeBoardConfig } from '../helpers/fleet.js';
+import { type RunningProgram, startBoard } from '../helpers/processes.js';
+import { rawRequest, requestBytes } from '../helpers/raw-http.js';
+import { tempDir } from '../helpers/tmp.js';
+
+/**
+ * What a FastAPI 0.14x / pydantic 2 service with the specification's signatures answers (behind
+ * uvicorn with h11, on CPython 3.13+), row by row, and the board must answer the same: status,
+ * the headers that matter and the body. Expectations were read from the FastAPI, Starlette,
+ * pydantic-core and CPython sources (see docs/decisions.md), never from the board.
+ */
+
+const TOKEN = 'compat-board-token-0123456789';
+const REGISTRATION = 'compat-registration-0123456789';
+const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
+const CODE_PATTERN = '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$';
+
+interface Row {
+  /** The request line, e.g. `GET /api/board`. */
+  line: string;
+  /** Which token (in `Authorization: Bearer`) it presents; none by default. */
+  token?: 'board' | 'registration';
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+  status: number;
+  /** Headers that must be present with exactly these values (names in lower case). */
+  expectHeaders?: Record<string, string>;
+  /** Headers that must be absent. */
+  absentHeaders?: string[];
+  /** The JSON body, or the exact text when a string. */
+  expectBody?: unknown;
+}
+
+const NOT_FOUND = { detail: 'Not Found' };
+const NOT_ALLOWED = { detail: 'Method Not Allowed' };
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+function jsonInvalid(pos: number, error: string) {
+  return {
+    detail: [
+      {
+        type: 'json_invalid',
+        loc: ['body', pos],
+        msg: 'JSON decode error',
+        input: {},
+        ctx: { error },
+      },
+    ],
+  };
+}
+
+function limitIssue(type: string, msg: string, input: string, ctx?: Record<string, unknown>) {
+  return {
+    detail: [{ type, loc: ['query', 'limit'], msg, input, ...(ctx === undefined ? {} : { ctx }) }],
+  };
+}
+
+function patternIssue(name: string, input: string, pattern: string) {
+  return {
+    detail: [
+      {
+        type: 'string_pattern_mismatch',
+        loc: ['path', name],
+        msg: `String should match pattern '${pattern}'`,
+        input,
+        ctx: { pattern },
+      },
+    ],
+  };
+}
+
+const INT_PARSING = 'Input should be a valid integer, unable to parse string as an integer';
+const REPORT = '{"name":"lab1","location":"http://lab1:8701"}';
+const report = (
+  body: Buffer | string,
+  type?: string,
+): Pick<Row, 'line' | 'token' | 'body' | 'headers'> => ({
+  line: 'POST /api/report',
+  token: 'registration',
+  body,
+  headers: type === undefined ? {} : { 'Content-Type': type },
+});
+const asText = {
+  detail: [
+    {
+      type: 'model_attributes_type',
+      loc: ['body'],
+      msg: 'Input should be a valid dictionary or object to extract fields from',
+      input: REPORT,
+    },
+  ],
+};
+
+const ROWS: Record<string, Row> = {
+  // Routing comes before validation and before authentication.
+  'a %2F in a parameter is a separator: no route': {
+    line: 'POST /api/do/a%2Fb/x/start',
+    token: 'board',
+    status: 404,
+    expectBody: NOT_FOUND,
+    expectHeaders: JSON_TYPE,
+  },
+  'an empty segment matches no parameter': {
+    line: 'POST /api/do/dead/backup/',
+    token: 'board',
+    status: 404,
+    expectBody: NOT_FOUND,
+  },
+  'an empty language code, without a token': {
+    line: 'GET /api/language/',
+    status: 404,
+    expectBody: NOT_FOUND,
+  },
+  'a trailing slash is redirected (307), before the token': {
+    line: 'POST /api/do/n/w/start/',
+    status: 307,
+    expectHeaders: { location: 'http://testserver/api/do/n/w/start', 'content-length': '0' },
+    absentHeaders: ['content-type'],
+    expectBody: '',
+  },
+  'an encoded trailing slash is redirected too': {
+    line: 'POST /api/do/n/w/start%2F',
+    token: 'board',
+    status: 307,
+    expectHeaders: { location: 'http://testserver/api/do/n/w/start' },
+    expectBody: '',
+  },
+  'the redirect keeps the query': {
+    line: 'GET /api/journal//?limit=5',
+    status: 307,
+    expectHeaders: { location: 'http://testserver/api/journal?limit=5' },
+    expectBody: '',
+  },
+  // Deliberate difference (docs/decisions.md): FastAPI would repeat the token in Location.
+  'no redirect that would repeat ?token= in a response': {
+    line: `GET /api/journal/?token=${TOKEN}`,
+    status: 404,
+    expectBody: NOT_FOUND,
+  },
+  'HEAD on a GET route is 405 with Allow: GET': {
+    line: 'HEAD /api/board',
+    token: 'board',
+    status: 405,
+    expectHeaders: { allow: 'GET' },
+  },
+  'a wrong method is 405 with Allow: GET only': {
+    line: 'PUT /api/board',
+    status: 405,
+    expectHeaders: { allow: 'GET', ...JSON_TYPE },
+    expectBody: NOT_ALLOWED,
+  },
+  'an unknown method on a route is 405': {
+    line: 'FOO /api/board',
+    token: 'board',
+    status: 405,
+    expectHeaders: { allow: 'GET' },
+    expectBody: NOT_ALLOWED,
+  },
+  'an unknown method elsewhere is 404': {
+    line: 'FOO /api/nothing',
+    status: 404,
+    expectBody: NOT_FOUND,
+  },
+  // pydantic's integer parsing.
+  'limit=1.0 is 1': { line: 'GET /api/journal?limit=1.0', token: 'board', status: 200 },
+  'limit=1_000 is 1000': { line: 'GET /api/journal?limit=1_000', token: 'board', status: 200 },
+  'limit=+07 (a space, then 07) is 7': {
+    line: 'GET /api/journal?limit=+07',
+    token: 'board',
+    status: 200,
+  },
+  'a leading space and underscores parse, then the bound fails': {
+    line: 'GET /api/journal?limit=%203479_74',
+    token: 'board',
+    status: 422,
+    expectBody: limitIssue(
+      'less_than_equal',
+      'Input should be less than or equal to 10000',
+      ' 3479_74',
+      { le: 10000 },
+    ),
+  },
+  'limit=1e3 is no integer': {
+    line: 'GET /api/journal?limit=1e3',
+    token: 'board',
+    status: 422,
+    expectBody: limitIssue('int_parsing', INT_PARSING, '1e3'),
+  },
+  'limit=1__0 is no integer': {
+    line: 'GET /api/journal?limit=1__0',
+    token: 'board',
+    status: 422,
+    expectBody: limitIssue('int_parsing', INT_PARSING, '1__0'),
+  },
+  'a number of 4301 digits exceeds the maximum size': {
+    line: `GET /api/journal?limit=${'9'.repeat(4301)}`,
+    token: 'board',
+    status: 422,
+    expectBody: limitIssue(
+      'int_parsing_size',
+      'Unable to parse input string as an integer, exceeded maximum size',
+      '9'.repeat(4301),
+    ),
+  },
+  'a query is decoded as UTF-8 with replacement': {
+    line: 'GET /api/journal?limit=%FF',
+    token: 'board',
+    status: 422,
+    expectBody: limitIssue('int_parsing', INT_PARSING, '\ufffd'),
+  },
+  'a + in the query is a space': {
+    line: 'GET /api/journal?limit=1+2',
+    token: 'board',
+    status: 422,
+    expectBody: limitIssue('int_parsing', INT_PARSING, '1 2'),
+  },
+  // The path, decoded as uvicorn decodes it.
+  'a path parameter of 501 characters is validated (422), not 414': {
+    line: `GET /api/language/${'a'.repeat(501)}`,
+    token: 'board',
+    status: 422,
+    expectBody: patternIssue('code', 'a'.repeat(501), CODE_PATTERN),
+  },
+  'a path that is no UTF-8 is decoded with replacement': {
+    line: 'GET /api/language/%FF',
+    token: 'board',
+    status: 422,
+    expectBody: patternIssue('code', '\ufffd', CODE_PATTERN),
+  },
+  'a # in the path is part of it: no route': {
+    line: 'GET /api/board#x',
+    token: 'board',
+    status: 404,
+    expectBody: NOT_FOUND,
+  },
+  'a # in a parameter is part of it': {
+    line: 'GET /api/language/en#frag',
+    token: 'board',
+    status: 422,
+    expectBody: patternIssue('code', 'en#frag', CODE_PATTERN),
+  },
+  // Bodies, read as Python's json.loads reads bytes.
+  'a body with a UTF-8 BOM is accepted': {
+    ...report(`\ufeff${REPORT}`, 'application/json'),
+    status: 200,
+    expectBody: { ok: true, actions: [] },
+  },
+  'application/*+json is JSON': {
+    ...report(REPORT, 'application/vnd.panoptes+json; charset=utf-8'),
+    status: 200,
+    expectBody: { ok: true, actions: [] },
+  },
+  'no Content-Type: the body is text': { ...report(REPORT), status: 422, expectBody: asText },
+  'an empty Content-Type: the body is text': {
+    ...report(REPORT, ''),
+    status: 422,
+    expectBody: asText,
+  },
+  'application/json-patch is not JSON': {
+    ...report(REPORT, 'application/json-patch'),
+    status: 422,
+    expectBody: asText,
+  },
+  'whitespace only is invalid JSON': {
+    ...report('   ', 'application/json'),
+    status: 422,
+    expectBody: jsonInvalid(3, 'Expecting value'),
+  },
+  'null is a missing body': {
+    ...report('null', 'application/json'),
+    status: 422,
+    expectBody: {
+      detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }],
+    },
+  },
+  'json_invalid: property name': {
+    ...report('{name:1}', 'application/json'),
+    status: 422,
+    expectBody: jsonInvalid(1, 'Expecting property name enclosed in double quotes'),
+  },
+  'json_invalid: unterminated string': {
+    ...report('{"a":"x', 'application/json'),
+    status: 422,
+    expectBody: jsonInvalid(5, 'Unterminated string starting at'),
+  },
+  'json_invalid: escape': {
+    ...report('{"a":"\\q"}', 'application/json'),
+    status: 422,
+    expectBody: jsonInvalid(6, 'Invalid \\escape'),
+  },
+  'json_invalid: \\u escape': {
+    ...report('{"a":"\\u12"}', 'application/json'),
+    status: 422,
+    expectBody: jsonInvalid(7, 'Invalid \\uXXXX escape'),
+  },
+  'json_invalid: value (position in code points)': {
+    ...report('{"é": tru}', 'application/json'),
+    status: 422,
+    expectBody: jsonInvalid(6, 'Expecting value'),
+  },
+  'json_invalid: colon': {
+    ...report('{"a" 1}', 'application/json'),
+    status: 422,
+    expectBody: jsonInvalid(5, "Expecting ':' delimiter"),
+  },
+  'json_invalid: comma': {
+    ...report('[1 2]', 'application/json'),
+    status: 422,
+    expectBody: jsonInvalid(3, "Expecting ',' delimiter"),
+  },
+  'json_invalid: trailing comma (CPython 3.13)': {
+    ...report('{"name": 1,}', 'application/json'),
+    status: 422,
+    expectBody: jsonInvalid(10, 'Illegal trailing comma before end of object'),
+  },
+  'json_invalid: control character': {
+    ...report('"a\tb"', 'application/json'),
+    status: 422,
+    expectBody: jsonInvalid(2, 'Invalid control character at'),
+  },
+  'json_invalid: extra data': {
+    ...report('{"a":1} x', 'application/json'),
+    status: 422,
+    expectBody: jsonInvalid(8, 'Extra data'),
+  },
+  'a body that is not UTF-8 is a 400': {
+    ...report(
+      Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]),
+      'application/json',
+    ),
+    status: 400,
+    expectBody: { detail: 'There was an error parsing the body' },
+  },
+  'a route without a body reads none: path errors only': {
+    line: 'POST /api/do/dead/backup/restart',
+    token: 'board',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{bad',
+    status: 422,
+    expectBody: {
+      detail: [
+        {
+          type: 'enum',
+          loc: ['path', 'action'],
+          msg: "Input should be 'start' or 'stop'",
+          input: 'restart',
+          ctx: { expected: "'start' or 'stop'" },
+        },
+      ],
+    },
+  },
+  'path errors are listed with their pattern': {
+    line: 'DELETE /api/machines/-x',
+    token: 'board',
+    status: 422,
+    expectBody: patternIssue('name', '-x', NAME_PATTERN),
+  },
+  // Authentication as HTTPBearer reads the header.
+  'Bearer<TAB>token is no bearer token': {
+    line: 'GET /api/board',
+    headers: { Authorization: `Bearer\t${TOKEN}` },
+    status: 401,
+    expectHeaders: { 'www-authenticate': 'Bearer' },
+    expectBody: { detail: 'Not authenticated' },
+  },
+  'the scheme is case-insensitive': {
+    line: 'GET /api/journal?limit=1',
+    headers: { Authorization: `bEaReR ${TOKEN}` },
+    status: 200,
+  },
+};
+
+describe('the board answers as a FastAPI service would', () => {
+  const dir = tempDir();
+  let board: RunningProgram;
+
+  beforeAll(async () => {
+    board = await startBoard(
+      writeBoardConfig(dir, 'compat', {
+        board_token: TOKEN,
+        registration_token: REGISTRATION,
+        machines: [{ name: 'dead', url: 'http://127.0.0.1:9', key: 'compat-key-0123456789abcdef' }],
+      }),
+    );
+  });
+  afterAll(async () => {
+    await board?.stop();
+    dir.cleanup();
+  });
+
+  for (const [name, row] of Object.entries(ROWS)) {
+    it(`${row.line.slice(0, 60)} — ${name}`, async () => {
+      const headers: Record<string, string> = { Host: 'testserver', ...row.headers };
+      if (row.token !== undefined) {
+        headers.Authorization = `Bearer ${row.token === 'board' ? TOKEN : REGISTRATION}`;
+      }
+      const answer = await rawRequest(
+        board.url,
+        requestBytes(`${row.line} HTTP/1.1`, headers, row.body),
+      );
+      expect(answer.status, answer.body).toBe(row.status);
+      for (const [header, value] of Object.entries(row.expectHeaders ?? {})) {
+        expect(answer.headers[header], header).toBe(value);
+      }
+      for (const header of row.absentHeaders ?? []) expect(answer.headers[header]).toBeUndefined();
+      if (typeof row.expectBody === 'string') expect(answer.body).toBe(row.expectBody);
+      else if (row.expectBody !== undefined)
+        expect(JSON.parse(answer.body)).toEqual(row.expectBody);
+      if (row.status === 200 && row.line.startsWith('GET /api/journal')) {
+        const limit = Number(/limit=([^&]*)/.exec(row.line)?.[1]?.replace('_', '') ?? 200);
+        expect(
+          (JSON.parse(answer.body) as { entries: unknown[] }).entries.length,
+        ).toBeLessThanOrEqual(limit);
+      }
+    });
+  }
+});

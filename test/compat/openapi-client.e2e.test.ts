@@ -1,0 +1,123 @@
+import openapiTS from 'openapi-typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Recorder, writeBoardConfig } from '../helpers/fleet.js';
+import { type RunningProgram, startBoard } from '../helpers/processes.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const TOKEN = 'openapi-board-token-0123456789';
+
+/** The operations of the FastAPI service, named as FastAPI's generate_unique_id names them. */
+const OPERATIONS: Record<string, string> = {
+  'GET /api/health': 'health_api_health_get',
+  'GET /api/board': 'get_board_api_board_get',
+  'POST /api/do/{name}/{what}/{action}': 'do_action_api_do__name___what___action__post',
+  'GET /api/journal': 'get_journal_api_journal_get',
+  'GET /api/language/{code}': 'get_language_api_language__code__get',
+  'GET /api/languages': 'get_languages_api_languages_get',
+  'DELETE /api/machines/{name}': 'delete_machine_api_machines__name__delete',
+  'POST /api/report': 'report_api_report_post',
+  'GET /api/openapi.json': 'openapi_api_openapi_json_get',
+};
+
+type Operation = {
+  operationId?: string;
+  security?: unknown;
+  parameters?: { name: string; schema: Record<string, unknown> }[];
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses: Record<string, { description: string }>;
+};
+type Doc = {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Record<string, unknown>> };
+  security?: unknown;
+};
+
+describe('the OpenAPI document gives generated clients FastAPI’s names and types', () => {
+  const dir = tempDir();
+  const http = new Recorder();
+  let board: RunningProgram;
+  let doc: Doc;
+  let generated: string;
+
+  beforeAll(async () => {
+    board = await startBoard(writeBoardConfig(dir, 'b', { board_token: TOKEN }));
+    doc = (await http.call(`${board.url}/api/openapi.json`, { token: TOKEN })).json as Doc;
+    generated = await openapiTS(doc as never);
+  });
+  afterAll(async () => {
+    await board?.stop();
+    dir.cleanup();
+  });
+
+  it('every operation has FastAPI’s operationId, and the generator makes it a method name', () => {
+    const found: Record<string, string | undefined> = {};
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        found[`${method.toUpperCase()} ${path}`] = operation.operationId;
+      }
+    }
+    expect(found).toEqual(OPERATIONS);
+    for (const id of Object.values(OPERATIONS)) {
+      expect(generated).toContain(`operations["${id}"]`);
+      expect(generated).toMatch(new RegExp(`\\n  ${id}: \\{`));
+    }
+  });
+
+  it('types: ActionEnum and Report are named components; parameters carry FastAPI titles', () => {
+    expect(doc.components.schemas.ActionEnum).toEqual({
+      title: 'ActionEnum',
+      type: 'string',
+      enum: ['start', 'stop'],
+    });
+    expect(generated).toMatch(/ActionEnum: "start" \| "stop";/);
+    expect(generated).toMatch(/\n {4}Report: \{/);
+    const doAction = doc.paths['/api/do/{name}/{what}/{action}']?.post;
+    expect(doAction?.parameters?.map((p) => [p.name, p.schema.title ?? p.schema.$ref])).toEqual([
+      ['name', 'Name'],
+      ['what', 'What'],
+      ['action', '#/components/schemas/ActionEnum'],
+    ]);
+    expect(
+      doc.paths['/api/report']?.post?.requestBody?.content['application/json']?.schema,
+    ).toEqual({
+      $ref: '#/components/schemas/Report',
+    });
+    const limit = doc.paths['/api/journal']?.get?.parameters?.[0]?.schema;
+    expect(limit).toEqual({
+      type: 'integer',
+      minimum: 1,
+      maximum: 10000,
+      default: 200,
+      title: 'Limit',
+    });
+    expect(generated).toMatch(/limit\?: number;/);
+  });
+
+  it('security is per operation, as FastAPI writes it; health is open', () => {
+    expect(doc.security).toBeUndefined();
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const operation of Object.values(operations)) {
+        if (path === '/api/health') expect(operation.security).toBeUndefined();
+        else expect(operation.security).toEqual([{ HTTPBearer: [] }, { APIKeyQuery: [] }]);
+      }
+    }
+  });
+
+  it('every status the board answers is documented; /api/live is a WebSocket, not an operation', () => {
+    const statuses = (path: string, method: string) =>
+      Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort();
+    expect(statuses('/api/machines/{name}', 'delete')).toEqual(
+      ['200', '401', '403', '404', '409', '422', '429'].sort(),
+    );
+    expect(statuses('/api/board', 'get')).toEqual(['200', '304', '401', '403', '429']);
+    expect(statuses('/api/do/{name}/{what}/{action}', 'post')).toEqual(
+      ['200', '401', '403', '404', '409', '422', '429', '502', '504'].sort(),
+    );
+    expect(statuses('/api/report', 'post')).toEqual(
+      ['200', '401', '403', '409', '413', '422', '429'].sort(),
+    );
+    expect(doc.paths['/api/board']?.get?.responses['200']?.description).toBe('Successful Response');
+    expect(doc.paths['/api/live']).toBeUndefined();
+    expect(JSON.stringify(doc)).toContain('/api/live is a WebSocket');
+  });
+});
