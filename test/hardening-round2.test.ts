@@ -38,11 +38,10 @@ describe('item 7: answers no HTTP server should give are a 502 from the board, n
     );
     agents.garbled = await rawAnswerAgent('HTTP/1.1 2x0 OK\r\nContent-Length: 2\r\n\r\n{}');
     agents.notHttp = await rawAnswerAgent('hello, this is not HTTP\r\n\r\n');
-    agents.oversized = await rawAnswerAgent(
-      () =>
-        Buffer.from(
-          `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n${'0'.repeat(2 * 1024 * 1024)}`,
-        ),
+    agents.oversized = await rawAnswerAgent(() =>
+      Buffer.from(
+        `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n${'0'.repeat(2 * 1024 * 1024)}`,
+      ),
     );
     board = await startBoard(
       writeBoardConfig(dir, 'b', {
@@ -120,18 +119,91 @@ describe('item 9: token parameters are redacted by their parsed names in every l
     expect((await http.call(`${board.url}/api/board?x=1&${repeated}&token=${TOKEN}`)).status).toBe(
       200,
     );
-    await http.call(`${agent.url}/api/overview?${escapes.map((n) => `${n}=${OPERATOR}`).join('&')}`);
+    await http.call(
+      `${agent.url}/api/overview?${escapes.map((n) => `${n}=${OPERATOR}`).join('&')}`,
+    );
     await eventually(
-      async () => (board.output.filter((l) => l.includes('"request"')).length >= 4 ? true : undefined),
+      async () =>
+        board.output.filter((l) => l.includes('"request"')).length >= 4 ? true : undefined,
       'the board to log its requests',
     );
     await eventually(
-      async () => (agent.output.filter((l) => l.includes('"request"')).length >= 4 ? true : undefined),
+      async () =>
+        agent.output.filter((l) => l.includes('"request"')).length >= 4 ? true : undefined,
       'the agent to log its requests',
     );
     const logs = [...board.output, ...agent.output].join('\n');
     expect(logs).toContain('[redacted]');
     expect(logs).not.toContain(TOKEN);
     expect(logs).not.toContain(OPERATOR);
+  });
+});
+
+describe('item 6: variables the agent read secrets from never reach its services', () => {
+  const dir = tempDir('panoptes-round2-env-');
+  const http = new Recorder();
+  let agent: RunningProgram;
+  const envFile = `${dir.path}/process-env.json`;
+  const secretEnv = {
+    R2_AGENT_SECRET: OPERATOR,
+    R2_KEY_SECRET: 'round2-board-key-5e7a9c1b3d',
+    R2_REG_SECRET: 'round2-registration-for-env-0a2c',
+    R2_HARMLESS: 'visible-to-services',
+  };
+
+  beforeAll(async () => {
+    agent = await startAgent(
+      writeAgentConfig(dir, 'a', {
+        name: 'env1',
+        token: '${R2_AGENT_SECRET}',
+        board_key: '${R2_KEY_SECRET}',
+        data_dir: `${dir.path}/ad`,
+        // Announcing to a board nobody runs: the reports fail, the token is still a secret.
+        report: { board: 'http://127.0.0.1:9', token: '${R2_REG_SECRET}', interval: 3600 },
+        services: {
+          dump: { start: ['env'], env: { R2_SERVICE_MODE: 'fast' } },
+          proc: {
+            run: [
+              process.execPath,
+              '-e',
+              `require('fs').writeFileSync(${JSON.stringify(envFile)}, JSON.stringify(process.env)); setInterval(() => {}, 1000)`,
+            ],
+            env: { R2_SERVICE_MODE: 'slow' },
+          },
+        },
+      }),
+      { env: secretEnv },
+    );
+  });
+  afterAll(async () => {
+    await agent?.stop();
+    dir.cleanup();
+  });
+
+  it('a command and a process service inherit neither the variables nor their values, and get their env:', async () => {
+    const dump = await http.call(`${agent.url}/api/do/dump/start`, {
+      method: 'POST',
+      token: OPERATOR,
+    });
+    expect(dump.status).toBe(200);
+    const output = (dump.json as { output: string }).output;
+    expect(output).toContain('R2_SERVICE_MODE=fast');
+    expect(output).toContain('R2_HARMLESS=visible-to-services');
+    for (const [name, value] of Object.entries(secretEnv).slice(0, 3)) {
+      expect(output).not.toContain(name);
+      expect(output).not.toContain(value);
+    }
+    const started = await http.call(`${agent.url}/api/do/proc/start`, {
+      method: 'POST',
+      token: OPERATOR,
+    });
+    expect(started.status).toBe(200);
+    const seen = await eventually(async () => {
+      const { readFileSync } = await import('node:fs');
+      return JSON.parse(readFileSync(envFile, 'utf8')) as Record<string, string>;
+    }, 'the process service to write its environment');
+    expect(seen.R2_SERVICE_MODE).toBe('slow');
+    expect(seen.R2_HARMLESS).toBe('visible-to-services');
+    for (const name of Object.keys(secretEnv).slice(0, 3)) expect(seen[name]).toBeUndefined();
   });
 });

@@ -16,6 +16,16 @@ import {
 const Argv = Type.Array(Type.String({ minLength: 1 }), { minItems: 1 });
 const Seconds = Type.Number({ exclusiveMinimum: 0 });
 
+/** The most variables a service's `env:` may set, and the longest value. */
+export const SERVICE_ENV_MAX = { names: 64, valueChars: 4096 } as const;
+
+/** A service's own environment variables: POSIX names, bounded values without NUL. */
+const ServiceEnv = Type.Record(
+  Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' }),
+  Type.String({ maxLength: SERVICE_ENV_MAX.valueChars, pattern: '^[^\\u0000]*$' }),
+  { maxProperties: SERVICE_ENV_MAX.names, additionalProperties: false },
+);
+
 const ServiceFile = Type.Object(
   {
     start: Type.Optional(Argv),
@@ -26,6 +36,7 @@ const ServiceFile = Type.Object(
     timeout: Type.Optional(Seconds),
     stop_grace: Type.Optional(Seconds),
     cwd: Type.Optional(Type.String({ minLength: 1 })),
+    env: Type.Optional(ServiceEnv),
   },
   { additionalProperties: false },
 );
@@ -67,6 +78,8 @@ export interface CommandService {
   board: ActionName[];
   timeoutMs: number;
   cwd: string | null;
+  /** Variables set for its commands, over the agent's environment (secrets removed). */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** A service the agent runs itself and supervises as a child process. */
@@ -77,6 +90,8 @@ export interface ProcessService {
   board: ActionName[];
   stopGraceMs: number;
   cwd: string | null;
+  /** Variables set for its process, over the agent's environment (secrets removed). */
+  env?: Readonly<Record<string, string>>;
 }
 
 export type ServiceConfig = CommandService | ProcessService;
@@ -95,7 +110,15 @@ export interface AgentSettings {
   dataDir: string;
   services: ServiceConfig[];
   report: { board: string; token: string; intervalMs: number } | null;
+  /**
+   * Environment variables a secret field (token, board_key, report.token) was read from with
+   * `${NAME}`: removed from what services inherit, like the PANOPTES_* secrets.
+   */
+  secretEnv?: readonly string[];
 }
+
+/** The fields of the agent's file that hold secrets. */
+const SECRET_FIELDS = new Set(['token', 'board_key', 'report.token']);
 
 export const AGENT_ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: 'PANOPTES_AGENT_TOKEN', field: ['token'] },
@@ -118,8 +141,15 @@ export function loadAgentConfig(
   env: NodeJS.ProcessEnv = process.env,
 ): AgentSettings {
   const path = resolve(file);
-  const raw = loadConfig(path, AgentConfigFile, { env, overrides: AGENT_ENV_OVERRIDES });
-  return agentSettings(raw, path, cli);
+  const secretEnv = new Set<string>();
+  const raw = loadConfig(path, AgentConfigFile, {
+    env,
+    overrides: AGENT_ENV_OVERRIDES,
+    onEnvReference: (name, field) => {
+      if (SECRET_FIELDS.has(field)) secretEnv.add(name);
+    },
+  });
+  return { ...agentSettings(raw, path, cli), secretEnv: [...secretEnv] };
 }
 
 /** Applies defaults and cross-field checks to a schema-valid agent config. */
@@ -134,6 +164,7 @@ export function agentSettings(
     const field = `services.${name}`;
     const board = [...new Set(s.board ?? [])];
     const cwd = s.cwd ?? null;
+    const env = s.env === undefined ? {} : { env: s.env };
     if (s.run !== undefined) {
       if (s.start || s.stop || s.status || s.timeout !== undefined) {
         problems.push({
@@ -149,6 +180,7 @@ export function agentSettings(
         board,
         stopGraceMs: (s.stop_grace ?? AGENT_DEFAULTS.stopGrace) * 1000,
         cwd,
+        ...env,
       });
       continue;
     }
@@ -179,6 +211,7 @@ export function agentSettings(
       board,
       timeoutMs: (s.timeout ?? AGENT_DEFAULTS.commandTimeout) * 1000,
       cwd,
+      ...env,
     });
   }
   if (raw.board_key !== undefined && raw.board_key === raw.token) {

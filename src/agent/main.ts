@@ -19,7 +19,7 @@ runMain('panoptes-agent', async () => {
   if (cli.config === undefined) throw new Error('--config FILE is required');
   const settings = loadAgentConfig(cli.config, cli);
   const logger = createLogger('agent');
-  const spawner = trackedSpawner(childEnv(process.env));
+  const spawner = trackedSpawner(childEnv(process.env, settings.secretEnv));
   const agent = await buildAgent({
     settings,
     logger,

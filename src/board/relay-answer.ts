@@ -18,7 +18,10 @@ export function relayAnswer(status: number, text: string): RelayAnswer {
     };
   }
   if (tooDeepAt(text) >= 0) {
-    return { kind: 'unreachable', error: `the agent's answer (HTTP ${status}) is nested too deeply` };
+    return {
+      kind: 'unreachable',
+      error: `the agent's answer (HTTP ${status}) is nested too deeply`,
+    };
   }
   try {
     return { kind: 'answer', status, body: JSON.parse(text) };

@@ -53,7 +53,7 @@ export class Services {
       if (config.kind === 'process') {
         this.processes.set(config.name, new ProcessSupervisor(config, this.spawner, this.clock));
       } else if (config.status !== null) {
-        checks.push({ name: config.name, argv: config.status, cwd: config.cwd });
+        checks.push({ name: config.name, argv: config.status, cwd: config.cwd, env: config.env });
       }
     }
     const timeoutMs = options.statusTimeoutMs ?? STATUS_TIMEOUT_MS;
@@ -136,6 +136,7 @@ export class Services {
     if (argv === null) throw new Error(`${config.name} does not publish ${action}`);
     const result = await runArgv(this.spawner, this.clock, argv, {
       cwd: config.cwd,
+      env: config.env,
       timeoutMs: config.timeoutMs,
     });
     const ok = result.kind === 'exited' && !result.timedOut && result.exit.code === 0;
@@ -146,6 +147,7 @@ export class Services {
   private async check(check: StatusCheck, timeoutMs: number): Promise<ServiceState> {
     const result = await runArgv(this.spawner, this.clock, check.argv, {
       cwd: check.cwd,
+      env: check.env,
       timeoutMs,
       killGraceMs: 1000,
     });
