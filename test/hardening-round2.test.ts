@@ -207,3 +207,61 @@ describe('item 6: variables the agent read secrets from never reach its services
     for (const name of Object.keys(secretEnv).slice(0, 3)) expect(seen[name]).toBeUndefined();
   });
 });
+
+describe('item 5: behind a trusted reverse proxy, the wrong-token limit counts each client', () => {
+  const dir = tempDir('panoptes-round2-proxy-');
+  const http = new Recorder();
+  let behindProxy: RunningProgram;
+  let direct: RunningProgram;
+  const wrong = (url: string, headers: Record<string, string>) =>
+    http.call(`${url}/api/board`, { token: 'a-wrong-token-0123456789', headers });
+
+  beforeAll(async () => {
+    // The test talks from 127.0.0.1, so to the first board it is the reverse proxy.
+    behindProxy = await startBoard(
+      writeBoardConfig(dir, 'p', { board_token: TOKEN, trusted_proxies: ['127.0.0.0/8', '::1'] }),
+    );
+    direct = await startBoard(writeBoardConfig(dir, 'd', { board_token: TOKEN }));
+  });
+  afterAll(async () => {
+    await behindProxy?.stop();
+    await direct?.stop();
+    dir.cleanup();
+  });
+
+  it('one stale tab behind the proxy is blocked; everyone else behind it is not', async () => {
+    const stale = { 'x-forwarded-for': '203.0.113.50, 198.51.100.7' };
+    for (let i = 0; i < 20; i += 1) expect((await wrong(behindProxy.url, stale)).status).toBe(401);
+    expect((await wrong(behindProxy.url, stale)).status).toBe(429);
+    // Another person behind the same proxy, and an agent sending Forwarded: not locked out.
+    const other = await http.call(`${behindProxy.url}/api/board`, {
+      token: TOKEN,
+      headers: { 'x-forwarded-for': '198.51.100.8' },
+    });
+    expect(other.status).toBe(200);
+    const viaForwarded = await http.call(`${behindProxy.url}/api/board`, {
+      token: TOKEN,
+      headers: { forwarded: 'for="[2001:db8::9]:4711";proto=https' },
+    });
+    expect(viaForwarded.status).toBe(200);
+    const journal = (await http.call(`${behindProxy.url}/api/journal?limit=50`, { token: TOKEN }))
+      .json as { entries: { op: string; target: string }[] };
+    const refused = journal.entries.filter((e) => e.op === 'auth').map((e) => e.target);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(new Set(refused)).toEqual(new Set(['198.51.100.7']));
+    expect(behindProxy.output.some((l) => l.includes('"client":"198.51.100.8"'))).toBe(true);
+  });
+
+  it('without trusted_proxies the forwarding headers are ignored: a client cannot pick its address', async () => {
+    for (let i = 0; i < 20; i += 1) {
+      const r = await wrong(direct.url, {
+        'x-forwarded-for': `198.51.100.${i}`,
+        forwarded: `for=192.0.2.${i}`,
+      });
+      expect(r.status).toBe(401);
+    }
+    expect((await wrong(direct.url, { 'x-forwarded-for': '198.51.100.99' })).status).toBe(429);
+    const journal = (await http.call(`${direct.url}/api/journal?limit=50`, { token: 'x' })).status;
+    expect(journal).toBe(429);
+  });
+});

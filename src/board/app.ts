@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { type Clock, systemClock } from '../shared/clock.js';
+import { TrustedProxies } from '../shared/http/client-address.js';
 import { FailureLimiter } from '../shared/http/failure-limiter.js';
 import { createHttpApp } from '../shared/http/http-app.js';
 import type { Logger } from '../shared/logger.js';
@@ -41,6 +42,8 @@ export interface BoardApp {
   board: Board;
   events: EventHub;
   identities: IdentityStore;
+  /** The reverse proxies the board believes; `set()` swaps the list while running. */
+  trustedProxies: TrustedProxies;
   /** Closes the HTTP app, flushes the logs and the identity snapshot. */
   close(): Promise<void>;
 }
@@ -84,8 +87,10 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     persistIdentities: () => identities.save(registry),
   });
 
+  const trustedProxies = new TrustedProxies(settings.trustedProxies ?? []);
   const app = await createHttpApp({
     logger,
+    trustedProxies,
     openapi: {
       title: 'Panoptes',
       version: VERSION,
@@ -120,6 +125,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     board,
     events,
     identities,
+    trustedProxies,
     async close() {
       await app.close();
       await identities.save(registry);

@@ -3,6 +3,7 @@ import { type Static, Type } from 'typebox';
 import type { CliOptions } from '../shared/cli.js';
 import { ConfigError, type ConfigProblem } from '../shared/config/config-error.js';
 import { type EnvOverride, loadConfig } from '../shared/config/load-config.js';
+import { proxyEntryProblem } from '../shared/http/client-address.js';
 import { HttpUrl, NAME_PATTERN, Name, Token } from '../shared/wire/common.js';
 
 const Seconds = Type.Number({ exclusiveMinimum: 0 });
@@ -31,6 +32,7 @@ export const BoardConfigFile = Type.Object(
     max_announced_mb: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     sweep_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
     data_dir: Type.Optional(Type.String({ minLength: 1 })),
+    trusted_proxies: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 1000 })),
     machines: Type.Optional(Type.Array(ConfiguredMachine)),
     announced_keys: Type.Optional(
       Type.Record(Type.String({ pattern: NAME_PATTERN }), Token, { additionalProperties: false }),
@@ -68,6 +70,8 @@ export interface BoardSettings {
   dataDir: string;
   machines: MachineConfig[];
   announcedKeys: Map<string, string>;
+  /** Reverse proxies (addresses, CIDR ranges) whose forwarding headers are believed. */
+  trustedProxies?: readonly string[];
 }
 
 export const BOARD_ENV_OVERRIDES: readonly EnvOverride[] = [
@@ -122,6 +126,7 @@ export function boardSettings(
       });
     }
   }
+  problems.push(...trustedProxyProblems(raw.trusted_proxies ?? []));
   if (problems.length > 0) throw new ConfigError(file, problems);
   const dataDir = raw.data_dir ?? 'data';
   return {
@@ -140,9 +145,17 @@ export function boardSettings(
     dataDir: isAbsolute(dataDir) || configDir === null ? dataDir : join(configDir, dataDir),
     machines,
     announcedKeys: new Map(Object.entries(raw.announced_keys ?? {})),
+    trustedProxies: raw.trusted_proxies ?? [],
   };
 }
 
 function stripSlash(url: string): string {
   return url.endsWith('/') ? url.slice(0, -1) : url;
+}
+
+function trustedProxyProblems(entries: readonly string[]): ConfigProblem[] {
+  return entries.flatMap((entry, i) => {
+    const problem = proxyEntryProblem(entry);
+    return problem === null ? [] : [{ field: `trusted_proxies[${i}]`, problem }];
+  });
 }

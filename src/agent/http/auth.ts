@@ -39,13 +39,16 @@ export function requireRole(
   allow: readonly Role[],
 ): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
-    const wait = credentials.limiter?.blockedFor(request.ip) ?? 0;
+    const wait = credentials.limiter?.blockedFor(request.clientAddress) ?? 0;
     if (wait > 0) throw errors.tooManyRequests(wait);
     const role = roleOf(request, credentials);
     if (role === null) {
       if (presentedToken(request.headers.authorization, request.query) !== null) {
-        credentials.limiter?.fail(request.ip);
-        request.log.warn({ address: request.ip, method: request.method }, 'wrong token refused');
+        credentials.limiter?.fail(request.clientAddress);
+        request.log.warn(
+          { address: request.clientAddress, method: request.method },
+          'wrong token refused',
+        );
       }
       throw errors.notAuthenticated();
     }

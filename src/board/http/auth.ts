@@ -46,7 +46,7 @@ async function authenticate(
   access: Access,
   options: AuthOptions,
 ): Promise<void> {
-  const address = request.ip;
+  const address = request.clientAddress;
   const wait = options.limiter.blockedFor(address);
   if (wait > 0) throw errors.tooManyRequests(wait);
   const token = presentedToken(request.headers.authorization, request.query);

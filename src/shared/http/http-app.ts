@@ -1,9 +1,15 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Logger } from '../logger.js';
+import { clientAddress, TrustedProxies } from './client-address.js';
 import { BODY_LIMIT_BYTES, errors, HttpError } from './errors.js';
 import { type OpenApiInfo, openApiTransform } from './openapi.js';
 import { JsonInvalid, jsonInvalidBody, parseJsonBody, validateRequest } from './validation-hook.js';
@@ -17,6 +23,15 @@ export interface HttpAppOptions {
   keepAliveTimeoutMs?: number;
   /** Seconds a client may take to send its request headers and body (slowloris guard). */
   requestTimeoutS?: number;
+  /** Reverse proxies whose X-Forwarded-For / Forwarded is believed (read on every request). */
+  trustedProxies?: TrustedProxies;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The client's address: the peer, or what a trusted proxy forwarded (see client-address). */
+    readonly clientAddress: string;
+  }
 }
 
 /** Seconds a client may take to send its request headers (at most the request time-out). */
@@ -72,6 +87,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
 
   // Validation is done by validateRequest so that every part is checked at once; Fastify's
   // own compiler only needs to accept the schemas, which also feed the OpenAPI document.
+  const trusted = options.trustedProxies ?? new TrustedProxies();
+  app.decorateRequest('clientAddress', {
+    getter(this: FastifyRequest): string {
+      return clientAddress(this.socket?.remoteAddress ?? '', this.headers, trusted);
+    },
+  });
   app.setValidatorCompiler(() => (data) => ({ value: data }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addHook('preValidation', validateRequest);
@@ -85,7 +106,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   // One line per request, at debug level; the req serializer redacts `?token=`.
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug(
-      { req: request.raw, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      {
+        req: request.raw,
+        client: request.clientAddress,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
       'request',
     );
   });
