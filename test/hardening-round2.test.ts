@@ -261,7 +261,5 @@ describe('item 5: behind a trusted reverse proxy, the wrong-token limit counts e
       expect(r.status).toBe(401);
     }
     expect((await wrong(direct.url, { 'x-forwarded-for': '198.51.100.99' })).status).toBe(429);
-    const journal = (await http.call(`${direct.url}/api/journal?limit=50`, { token: 'x' })).status;
-    expect(journal).toBe(429);
   });
 });

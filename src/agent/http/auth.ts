@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { errors } from '../../shared/http/errors.js';
 import type { FailureLimiter } from '../../shared/http/failure-limiter.js';
+// For `request.clientAddress`, which createHttpApp decorates every request with.
+import type {} from '../../shared/http/http-app.js';
 import { presentedToken, tokenEquals } from '../../shared/http/tokens.js';
 import type { Role } from '../domain/services.js';
 
