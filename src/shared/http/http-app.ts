@@ -12,6 +12,7 @@ import type { Logger } from '../logger.js';
 import { clientAddress, TrustedProxies } from './client-address.js';
 import { BODY_LIMIT_BYTES, errors, HttpError } from './errors.js';
 import { type OpenApiInfo, openApiTransform } from './openapi.js';
+import { guardSockets } from './socket-guard.js';
 import { JsonInvalid, jsonInvalidBody, parseJsonBody, validateRequest } from './validation-hook.js';
 import { handshakeProblem, isUpgrade } from './websocket-handshake.js';
 
@@ -25,6 +26,8 @@ export interface HttpAppOptions {
   requestTimeoutS?: number;
   /** Reverse proxies whose X-Forwarded-For / Forwarded is believed (read on every request). */
   trustedProxies?: TrustedProxies;
+  /** How long closing waits for in-flight requests and live sockets before cutting them. */
+  shutdownGraceMs?: number;
 }
 
 declare module 'fastify' {
@@ -93,6 +96,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       return clientAddress(this.socket?.remoteAddress ?? '', this.headers, trusted);
     },
   });
+  guardSockets(app, options.shutdownGraceMs);
   app.setValidatorCompiler(() => (data) => ({ value: data }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addHook('preValidation', validateRequest);
