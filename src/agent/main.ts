@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { parseCli } from '../shared/cli.js';
 import { createLogger } from '../shared/logger.js';
 import { runMain } from '../shared/run-main.js';
-import { keyProof } from '../shared/wire/key-proof.js';
+import { timedKeyProof } from '../shared/wire/key-proof.js';
 import { buildAgent } from './app.js';
 import { loadAgentConfig } from './config.js';
 import { systemClock } from './domain/clock.js';
@@ -47,8 +47,11 @@ runMain('panoptes-agent', async () => {
     const reporter = new Reporter({
       intervalMs: settings.report.intervalMs,
       location,
-      keyProof:
-        settings.boardKey === null ? null : keyProof(settings.boardKey, settings.name, location),
+      keyProof: (() => {
+        const key = settings.boardKey;
+        if (key === null) return null;
+        return (at: string) => timedKeyProof(key, settings.name, location, at);
+      })(),
       overview: () => agent.overview.overview(),
       act: agent.actForBoard,
       store,

@@ -36,7 +36,7 @@ export function fitReport(
   location: string,
   pending: readonly HandedResult[],
   maxBytes = REPORT_MAX_BYTES,
-  keyProof: string | null = null,
+  proof: { key_proof: string; key_proof_at?: string } | null = null,
 ): FittedReport {
   let fitted: FittedReport | null = null;
   for (const budget of BUDGETS) {
@@ -50,7 +50,7 @@ export function fitReport(
       location,
     };
     if (results.length > 0) report.results = results;
-    if (keyProof !== null) report.key_proof = keyProof;
+    if (proof !== null) Object.assign(report, proof);
     const json = JSON.stringify(report);
     fitted = { report, json, sentIds: results.map((r) => r.id) };
     if (Buffer.byteLength(json) <= maxBytes) return fitted;

@@ -1,8 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
-import { tokenEquals } from '../../shared/http/tokens.js';
 import type { HandedAction, HandedResult } from '../../shared/wire/action.js';
 import type { ActionName } from '../../shared/wire/common.js';
-import { keyProof } from '../../shared/wire/key-proof.js';
+import { KeyProofCheck } from '../../shared/wire/key-proof.js';
 import type { Report } from '../../shared/wire/report.js';
 import type { AgentClient, AgentTarget } from '../agent-client.js';
 import type { BoardSettings, MachineConfig } from '../config.js';
@@ -59,6 +58,7 @@ export class Board {
   /** Configured machines whose last poll timed out (the sweep plans with it). */
   private readonly silent = new Set<string>();
   private readonly configured: Map<string, MachineConfig>;
+  private readonly keyProofs = new KeyProofCheck();
 
   constructor(private readonly deps: BoardDeps) {
     this.configured = new Map(deps.settings.machines.map((m) => [m.name, m]));
@@ -116,15 +116,14 @@ export class Board {
   /** POST /api/report: remember the machine, hand over its queued actions, take its results. */
   async report(who: Who, report: Report): Promise<Answer> {
     const { registry, queue } = this.deps;
-    const { name, location, results, key_proof: proof, ...overview } = report;
+    const { name, location, results, key_proof: _p, key_proof_at: _at, ...overview } = report;
     const key = this.deps.settings.announcedKeys.get(name);
-    if (
-      key !== undefined &&
-      !(proof !== undefined && tokenEquals(proof, keyProof(key, name, location)))
-    ) {
+    const unproved =
+      key === undefined ? null : this.keyProofs.problem(key, report, this.deps.clock.now());
+    if (unproved !== null) {
       // The board would relay this machine's key to the reported location: only believe a
       // location reported by someone who holds the key.
-      const detail = `A report for '${name}' must prove it holds the key the board keeps for it (key_proof)`;
+      const detail = `A report for '${name}' must prove it holds the key the board keeps for it (key_proof): ${unproved}`;
       await this.note(who, 'report', name, 'refused', 403, detail);
       return { status: 403, body: { detail } };
     }
