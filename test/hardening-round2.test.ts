@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { keyProof, timedKeyProof } from '../src/shared/wire/key-proof.js';
@@ -8,7 +7,9 @@ import { OPERATOR } from './helpers/agent-fixtures.js';
 import { type FaultyAgent, tcpAgent } from './helpers/faulty-agents.js';
 import { eventually, Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
 import { isErrorShape } from './helpers/fuzz.js';
+import { type Held, h2c, hold, wsHandshake } from './helpers/held-sockets.js';
 import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const TOKEN = 'round2-board-token-7c1e9a3b5d'; // not a prefix of another secret
@@ -18,6 +19,17 @@ const REGISTRATION = 'round2-registration-2b4d6f8a0c';
  * Hardening round 2 (issue 12), items 5-10: one regression test per hole, each failing on the
  * code before its fix. Items 1-4 are in hardening-round2-report.test.ts.
  */
+
+// No token or key of these tests in any answer, message or line the programs wrote.
+scanForSecretsAfterAll(() => ({
+  secrets: [
+    TOKEN,
+    REGISTRATION,
+    OPERATOR,
+    'round2-lab9-key-4d6f8a0c2e',
+    'round2-lab8-key-1a3c5e7b9d',
+  ],
+}));
 
 /** An agent that answers every request with the same raw bytes, then closes. */
 function rawAnswerAgent(answer: string | (() => Buffer)): Promise<FaultyAgent> {
@@ -268,34 +280,6 @@ describe('item 5: behind a trusted reverse proxy, the wrong-token limit counts e
     expect((await wrong(direct.url, { 'x-forwarded-for': '198.51.100.99' })).status).toBe(429);
   });
 });
-
-/** A raw connection, with what it received and whether the server closed it. */
-interface Held {
-  socket: Socket;
-  received(): string;
-  closed: Promise<void>;
-}
-
-/** Opens a raw connection, writes `data`, and keeps it (never ends it from this side). */
-async function hold(port: number, data: string): Promise<Held> {
-  const socket = connect(port, '127.0.0.1');
-  let text = '';
-  socket.on('data', (c: Buffer) => {
-    text += c.toString('latin1');
-  });
-  socket.on('error', () => undefined);
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-  socket.write(data);
-  return { socket, received: () => text, closed };
-}
-
-const h2c = (path: string, token = '') =>
-  `GET ${path} HTTP/1.1\r\nHost: x\r\n${token === '' ? '' : `Authorization: Bearer ${token}\r\n`}` +
-  'Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n';
-const wsHandshake = (path: string) =>
-  `GET ${path} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-  'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n';
 
 /** Opens 50 connections that ask to switch to h2c; each must be answered, then closed. */
 async function fiftyUpgrades(port: number, paths: string[]): Promise<Held[]> {
