@@ -105,6 +105,43 @@ describe('agent config', () => {
     });
   });
 
+  it('remembers which variables the secret fields were read from, and reads a service env', () => {
+    const f = file(
+      'name: lab3\ntoken: "${MY_TOKEN}"\nboard_key: "k-${MY_KEY}"\nlocation: "http://${HOST_NAME}:1"\n' +
+        'report: {board: "http://127.0.0.1:8700", token: "${MY_REG}"}\n' +
+        'services:\n  w:\n    run: [sleep, "1"]\n    env: {MODE: fast, OTHER: "${HOST_NAME}"}\n',
+    );
+    const s = loadAgentConfig(
+      f,
+      {},
+      {
+        MY_TOKEN: TOKEN,
+        MY_KEY: KEY,
+        MY_REG: 'registration-0123456789',
+        HOST_NAME: 'lab3',
+      },
+    );
+    expect([...(s.secretEnv ?? [])].sort()).toEqual(['MY_KEY', 'MY_REG', 'MY_TOKEN']);
+    expect(s.services[0]).toMatchObject({ env: { MODE: 'fast', OTHER: 'lab3' } });
+  });
+
+  it('refuses a service env with bad names, too many names or long values', () => {
+    const many = Array.from({ length: 65 }, (_, i) => `V${i}: x`).join(', ');
+    expect(
+      problems(
+        `name: a\ntoken: ${TOKEN}\nservices:\n  s:\n    start: [x]\n    env: {"1BAD": x, "A=B": y}\n` +
+          `  t:\n    start: [x]\n    env: {${many}}\n  u:\n    start: [x]\n    env: {V: "${'x'.repeat(4097)}"}\n` +
+          '  v:\n    start: [x]\n    env: {V: [1]}\n',
+      ),
+    ).toEqual([
+      'services.s.env.1BAD: is not a valid name',
+      'services.s.env.A=B: is not a valid name',
+      'services.t.env: must not have more than 64 properties',
+      'services.u.env.V: must be at most 4096 characters long',
+      'services.v.env.V: must be string',
+    ]);
+  });
+
   it('refuses short tokens, unknown keys and bad service names', () => {
     expect(
       problems(

@@ -17,6 +17,16 @@ import {
 const Argv = Type.Array(Type.String({ minLength: 1 }), { minItems: 1 });
 const Seconds = Type.Number({ exclusiveMinimum: 0 });
 
+/** The most variables a service's `env:` may set, and the longest value. */
+export const SERVICE_ENV_MAX = { names: 64, valueChars: 4096 } as const;
+
+/** A service's own environment variables: POSIX names, bounded values without NUL. */
+const ServiceEnv = Type.Record(
+  Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' }),
+  Type.String({ maxLength: SERVICE_ENV_MAX.valueChars, pattern: '^[^\\u0000]*$' }),
+  { maxProperties: SERVICE_ENV_MAX.names, additionalProperties: false },
+);
+
 const ServiceFile = Type.Object(
   {
     start: Type.Optional(Argv),
@@ -27,6 +37,7 @@ const ServiceFile = Type.Object(
     timeout: Type.Optional(Seconds),
     stop_grace: Type.Optional(Seconds),
     cwd: Type.Optional(Type.String({ minLength: 1 })),
+    env: Type.Optional(ServiceEnv),
   },
   { additionalProperties: false },
 );
@@ -74,6 +85,8 @@ export interface CommandService {
   board: ActionName[];
   timeoutMs: number;
   cwd: string | null;
+  /** Variables set for its commands, over the agent's environment (secrets removed). */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** A service the agent runs itself and supervises as a child process. */
@@ -84,6 +97,8 @@ export interface ProcessService {
   board: ActionName[];
   stopGraceMs: number;
   cwd: string | null;
+  /** Variables set for its process, over the agent's environment (secrets removed). */
+  env?: Readonly<Record<string, string>>;
 }
 
 export type ServiceConfig = CommandService | ProcessService;
@@ -105,7 +120,15 @@ export interface AgentSettings {
   services: ServiceConfig[];
   /** `ca`: PEM of the CA trusted for an https `board` (null: the system's CAs). */
   report: { board: string; token: string; intervalMs: number; ca: string | null } | null;
+  /**
+   * Environment variables a secret field (token, board_key, report.token) was read from with
+   * `${NAME}`: removed from what services inherit, like the PANOPTES_* secrets.
+   */
+  secretEnv?: readonly string[];
 }
+
+/** The fields of the agent's file that hold secrets. */
+const SECRET_FIELDS = new Set(['token', 'board_key', 'report.token']);
 
 export const AGENT_ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: 'PANOPTES_AGENT_TOKEN', field: ['token'] },
@@ -128,8 +151,15 @@ export function loadAgentConfig(
   env: NodeJS.ProcessEnv = process.env,
 ): AgentSettings {
   const path = resolve(file);
-  const raw = loadConfig(path, AgentConfigFile, { env, overrides: AGENT_ENV_OVERRIDES });
-  return agentSettings(raw, path, cli);
+  const secretEnv = new Set<string>();
+  const raw = loadConfig(path, AgentConfigFile, {
+    env,
+    overrides: AGENT_ENV_OVERRIDES,
+    onEnvReference: (name, field) => {
+      if (SECRET_FIELDS.has(field)) secretEnv.add(name);
+    },
+  });
+  return { ...agentSettings(raw, path, cli), secretEnv: [...secretEnv] };
 }
 
 /** Applies defaults and cross-field checks to a schema-valid agent config. */
@@ -144,6 +174,7 @@ export function agentSettings(
     const field = `services.${name}`;
     const board = [...new Set(s.board ?? [])];
     const cwd = s.cwd ?? null;
+    const env = s.env === undefined ? {} : { env: s.env };
     if (s.run !== undefined) {
       if (s.start || s.stop || s.status || s.timeout !== undefined) {
         problems.push({
@@ -159,6 +190,7 @@ export function agentSettings(
         board,
         stopGraceMs: (s.stop_grace ?? AGENT_DEFAULTS.stopGrace) * 1000,
         cwd,
+        ...env,
       });
       continue;
     }
@@ -189,6 +221,7 @@ export function agentSettings(
       board,
       timeoutMs: (s.timeout ?? AGENT_DEFAULTS.commandTimeout) * 1000,
       cwd,
+      ...env,
     });
   }
   if (raw.board_key !== undefined && raw.board_key === raw.token) {

@@ -5,7 +5,7 @@ import { parseCli } from '../shared/cli.js';
 import { startReloadTrigger } from '../shared/config/reload-trigger.js';
 import { createLogger } from '../shared/logger.js';
 import { runMain } from '../shared/run-main.js';
-import { keyProof } from '../shared/wire/key-proof.js';
+import { timedKeyProof } from '../shared/wire/key-proof.js';
 import { buildAgent } from './app.js';
 import { type AgentSettings, loadAgentConfig } from './config.js';
 import { systemClock } from './domain/clock.js';
@@ -23,7 +23,7 @@ runMain('panoptes-agent', async () => {
   const settings = loadAgentConfig(file, cli);
   let current: AgentSettings = settings;
   const logger = createLogger('agent');
-  const spawner = trackedSpawner(childEnv(process.env));
+  const spawner = trackedSpawner(childEnv(process.env, settings.secretEnv));
   const agent = await buildAgent({
     settings,
     logger,
@@ -64,8 +64,11 @@ runMain('panoptes-agent', async () => {
     const reporter = new Reporter({
       intervalMs: settings.report.intervalMs,
       location,
-      keyProof:
-        settings.boardKey === null ? null : keyProof(settings.boardKey, settings.name, location),
+      keyProof: (() => {
+        const key = settings.boardKey;
+        if (key === null) return null;
+        return (at: string) => timedKeyProof(key, settings.name, location, at);
+      })(),
       overview: () => agent.overview.overview(),
       act: agent.actForBoard,
       store,

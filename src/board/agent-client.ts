@@ -1,6 +1,7 @@
 import { Agent, request, errors as undiciErrors } from 'undici';
 import { tooDeepAt } from '../shared/json-depth.js';
 import type { Observation } from './domain/machine.js';
+import { relayAnswer } from './relay-answer.js';
 
 /** Where and how to reach one agent. */
 export interface AgentTarget {
@@ -155,17 +156,7 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
       const url = `${target.url}/api/do/${encodeURIComponent(what)}/${encodeURIComponent(action)}`;
       try {
         const { status, text } = await call(url, 'POST', target, timeoutMs);
-        if (tooDeepAt(text) >= 0) {
-          return {
-            kind: 'unreachable',
-            error: `the agent's answer (HTTP ${status}) is nested too deeply`,
-          };
-        }
-        try {
-          return { kind: 'answer', status, body: JSON.parse(text) };
-        } catch {
-          return { kind: 'unreachable', error: `the agent's answer (HTTP ${status}) is not JSON` };
-        }
+        return relayAnswer(status, text);
       } catch (error) {
         const message = describeFailure(error, timeoutMs);
         return isTimeout(error)
@@ -196,6 +187,8 @@ export function describeFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof TooLarge)
     return `the answer is over ${ANSWER_LIMIT_BYTES / 1024 / 1024} MiB`;
   if (isTimeout(error)) return `no answer within ${timeoutMs / 1000} s`;
+  const malformed = malformedAnswer(error);
+  if (malformed !== null) return malformed;
   const e = error as { code?: string; cause?: { code?: string }; message?: string };
   const code = e.code ?? e.cause?.code;
   switch (code) {
@@ -216,4 +209,20 @@ export function describeFailure(error: unknown, timeoutMs: number): string {
       }
       return code !== undefined ? `cannot reach the agent (${code})` : 'cannot reach the agent';
   }
+}
+
+/** Why an answer was not HTTP at all (undici's parser refused it), or null for other failures. */
+function malformedAnswer(error: unknown): string | null {
+  const e = error as { name?: string; code?: string; message?: string };
+  if (e.name === 'HTTPParserError') {
+    // undici's message names the fault, e.g. "… (Invalid status code)"; it holds no secret.
+    const why = /\(([^)]{1,80})\)\s*$/.exec(e.message ?? '')?.[1] ?? 'malformed';
+    return `the agent's answer is not valid HTTP: ${why}`;
+  }
+  // undici asserts a status of at least 100 instead of refusing it as a parse error.
+  if (e.code === 'ERR_ASSERTION') return "the agent's answer is not valid HTTP: bad status line";
+  if (e.code === 'UND_ERR_SOCKET' && /upgrade/i.test(e.message ?? '')) {
+    return "the agent's answer is not valid HTTP: it switched protocols";
+  }
+  return null;
 }

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { type Clock, systemClock } from '../shared/clock.js';
+import { TrustedProxies } from '../shared/http/client-address.js';
 import { FailureLimiter } from '../shared/http/failure-limiter.js';
 import { createHttpApp } from '../shared/http/http-app.js';
 import type { Logger } from '../shared/logger.js';
@@ -53,6 +54,8 @@ export interface BoardApp {
    * hold their running values (keepRestartFields). New consumers of settings add a step here.
    */
   applySettings(next: BoardSettings): { added: string[]; removed: string[] };
+  /** The reverse proxies the board believes; `set()` swaps the list while running. */
+  trustedProxies: TrustedProxies;
   /** Closes the HTTP app, flushes the logs and the identity snapshot. */
   close(): Promise<void>;
 }
@@ -101,9 +104,11 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     persistIdentities: () => identities.save(registry),
   });
 
+  const trustedProxies = new TrustedProxies(settings.trustedProxies ?? []);
   const app = await createHttpApp({
     logger,
     tls: settings.tls,
+    trustedProxies,
     openapi: {
       title: 'Panoptes',
       version: VERSION,
@@ -149,6 +154,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       current = next;
       auth.boardToken = next.boardToken;
       auth.registrationToken = next.registrationToken;
+      trustedProxies.set(next.trustedProxies ?? []);
       if (deps.client === undefined && casChanged(previous, next)) {
         client.switchTo(newClient(next));
       }
@@ -156,6 +162,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
         setServerCertificate(app.server, next.tls);
       return board.reconfigure(next);
     },
+    trustedProxies,
     async close() {
       await app.close();
       await identities.save(registry);

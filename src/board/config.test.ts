@@ -134,6 +134,30 @@ describe('board config', () => {
     ]);
   });
 
+  it('reads trusted_proxies (IPv4, IPv6, CIDR) and refuses what is neither', () => {
+    const d = configDir(
+      `board_token: ${TOKEN}\ntrusted_proxies: [10.0.0.5, 10.0.0.0/8, "fd00::/8", "::1"]\n`,
+    );
+    expect(loadBoardConfig(d, {}, {}).trustedProxies).toEqual([
+      '10.0.0.5',
+      '10.0.0.0/8',
+      'fd00::/8',
+      '::1',
+    ]);
+    expect(loadBoardConfig(configDir(`board_token: ${TOKEN}\n`), {}, {}).trustedProxies).toEqual(
+      [],
+    );
+    expect(
+      problems(`board_token: ${TOKEN}\ntrusted_proxies: [10.0.0.0/33, proxy.example, 7]\n`),
+    ).toEqual(['trusted_proxies[2]: must be string']);
+    expect(
+      problems(`board_token: ${TOKEN}\ntrusted_proxies: [10.0.0.0/33, proxy.example]\n`),
+    ).toEqual([
+      'trusted_proxies[0]: is not an IP address or CIDR range (e.g. 10.0.0.5, 10.0.0.0/8, fd00::/8)',
+      'trusted_proxies[1]: is not an IP address or CIDR range (e.g. 10.0.0.5, 10.0.0.0/8, fd00::/8)',
+    ]);
+  });
+
   it('names the file in the message', () => {
     const d = configDir('board_token: x\n');
     expect(() => loadBoardConfig(d, {}, {})).toThrow(`${d}/board.yaml`);

@@ -3,6 +3,7 @@ import { type Static, Type } from 'typebox';
 import type { CliOptions } from '../shared/cli.js';
 import { ConfigError, type ConfigProblem } from '../shared/config/config-error.js';
 import { type EnvOverride, loadConfig } from '../shared/config/load-config.js';
+import { proxyEntryProblem } from '../shared/http/client-address.js';
 import { FilePath, readCa, readTlsPair, TlsFile, type TlsPair } from '../shared/tls/pem-files.js';
 import { HttpUrl, NAME_PATTERN, Name, Token } from '../shared/wire/common.js';
 
@@ -35,6 +36,7 @@ export const BoardConfigFile = Type.Object(
     data_dir: Type.Optional(Type.String({ minLength: 1 })),
     tls: Type.Optional(TlsFile),
     ca: Type.Optional(FilePath),
+    trusted_proxies: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 1000 })),
     machines: Type.Optional(Type.Array(ConfiguredMachine)),
     announced_keys_only: Type.Optional(Type.Boolean()),
     announced_keys: Type.Optional(
@@ -81,6 +83,8 @@ export interface BoardSettings {
   announcedKeys: Map<string, string>;
   /** Refuse reports for names that have no key in announcedKeys. */
   announcedKeysOnly: boolean;
+  /** Reverse proxies (addresses, CIDR ranges) whose forwarding headers are believed. */
+  trustedProxies?: readonly string[];
 }
 
 export const BOARD_ENV_OVERRIDES: readonly EnvOverride[] = [
@@ -150,6 +154,7 @@ export function boardSettings(
       });
     }
   }
+  problems.push(...trustedProxyProblems(raw.trusted_proxies ?? []));
   if (problems.length > 0) throw new ConfigError(file, problems);
   const dataDir = raw.data_dir ?? 'data';
   return {
@@ -171,9 +176,17 @@ export function boardSettings(
     machines,
     announcedKeys: new Map(Object.entries(raw.announced_keys ?? {})),
     announcedKeysOnly: raw.announced_keys_only ?? false,
+    trustedProxies: raw.trusted_proxies ?? [],
   };
 }
 
 function stripSlash(url: string): string {
   return url.endsWith('/') ? url.slice(0, -1) : url;
+}
+
+function trustedProxyProblems(entries: readonly string[]): ConfigProblem[] {
+  return entries.flatMap((entry, i) => {
+    const problem = proxyEntryProblem(entry);
+    return problem === null ? [] : [{ field: `trusted_proxies[${i}]`, problem }];
+  });
 }

@@ -32,6 +32,8 @@ const LIVE_FIELDS: readonly Field[] = [
   ['ca', (s) => s.ca],
   ['machines', (s) => JSON.stringify(s.machines)],
   ['announced_keys', (s) => JSON.stringify([...s.announcedKeys].sort())],
+  ['announced_keys_only', (s) => s.announcedKeysOnly],
+  ['trusted_proxies', (s) => JSON.stringify(s.trustedProxies ?? [])],
 ];
 
 /** The fields that differ between the running settings and a reloaded file. */

@@ -53,6 +53,7 @@ export class ProcessSupervisor {
     const child = this.spawner({
       argv: this.config.run,
       cwd: this.config.cwd,
+      env: this.config.env,
       onOutput: (chunk) => tail.write(chunk),
     });
     try {

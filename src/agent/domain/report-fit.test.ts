@@ -93,9 +93,9 @@ describe('trimResult', () => {
   });
 
   it('carries the key proof when there is one, and none otherwise', () => {
-    expect(fitReport(overview([]), 'http://x', [], undefined, 'abc123').report.key_proof).toBe(
-      'abc123',
-    );
+    expect(
+      fitReport(overview([]), 'http://x', [], undefined, { key_proof: 'abc123' }).report.key_proof,
+    ).toBe('abc123');
     expect(fitReport(overview([]), 'http://x', []).report).not.toHaveProperty('key_proof');
   });
 });

@@ -36,7 +36,7 @@ export function fitReport(
   location: string,
   pending: readonly HandedResult[],
   maxBytes = REPORT_MAX_BYTES,
-  keyProof: string | null = null,
+  proof: { key_proof: string; key_proof_at?: string } | null = null,
   intervalS: number | null = null,
 ): FittedReport {
   let fitted: FittedReport | null = null;
@@ -51,7 +51,7 @@ export function fitReport(
       location,
     };
     if (results.length > 0) report.results = results;
-    if (keyProof !== null) report.key_proof = keyProof;
+    if (proof !== null) Object.assign(report, proof);
     if (intervalS !== null) report.interval_s = intervalS;
     const json = JSON.stringify(report);
     fitted = { report, json, sentIds: results.map((r) => r.id) };

@@ -22,8 +22,11 @@ export interface ReporterDeps {
   intervalMs: number;
   /** Where a browser reaches this agent. */
   location: string;
-  /** keyProof(board_key, name, location) when the agent has a board key; else null. */
-  keyProof?: string | null;
+  /**
+   * timedKeyProof(board_key, name, location, at) for a report made at `at` (ISO 8601) when the
+   * agent has a board key; else null. Made per report, so a captured one cannot be replayed.
+   */
+  keyProof?: ((at: string) => string) | null;
   overview: () => Promise<Overview>;
   /** Runs a handed action exactly as POST /api/do would for the board key. */
   act: (what: string, action: ActionName) => Promise<ActionOutcome>;
@@ -115,12 +118,14 @@ export class Reporter {
   /** One report; returns the delay before the next one. */
   private async reportOnce(): Promise<number> {
     const overview = await this.deps.overview();
+    const prove = this.deps.keyProof ?? null;
+    const at = new Date(this.deps.clock.now()).toISOString();
     const { json, sentIds } = fitReport(
       overview,
       this.deps.location,
       [...this.pending.values()],
       undefined,
-      this.deps.keyProof ?? null,
+      prove === null ? null : { key_proof: prove(at), key_proof_at: at },
       this.deps.intervalMs / 1000,
     );
     const answer = await this.deps.post(json);

@@ -7,6 +7,7 @@ export const KILL_GRACE_MS = 2000;
 
 export interface RunOptions {
   cwd: string | null;
+  env?: Readonly<Record<string, string>> | undefined;
   timeoutMs: number;
   killGraceMs?: number;
 }
@@ -27,7 +28,12 @@ export async function runArgv(
   options: RunOptions,
 ): Promise<RunResult> {
   const tail = new OutputTail();
-  const child = spawner({ argv, cwd: options.cwd, onOutput: (chunk) => tail.write(chunk) });
+  const child = spawner({
+    argv,
+    cwd: options.cwd,
+    env: options.env,
+    onOutput: (chunk) => tail.write(chunk),
+  });
   try {
     await child.started;
   } catch (error) {

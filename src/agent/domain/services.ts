@@ -82,7 +82,7 @@ export class Services {
           supervisor.reconfigure(config);
         }
       } else if (config.status !== null) {
-        checks.push({ name: config.name, argv: config.status, cwd: config.cwd });
+        checks.push({ name: config.name, argv: config.status, cwd: config.cwd, env: config.env });
       }
     }
     this.status.setChecks(checks);
@@ -160,6 +160,7 @@ export class Services {
     if (argv === null) throw new Error(`${config.name} does not publish ${action}`);
     const result = await runArgv(this.spawner, this.clock, argv, {
       cwd: config.cwd,
+      env: config.env,
       timeoutMs: config.timeoutMs,
     });
     const ok = result.kind === 'exited' && !result.timedOut && result.exit.code === 0;
@@ -170,6 +171,7 @@ export class Services {
   private async check(check: StatusCheck, timeoutMs: number): Promise<ServiceState> {
     const result = await runArgv(this.spawner, this.clock, check.argv, {
       cwd: check.cwd,
+      env: check.env,
       timeoutMs,
       killGraceMs: 1000,
     });

@@ -19,6 +19,8 @@ export interface Child {
 export interface SpawnRequest {
   argv: readonly string[];
   cwd: string | null;
+  /** Variables set over the spawner's own environment (a service's `env:`). */
+  env?: Readonly<Record<string, string>> | undefined;
   /** Receives stdout and stderr as they come, interleaved. */
   onOutput: (chunk: Buffer) => void;
 }

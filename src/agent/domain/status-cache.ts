@@ -6,6 +6,7 @@ export interface StatusCheck {
   name: string;
   argv: readonly string[];
   cwd: string | null;
+  env?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Runs one check to an answer; time-outs and failures answer 'unknown'. */

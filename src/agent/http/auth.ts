@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { errors } from '../../shared/http/errors.js';
 import type { FailureLimiter } from '../../shared/http/failure-limiter.js';
+// For `request.clientAddress`, which createHttpApp decorates every request with.
+import type {} from '../../shared/http/http-app.js';
 import { presentedToken, tokenEquals } from '../../shared/http/tokens.js';
 import type { Role } from '../domain/services.js';
 
@@ -39,13 +41,16 @@ export function requireRole(
   allow: readonly Role[],
 ): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
-    const wait = credentials.limiter?.blockedFor(request.ip) ?? 0;
+    const wait = credentials.limiter?.blockedFor(request.clientAddress) ?? 0;
     if (wait > 0) throw errors.tooManyRequests(wait);
     const role = roleOf(request, credentials);
     if (role === null) {
       if (presentedToken(request.headers.authorization, request.query) !== null) {
-        credentials.limiter?.fail(request.ip);
-        request.log.warn({ address: request.ip, method: request.method }, 'wrong token refused');
+        credentials.limiter?.fail(request.clientAddress);
+        request.log.warn(
+          { address: request.clientAddress, method: request.method },
+          'wrong token refused',
+        );
       }
       throw errors.notAuthenticated();
     }

@@ -7,10 +7,16 @@ const PIPE_DRAIN_MS = 500;
 /** Environment variables a child must never inherit: the agent's own secrets. */
 const SECRET_ENV = ['PANOPTES_AGENT_TOKEN', 'PANOPTES_BOARD_KEY', 'PANOPTES_REGISTRATION_TOKEN'];
 
-/** The agent's environment without its secrets, for the commands it runs. */
-export function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+/**
+ * The agent's environment without its secrets, for the commands it runs: the PANOPTES_*
+ * variables and every variable a secret field of the config was read from (`secretEnv`).
+ */
+export function childEnv(
+  env: NodeJS.ProcessEnv,
+  secretEnv: readonly string[] = [],
+): NodeJS.ProcessEnv {
   const out = { ...env };
-  for (const name of SECRET_ENV) delete out[name];
+  for (const name of [...SECRET_ENV, ...secretEnv]) delete out[name];
   return out;
 }
 
@@ -27,12 +33,12 @@ export interface NodeSpawner {
  */
 export function trackedSpawner(env: NodeJS.ProcessEnv): NodeSpawner {
   const live = new Set<Child>();
-  const spawnOne: Spawner = ({ argv, cwd, onOutput }) => {
+  const spawnOne: Spawner = ({ argv, cwd, env: own, onOutput }) => {
     const [program, ...args] = argv;
     if (program === undefined) throw new Error('empty argv');
     const child = spawn(program, args, {
       cwd: cwd ?? undefined,
-      env,
+      env: own === undefined ? env : { ...env, ...own },
       shell: false,
       detached: true,
       windowsHide: true,

@@ -1,8 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
-import { tokenEquals } from '../../shared/http/tokens.js';
 import type { HandedAction, HandedResult } from '../../shared/wire/action.js';
 import type { ActionName } from '../../shared/wire/common.js';
-import { keyProof } from '../../shared/wire/key-proof.js';
+import { KeyProofCheck } from '../../shared/wire/key-proof.js';
 import type { Report } from '../../shared/wire/report.js';
 import type { AgentClient, AgentTarget } from '../agent-client.js';
 import type { BoardSettings, MachineConfig } from '../config.js';
@@ -49,6 +48,7 @@ export class Board {
   /** Configured machines whose last poll timed out (the sweep plans with it). */
   private readonly silent = new Set<string>();
   private readonly configured: Map<string, MachineConfig>;
+  private readonly keyProofs = new KeyProofCheck();
 
   constructor(private readonly deps: BoardDeps) {
     this.notes = new JournalPolicy(deps.journal, deps.clock);
@@ -134,7 +134,8 @@ export class Board {
       name,
       location,
       results,
-      key_proof: proof,
+      key_proof: _p,
+      key_proof_at: _at,
       interval_s: intervalS,
       ...overview
     } = report;
@@ -143,13 +144,12 @@ export class Board {
       const detail = `'${name}' has no key in announced_keys, and this board takes reports only from machines it holds a key for (announced_keys_only)`;
       return this.refuse(who, 'report', name, 403, detail);
     }
-    if (
-      key !== undefined &&
-      !(proof !== undefined && tokenEquals(proof, keyProof(key, name, location)))
-    ) {
+    const unproved =
+      key === undefined ? null : this.keyProofs.problem(key, report, this.deps.clock.now());
+    if (unproved !== null) {
       // The board would relay this machine's key to the reported location: only believe a
       // location reported by someone who holds the key.
-      const detail = `A report for '${name}' must prove it holds the key the board keeps for it (key_proof)`;
+      const detail = `A report for '${name}' must prove it holds the key the board keeps for it (key_proof): ${unproved}`;
       return this.refuse(who, 'report', name, 403, detail);
     }
     // Past the room that announced machines' overviews share (max_announced_mb), a report is

@@ -67,7 +67,7 @@ function authenticate(
   options: AuthOptions,
   digestOf: (token: string) => Buffer,
 ): Promise<Error> | null {
-  const address = request.ip;
+  const address = request.clientAddress;
   const wait = options.limiter.blockedFor(address);
   if (wait > 0) return Promise.resolve(errors.tooManyRequests(wait));
   const token = presentedToken(request.headers.authorization, request.query);

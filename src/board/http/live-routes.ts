@@ -5,6 +5,7 @@ import type { EventHub } from '../domain/events.js';
 import { type Machine, recordBytes } from '../domain/machine.js';
 import type { Registry } from '../domain/registry.js';
 import { Detail } from '../schemas.js';
+import { LiveClient } from './live-client.js';
 
 export interface LiveOptions {
   registry: Registry;
@@ -23,21 +24,12 @@ export interface LiveOptions {
 export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Promise<void> {
   const flushMs = options.flushMs ?? 100;
   const maxBuffered = options.maxBufferedBytes ?? 4 * 1024 * 1024;
-  const clients = new Set<WebSocket>();
+  const clients = new Map<WebSocket, LiveClient>();
   // Changed machines by name, serialised at the flush (once however often they changed).
   const changed = new Map<string, Machine>();
 
-  const send = (socket: WebSocket, message: string): void => {
-    if (socket.bufferedAmount > maxBuffered) {
-      app.log.warn({ buffered: socket.bufferedAmount }, 'live client too slow; dropped');
-      socket.terminate();
-      clients.delete(socket);
-      return;
-    }
-    socket.send(message);
-  };
   const broadcast = (message: string): void => {
-    for (const socket of clients) send(socket, message);
+    for (const client of clients.values()) client.send(message);
   };
 
   const unsubscribe = options.events.subscribe({
@@ -60,7 +52,7 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
   }, flushMs);
   const alive = new WeakSet<WebSocket>();
   const pinger = setInterval(() => {
-    for (const socket of clients) {
+    for (const socket of clients.keys()) {
       if (!alive.has(socket)) {
         socket.terminate();
         clients.delete(socket);
@@ -74,7 +66,7 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
     clearInterval(flusher);
     clearInterval(pinger);
     unsubscribe();
-    for (const socket of clients) socket.close(1001, 'board shutting down');
+    for (const socket of clients.keys()) socket.close(1001, 'board shutting down');
   });
 
   await app.register(websocket, {
@@ -112,14 +104,18 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
         .header('upgrade', 'websocket')
         .send({ detail: 'Upgrade Required: this is a WebSocket' }),
     wsHandler: (socket) => {
-      clients.add(socket);
+      const client = new LiveClient(socket, maxBuffered, (buffered) => {
+        app.log.warn({ buffered }, 'live client too slow; dropped');
+        clients.delete(socket);
+      });
+      clients.set(socket, client);
       alive.add(socket);
       socket.on('pong', () => alive.add(socket));
       socket.on('close', () => clients.delete(socket));
       socket.on('error', () => clients.delete(socket));
       // Clients have nothing to say; anything they send is ignored.
       socket.on('message', () => undefined);
-      send(socket, `{"type":"board","board":${options.registry.view().bytes.toString('utf8')}}`);
+      client.sendBoard(options.registry.view().bytes);
     },
   });
 }

@@ -5,7 +5,7 @@ import { parseDocument } from 'yaml';
 import { HTTP_URL_PATTERN } from '../wire/common.js';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { childPath, fieldPath } from './field-path.js';
-import { substituteEnv } from './substitute-env.js';
+import { type EnvReferenceSeen, substituteEnv } from './substitute-env.js';
 
 /** An environment variable that, when set, replaces one top-level field of the file. */
 export interface EnvOverride {
@@ -17,6 +17,8 @@ export interface EnvOverride {
 export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   overrides?: readonly EnvOverride[];
+  /** Told of every `${NAME}` reference and the dotted field it is in (e.g. `report.token`). */
+  onEnvReference?: EnvReferenceSeen;
 }
 
 /**
@@ -45,7 +47,7 @@ export function loadConfig<S extends TSchema>(
   }
   const raw: unknown = doc.toJS() ?? {};
   const problems: ConfigProblem[] = [];
-  const substituted = substituteEnv(raw, env, problems);
+  const substituted = substituteEnv(raw, env, problems, '', options.onEnvReference);
   applyOverrides(substituted, env, options.overrides ?? []);
   if (problems.length === 0) problems.push(...schemaProblems(schema, substituted));
   if (problems.length > 0) throw new ConfigError(file, problems);

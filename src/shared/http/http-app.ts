@@ -5,11 +5,13 @@ import swagger from '@fastify/swagger';
 import Fastify, {
   type FastifyHttpsOptions,
   type FastifyInstance,
+  type FastifyRequest,
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
 import type { Logger } from '../logger.js';
 import type { TlsPair } from '../tls/pem-files.js';
+import { clientAddress, TrustedProxies } from './client-address.js';
 import { BODY_LIMIT_BYTES, errors, HttpError } from './errors.js';
 import { type OpenApiInfo, openApiTransform } from './openapi.js';
 import {
@@ -20,6 +22,7 @@ import {
   routeAnswer,
   routingFor,
 } from './route-answer.js';
+import { guardSockets } from './socket-guard.js';
 import { parseQueryString } from './starlette-routing.js';
 import {
   JsonInvalid,
@@ -40,6 +43,17 @@ export interface HttpAppOptions {
   requestTimeoutS?: number;
   /** Serve HTTPS (and WSS) with this certificate and key (PEM) instead of plain HTTP. */
   tls?: TlsPair | null;
+  /** Reverse proxies whose X-Forwarded-For / Forwarded is believed (read on every request). */
+  trustedProxies?: TrustedProxies;
+  /** How long closing waits for in-flight requests and live sockets before cutting them. */
+  shutdownGraceMs?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The client's address: the peer, or what a trusted proxy forwarded (see client-address). */
+    readonly clientAddress: string;
+  }
 }
 
 /** Seconds a client may take to send its request headers (at most the request time-out). */
@@ -102,6 +116,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
 
   // Validation is done by validateRequest so that every part is checked at once; Fastify's
   // own compiler only needs to accept the schemas, which also feed the OpenAPI document.
+  const trusted = options.trustedProxies ?? new TrustedProxies();
+  app.decorateRequest('clientAddress', {
+    getter(this: FastifyRequest): string {
+      return clientAddress(this.socket?.remoteAddress ?? '', this.headers, trusted);
+    },
+  });
+  guardSockets(app, options.shutdownGraceMs);
   app.setValidatorCompiler(() => (data) => ({ value: data }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // Routing as Starlette does it, before any token is asked for: 405, 307 or 404.
@@ -147,7 +168,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   if (options.logger.isLevelEnabled('debug')) {
     app.addHook('onResponse', async (request, reply) => {
       request.log.debug(
-        { req: request.raw, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        {
+          req: request.raw,
+          client: request.clientAddress,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime),
+        },
         'request',
       );
     });

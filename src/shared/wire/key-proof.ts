@@ -1,11 +1,68 @@
 import { createHmac } from 'node:crypto';
+import { tokenEquals } from '../http/tokens.js';
+
+/** How far `key_proof_at` may be from the board's clock, either way. */
+export const KEY_PROOF_WINDOW_MS = 5 * 60 * 1000;
 
 /**
- * What an announcing agent sends to show it holds the key the board keeps for its name
- * (`announced_keys`): an HMAC of its name and location under that key. The board relays that
- * key only to a location reported with a valid proof, so the shared registration token is not
- * enough to redirect a machine's key to another address. The key itself never travels.
+ * The untimed proof of version 0.1.0 agents: an HMAC of name and location under the key the
+ * board keeps for the name (`announced_keys`). The board relays that key only to a location
+ * reported with a valid proof, so the registration token is not enough to redirect it. The
+ * key itself never travels. Being the same in every report, it can be replayed: see
+ * timedKeyProof, and docs/decisions.md for the transition.
  */
 export function keyProof(key: string, name: string, location: string): string {
   return createHmac('sha256', key).update(`panoptes-report\n${name}\n${location}`).digest('hex');
+}
+
+/** The proof agents send now: it also covers `key_proof_at` (ISO 8601), the time of the report. */
+export function timedKeyProof(key: string, name: string, location: string, at: string): string {
+  return createHmac('sha256', key)
+    .update(`panoptes-report-at\n${name}\n${location}\n${at}`)
+    .digest('hex');
+}
+
+/** The members of a report that prove its key. */
+export interface ProvedReport {
+  name: string;
+  location: string;
+  key_proof?: string | undefined;
+  key_proof_at?: string | undefined;
+}
+
+/**
+ * Checks reports' key proofs for the names the board holds keys for, remembering per name the
+ * time of the last accepted timed proof (one number per keyed name, so bounded by the config):
+ * a timed proof must be within ±5 minutes of the board's clock and newer than the last one
+ * accepted, so a captured report cannot be replayed. The untimed form is still accepted from a
+ * name that has never sent a timed one (agents of 0.1.0), and refused once it has.
+ */
+export class KeyProofCheck {
+  private readonly lastAt = new Map<string, number>();
+
+  /** Why the report does not prove the key, or null when it does. */
+  problem(key: string, report: ProvedReport, now: number): string | null {
+    const { name, location, key_proof: proof, key_proof_at: at } = report;
+    if (proof === undefined) return 'it carries no key_proof';
+    if (at === undefined) {
+      if (this.lastAt.has(name)) {
+        return 'its agent has sent timed proofs (key_proof_at); an untimed one is refused as a possible replay';
+      }
+      return tokenEquals(proof, keyProof(key, name, location)) ? null : 'its key_proof is wrong';
+    }
+    const time = Date.parse(at);
+    if (!Number.isFinite(time)) return 'its key_proof_at is not an ISO 8601 time';
+    if (Math.abs(now - time) > KEY_PROOF_WINDOW_MS) {
+      return "its key_proof_at is more than 5 minutes from the board's clock (check the clocks)";
+    }
+    if (!tokenEquals(proof, timedKeyProof(key, name, location, at))) {
+      return 'its key_proof is wrong';
+    }
+    const last = this.lastAt.get(name);
+    if (last !== undefined && time <= last) {
+      return 'its key_proof_at is not newer than the last accepted report (a replay?)';
+    }
+    this.lastAt.set(name, time);
+    return null;
+  }
 }

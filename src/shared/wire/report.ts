@@ -29,7 +29,16 @@ export const Report = Type.Object(
         maxLength: 128,
         description:
           "HMAC-SHA256 (hex) of 'panoptes-report\\n{name}\\n{location}' under the machine's board key; " +
-          'required when the board holds a key for the name (announced_keys)',
+          'required when the board holds a key for the name (announced_keys); the untimed form of ' +
+          "earlier agents, accepted for a transition. Agents now send 'panoptes-report-at\\n{name}\\n{location}\\n{key_proof_at}' instead (see key_proof_at)",
+      }),
+    ),
+    key_proof_at: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description:
+          'ISO 8601 time of the report, covered by key_proof; accepted within 5 minutes of the ' +
+          "board's clock and only if newer than the machine's last accepted report (no replay)",
       }),
     ),
   },

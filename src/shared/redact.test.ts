@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { redactUrl } from './redact.js';
+
+describe('redactUrl', () => {
+  it('redacts token parameters by their parsed names', () => {
+    expect(redactUrl('/api/board?token=S1')).toBe('/api/board?token=[redacted]');
+    expect(redactUrl('/api/board?%74oken=S1')).toBe('/api/board?%74oken=[redacted]');
+    expect(redactUrl('/a?tok%65n=S1&x=1')).toBe('/a?tok%65n=[redacted]&x=1');
+    expect(redactUrl('/a?%74%6F%6B%65%6E=S1')).toBe('/a?%74%6F%6B%65%6E=[redacted]');
+    expect(redactUrl('/a?token=S1&token=S2&TOKEN=S3')).toBe(
+      '/a?token=[redacted]&token=[redacted]&TOKEN=[redacted]',
+    );
+    expect(redactUrl('/a?x=1#&token=S1')).toBe('/a?x=1#&token=[redacted]');
+    expect(redactUrl('/a?+token=S1&%zz&tok%65n%zz=S2')).toBe(
+      '/a?+token=[redacted]&%zz&tok%65n%zz=[redacted]',
+    );
+  });
+
+  it('leaves other parameters and paths alone', () => {
+    expect(redactUrl('/api/journal?limit=5')).toBe('/api/journal?limit=5');
+    expect(redactUrl('/api/token/x')).toBe('/api/token/x');
+    expect(redactUrl('/a?tok=1&en=2')).toBe('/a?tok=1&en=2');
+  });
+});
