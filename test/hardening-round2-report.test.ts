@@ -171,6 +171,7 @@ describe('hardening round 2: reports', () => {
       token: TOKEN,
     });
     expect(forgotten.status).toBe(200);
+    const started = Date.now();
     const body = JSON.stringify({ name: 'alpha', location: 'http://evil.example/' });
     let refused = 0;
     const worker = async () => {
@@ -190,8 +191,14 @@ describe('hardening round 2: reports', () => {
     expect(
       entries.some((e) => e.op === 'forget' && e.target === 'gone1' && e.outcome === 'forgotten'),
     ).toBe(true);
-    const reportRefusals = entries.filter((e) => e.op === 'report' && e.outcome === 'refused');
-    expect(reportRefusals.length).toBeLessThanOrEqual(110);
+    // At most 100 one by one per minute (plus a summary line each): a loaded machine may take
+    // more than one minute for the 12,000.
+    const minutes = Math.ceil((Date.now() - started) / 60_000) + 1;
+    const reportRefusals = entries.filter(
+      (e) => e.op === 'report' && e.outcome === 'refused' && e.status !== null,
+    );
+    expect(reportRefusals.length).toBeLessThanOrEqual(100 * minutes);
+    expect(reportRefusals.length).toBeLessThan(1000);
     expect(
       entries.some((e) => e.detail.includes('more are counted, not journaled one by one')),
     ).toBe(true);

@@ -20,8 +20,10 @@ import { boardRoutes } from './http/board-routes.js';
 import { journalRoutes } from './http/journal-routes.js';
 import { liveRoutes } from './http/live-routes.js';
 import { metaRoutes } from './http/meta-routes.js';
+import { metricsRoutes } from './http/metrics-routes.js';
 import { uiRoutes } from './http/ui-routes.js';
 import { BUILTIN_LANG_DIR, Languages } from './languages.js';
+import { MetricsExporter } from './metrics/metrics-exporter.js';
 import { ThreadedClient } from './poller/threaded-client.js';
 import { casChanged } from './settings-diff.js';
 import { IdentityStore } from './store/identity-store.js';
@@ -102,7 +104,12 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     queue,
     journal,
     persistIdentities: () => identities.save(registry),
+    onListenerError: (error) => logger.error({ err: error }, 'a change-set consumer failed'),
   });
+  // /metrics rides on the per-sweep change set and on the journal.
+  const exporter = new MetricsExporter();
+  registry.changes.subscribe((set) => exporter.onChangeSet(set));
+  events.subscribe({ journalAppended: (entry) => exporter.onJournal(entry) });
 
   const trustedProxies = new TrustedProxies(settings.trustedProxies ?? []);
   const app = await createHttpApp({
@@ -140,6 +147,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   await app.register(actionRoutes, { board });
   await app.register(journalRoutes, { board });
   await app.register(liveRoutes, { registry, events });
+  await app.register(metricsRoutes, { exporter });
   await app.register(uiRoutes, { dir: deps.uiDir ?? UI_DIR });
 
   let current = settings;

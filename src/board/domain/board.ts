@@ -208,6 +208,7 @@ export class Board {
       }
     }
     registry.setQueued(name, queue.count(name));
+    registry.changes.reportTaken();
     return { status: 200, body: { ok: true, actions } };
   }
 

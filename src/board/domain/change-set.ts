@@ -66,6 +66,8 @@ export interface ChangeSet {
   removed: readonly string[];
   /** Events dropped past the per-batch bound (an outsider cannot grow a batch without end). */
   dropped: number;
+  /** Reports taken (answered 200) since the previous batch. */
+  reports: number;
   /**
    * Every machine as of the close, live records: read them during the callback, do not keep
    * them (they change after it returns).
@@ -94,6 +96,7 @@ export class ChangeCollector {
   private changedNames = new Set<string>();
   private removed: string[] = [];
   private dropped = 0;
+  private reports = 0;
   private readonly listeners = new Set<ChangeSetListener>();
 
   subscribe(listener: ChangeSetListener): () => void {
@@ -121,6 +124,11 @@ export class ChangeCollector {
     this.changedNames.add(name);
   }
 
+  /** A report was taken. */
+  reportTaken(): void {
+    this.reports += 1;
+  }
+
   removedName(name: string): void {
     this.changedNames.delete(name);
     this.push(this.removed, name);
@@ -146,6 +154,7 @@ export class ChangeCollector {
       changed: this.changedNames,
       removed: this.removed,
       dropped: this.dropped,
+      reports: this.reports,
       machines,
       size,
     };
@@ -156,6 +165,7 @@ export class ChangeCollector {
     this.changedNames = new Set();
     this.removed = [];
     this.dropped = 0;
+    this.reports = 0;
     for (const listener of this.listeners) {
       try {
         listener(set);
