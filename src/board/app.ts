@@ -18,10 +18,15 @@ import { boardRoutes } from './http/board-routes.js';
 import { journalRoutes } from './http/journal-routes.js';
 import { liveRoutes } from './http/live-routes.js';
 import { metaRoutes } from './http/meta-routes.js';
+import { notifyRoutes } from './http/notify-routes.js';
+import { silenceRoutes } from './http/silence-routes.js';
 import { uiRoutes } from './http/ui-routes.js';
 import { BUILTIN_LANG_DIR, Languages } from './languages.js';
+import { Notifier, type NotifierDeps } from './notify/notifier.js';
+import { Silences } from './notify/silences.js';
 import { IdentityStore } from './store/identity-store.js';
 import { openLogs } from './store/logs.js';
+import { SilenceStore } from './store/silence-store.js';
 
 export interface BoardAppDeps {
   settings: BoardSettings;
@@ -31,6 +36,8 @@ export interface BoardAppDeps {
   builtinLangDir?: string;
   /** The built browser UI (Vite's output); default dist/ui beside dist/board. */
   uiDir?: string;
+  /** Test seams of the notifier (waits between tries, the sending itself). */
+  notify?: Pick<NotifierDeps, 'backoffMs' | 'send'>;
 }
 
 const UI_DIR = fileURLToPath(new URL('../ui/', import.meta.url));
@@ -41,6 +48,8 @@ export interface BoardApp {
   board: Board;
   events: EventHub;
   identities: IdentityStore;
+  notifier: Notifier;
+  silences: Silences;
   /** Closes the HTTP app, flushes the logs and the identity snapshot. */
   close(): Promise<void>;
 }
@@ -82,6 +91,29 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     queue,
     journal,
     persistIdentities: () => identities.save(registry),
+    onListenerError: (error) => logger.error({ err: error }, 'change-set listener failed'),
+  });
+  const silences = new Silences(clock, registry, journal, new SilenceStore(settings.dataDir));
+  silences.restore();
+  const notifier = new Notifier(
+    {
+      clock,
+      journal,
+      logger,
+      dataDir: settings.dataDir,
+      publicUrl: settings.publicUrl,
+      silenced: (name, now) => silences.silenced(name, now),
+      ...deps.notify,
+    },
+    settings.notify,
+  );
+  notifier.restorePending();
+  registry.changes.subscribe((set) => {
+    // Silences that ran out end first, so what fires in this very set is sent.
+    silences
+      .expire(set.at)
+      ?.catch((error: unknown) => logger.error({ err: error }, 'ending a silence failed'));
+    notifier.onChangeSet(set);
   });
 
   const app = await createHttpApp({
@@ -113,6 +145,8 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   await app.register(actionRoutes, { board });
   await app.register(journalRoutes, { board });
   await app.register(liveRoutes, { registry, events });
+  await app.register(notifyRoutes, { notifier });
+  await app.register(silenceRoutes, { silences });
   await app.register(uiRoutes, { dir: deps.uiDir ?? UI_DIR });
 
   return {
@@ -120,8 +154,11 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     board,
     events,
     identities,
+    notifier,
+    silences,
     async close() {
       await app.close();
+      await notifier.close();
       await identities.save(registry);
       await logs.journal.log.close();
       await logs.queue.log.close();

@@ -4,6 +4,7 @@ import type { CliOptions } from '../shared/cli.js';
 import { ConfigError, type ConfigProblem } from '../shared/config/config-error.js';
 import { type EnvOverride, loadConfig } from '../shared/config/load-config.js';
 import { HttpUrl, NAME_PATTERN, Name, Token } from '../shared/wire/common.js';
+import { NotifyConfigFile, type NotifySettings, notifySettings } from './notify/config.js';
 
 const Seconds = Type.Number({ exclusiveMinimum: 0 });
 
@@ -33,6 +34,8 @@ export const BoardConfigFile = Type.Object(
     data_dir: Type.Optional(Type.String({ minLength: 1 })),
     machines: Type.Optional(Type.Array(ConfiguredMachine)),
     announced_keys_only: Type.Optional(Type.Boolean()),
+    public_url: Type.Optional(HttpUrl),
+    notify: Type.Optional(NotifyConfigFile),
     announced_keys: Type.Optional(
       Type.Record(Type.String({ pattern: NAME_PATTERN }), Token, { additionalProperties: false }),
     ),
@@ -71,6 +74,10 @@ export interface BoardSettings {
   announcedKeys: Map<string, string>;
   /** Refuse reports for names that have no key in announcedKeys. */
   announcedKeysOnly: boolean;
+  /** Where links in notifications point (`public_url`), or null. */
+  publicUrl: string | null;
+  /** Channels and rules (`notify:`), checked. */
+  notify: NotifySettings;
 }
 
 export const BOARD_ENV_OVERRIDES: readonly EnvOverride[] = [
@@ -131,6 +138,7 @@ export function boardSettings(
       });
     }
   }
+  const notify = notifySettings(raw.notify, problems);
   if (problems.length > 0) throw new ConfigError(file, problems);
   const dataDir = raw.data_dir ?? 'data';
   return {
@@ -150,6 +158,8 @@ export function boardSettings(
     machines,
     announcedKeys: new Map(Object.entries(raw.announced_keys ?? {})),
     announcedKeysOnly: raw.announced_keys_only ?? false,
+    publicUrl: raw.public_url ?? null,
+    notify,
   };
 }
 
