@@ -6,7 +6,7 @@ import { type Received, Receiver } from '../src/board/notify/channels/receivers.
 import { reportBody } from './helpers/browser.js';
 import { eventually, Recorder, writeBoardConfig } from './helpers/fleet.js';
 import { type RunningProgram, startBoard } from './helpers/processes.js';
-import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
+import { notifySecrets, scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const TOKEN = 'notify-e2e-board-token-7c1d';
@@ -41,7 +41,10 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), data: Buffer.concat(chunks).toString() });
+        mails.push({
+          to: session.envelope.rcptTo.map((r) => r.address),
+          data: Buffer.concat(chunks).toString(),
+        });
         cb();
       });
     },
@@ -49,6 +52,7 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
   const http = new Recorder();
   let board: RunningProgram;
   let configDir = '';
+  let config: Record<string, unknown> & Parameters<typeof notifySecrets>[0] = {};
   const env = { NOTIFY_SMTP_PASS: SMTP_PASS };
 
   const call = (path: string, init: RequestInit = {}) =>
@@ -64,14 +68,15 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(reportBody(name, `http://${name}.lab:8701`, [])),
     });
-  const webhookEvents = (r: Received) => (JSON.parse(r.body) as { events: { event: string; machine: string }[] }).events;
+  const webhookEvents = (r: Received) =>
+    (JSON.parse(r.body) as { events: { event: string; machine: string }[] }).events;
 
   beforeAll(async () => {
     await hook.start();
     await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
     const address = smtp.server.address();
     const smtpPort = typeof address === 'object' && address !== null ? address.port : 0;
-    configDir = writeBoardConfig(dir, 'b', {
+    config = {
       board_token: TOKEN,
       registration_token: REG,
       sweep_interval: 0.2,
@@ -80,7 +85,11 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
       notify: {
         timeout: 2,
         channels: [
-          { name: 'hook', url: `http://${hook.host}/panoptes?key=${HOOK_QUERY}`, secret: HOOK_SECRET },
+          {
+            name: 'hook',
+            url: `http://${hook.host}/panoptes?key=${HOOK_QUERY}`,
+            secret: HOOK_SECRET,
+          },
           {
             name: 'mail',
             url: `smtp://board:\${NOTIFY_SMTP_PASS}@127.0.0.1:${smtpPort}/?from=board@example.org&to=ops@example.org&encryption=none`,
@@ -92,13 +101,16 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
         ],
         templates: { email: '{{machine}} {{event}} {{reason}}' },
       },
-    });
+    };
+    configDir = writeBoardConfig(dir, 'b', config as Record<string, unknown>);
     board = await startBoard(configDir, { env });
   });
   afterAll(async () => {
     await board?.stop();
     await hook.stop();
     await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    // The secret scan (registered last, run first) has searched the directory by now.
+    dir.cleanup();
   });
 
   it('GET /api/notify lists channels by name and kind, and the rules, never a URL', async () => {
@@ -110,7 +122,14 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
         { name: 'mail', kind: 'email' },
       ],
       rules: [
-        { events: ['down', 'up'], machines: ['lab*'], channels: ['hook', 'mail'], after: 0, failures: 1, repeat: 0 },
+        {
+          events: ['down', 'up'],
+          machines: ['lab*'],
+          channels: ['hook', 'mail'],
+          after: 0,
+          failures: 1,
+          repeat: 0,
+        },
         { events: ['bell'], why: ['attention', 'error'] },
       ],
     });
@@ -123,31 +142,50 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
 
   it('POST /api/notify/test: a real delivery (200), 502 saying why, 404 for an unknown channel, 422 for a bad body', async () => {
     hook.requests.length = 0;
-    const ok = await call('/api/notify/test', { method: 'POST', body: JSON.stringify({ channel: 'hook' }) });
+    const ok = await call('/api/notify/test', {
+      method: 'POST',
+      body: JSON.stringify({ channel: 'hook' }),
+    });
     expect(ok.status).toBe(200);
     expect(ok.json).toEqual({ channel: 'hook', ok: true });
     expect(webhookEvents(hook.requests[0] as Received)).toMatchObject([{ event: 'test' }]);
-    const mailed = await call('/api/notify/test', { method: 'POST', body: JSON.stringify({ channel: 'mail' }) });
+    const mailed = await call('/api/notify/test', {
+      method: 'POST',
+      body: JSON.stringify({ channel: 'mail' }),
+    });
     expect(mailed.status).toBe(200);
     expect(mails.at(-1)?.to).toEqual(['ops@example.org']);
 
     hook.answer = () => ({ status: 500, body: 'receiver broke' });
-    const failed = await call('/api/notify/test', { method: 'POST', body: JSON.stringify({ channel: 'hook' }) });
+    const failed = await call('/api/notify/test', {
+      method: 'POST',
+      body: JSON.stringify({ channel: 'hook' }),
+    });
     hook.answer = () => ({ status: 200, body: '{}' });
     expect(failed.status).toBe(502);
     expect((failed.json as { detail: string }).detail).toMatch(/answered 500: receiver broke/);
-    const unknown = await call('/api/notify/test', { method: 'POST', body: JSON.stringify({ channel: 'nope' }) });
+    const unknown = await call('/api/notify/test', {
+      method: 'POST',
+      body: JSON.stringify({ channel: 'nope' }),
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.json).toEqual({ detail: "No notification channel named 'nope'" });
-    const bad = await call('/api/notify/test', { method: 'POST', body: JSON.stringify({ channel: 5 }) });
+    const bad = await call('/api/notify/test', {
+      method: 'POST',
+      body: JSON.stringify({ channel: 5 }),
+    });
     expect(bad.status).toBe(422);
-    expect((bad.json as { detail: { loc: unknown[] }[] }).detail[0]?.loc).toEqual(['body', 'channel']);
+    expect((bad.json as { detail: { loc: unknown[] }[] }).detail[0]?.loc).toEqual([
+      'body',
+      'channel',
+    ]);
   });
 
   it('machines first seen send nothing; three going down at once are ONE signed message per channel; recovery says how long', async () => {
     hook.requests.length = 0;
     const mailsBefore = mails.length;
-    for (const name of ['lab1', 'lab2', 'lab3', 'other1']) expect((await report(name)).status).toBe(200);
+    for (const name of ['lab1', 'lab2', 'lab3', 'other1'])
+      expect((await report(name)).status).toBe(200);
     // Let them go stale (stale_after 1.5 s): all four go down in the same upkeep tick or two.
     const message = await eventually(async () => {
       const downs = hook.requests.filter((r) => webhookEvents(r).some((e) => e.event === 'down'));
@@ -161,7 +199,11 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
     const first = message[0] as Received;
     const mac = createHmac('sha256', HOOK_SECRET).update(first.body).digest('hex');
     expect(first.headers['x-panoptes-signature']).toBe(`sha256=${mac}`);
-    const body = JSON.parse(first.body) as { text: string; board_url: string; events: Record<string, unknown>[] };
+    const body = JSON.parse(first.body) as {
+      text: string;
+      board_url: string;
+      events: Record<string, unknown>[];
+    };
     expect(body.board_url).toBe('https://board.example:8700');
     expect(body.events[0]).toMatchObject({
       event: 'down',
@@ -179,10 +221,16 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
       async () => hook.requests.find((r) => webhookEvents(r).some((e) => e.event === 'up')),
       'the recovery',
     );
-    expect(webhookEvents(up)).toMatchObject([{ event: 'up', machine: 'lab2', duration_s: expect.any(Number) }]);
-    expect((JSON.parse(up.body) as { text: string }).text).toMatch(/▲ lab2 is up again after \d+ s down/);
+    expect(webhookEvents(up)).toMatchObject([
+      { event: 'up', machine: 'lab2', duration_s: expect.any(Number) },
+    ]);
+    expect((JSON.parse(up.body) as { text: string }).text).toMatch(
+      /▲ lab2 is up again after \d+ s down/,
+    );
 
-    const journal = (await call('/api/journal?limit=100')).json as { entries: Record<string, unknown>[] };
+    const journal = (await call('/api/journal?limit=100')).json as {
+      entries: Record<string, unknown>[];
+    };
     const notes = journal.entries.filter((e) => e.op === 'notify');
     expect(notes.some((e) => e.target === 'hook' && e.outcome === 'delivered')).toBe(true);
     expect(notes.some((e) => e.target === 'mail' && e.outcome === 'delivered')).toBe(true);
@@ -191,11 +239,20 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
 
   it('a silence (validated, 404 for an unknown machine) is shown, survives a restart, holds back messages and is journaled', async () => {
     expect((await report('lab5')).status).toBe(200);
-    const bad = await call('/api/machines/lab5/silence', { method: 'POST', body: JSON.stringify({ minutes: 0 }) });
+    const bad = await call('/api/machines/lab5/silence', {
+      method: 'POST',
+      body: JSON.stringify({ minutes: 0 }),
+    });
     expect(bad.status).toBe(422);
-    const tooLong = await call('/api/machines/lab5/silence', { method: 'POST', body: JSON.stringify({ minutes: 43_201 }) });
+    const tooLong = await call('/api/machines/lab5/silence', {
+      method: 'POST',
+      body: JSON.stringify({ minutes: 43_201 }),
+    });
     expect(tooLong.status).toBe(422);
-    const missing = await call('/api/machines/nope/silence', { method: 'POST', body: JSON.stringify({ minutes: 5 }) });
+    const missing = await call('/api/machines/nope/silence', {
+      method: 'POST',
+      body: JSON.stringify({ minutes: 5 }),
+    });
     expect(missing.status).toBe(404);
     const set = await call('/api/machines/lab5/silence', {
       method: 'POST',
@@ -211,15 +268,21 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
     await board.stop();
     expect(existsSync(`${configDir}/data/silences.json`)).toBe(true);
     board = await startBoard(configDir, { env });
-    const view = (await call('/api/board')).json as { machines: { name: string; silenced_until: string | null }[] };
-    expect(view.machines.find((m) => m.name === 'lab5')?.silenced_until).toBe(answer.silenced_until);
+    const view = (await call('/api/board')).json as {
+      machines: { name: string; silenced_until: string | null }[];
+    };
+    expect(view.machines.find((m) => m.name === 'lab5')?.silenced_until).toBe(
+      answer.silenced_until,
+    );
 
     // lab5 reports (first seen since the restart: nothing), then goes stale: held back.
     hook.requests.length = 0;
     await report('lab5');
     await report('lab1');
     await eventually(async () => {
-      const journal = (await call('/api/journal?limit=50')).json as { entries: Record<string, unknown>[] };
+      const journal = (await call('/api/journal?limit=50')).json as {
+        entries: Record<string, unknown>[];
+      };
       return journal.entries.find(
         (e) => e.op === 'notify' && e.outcome === 'silenced' && String(e.detail).includes('lab5'),
       );
@@ -232,31 +295,46 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
 
     const ended = await call('/api/machines/lab5/silence', { method: 'DELETE' });
     expect(ended.json).toEqual({ name: 'lab5', silenced_until: null, reason: null });
-    const journal = (await call('/api/journal?limit=200')).json as { entries: Record<string, unknown>[] };
-    expect(journal.entries.filter((e) => e.op === 'silence').map((e) => e.outcome)).toEqual(['unsilenced', 'silenced']);
+    const journal = (await call('/api/journal?limit=200')).json as {
+      entries: Record<string, unknown>[];
+    };
+    expect(journal.entries.filter((e) => e.op === 'silence').map((e) => e.outcome)).toEqual([
+      'unsilenced',
+      'silenced',
+    ]);
   });
 
   it('a message in flight at SIGTERM is kept and delivered after the restart', async () => {
     hook.requests.length = 0;
     hook.answer = () => ({ status: 0 }); // never answers
     await report('lab7');
-    await eventually(async () => (hook.requests.some((r) => webhookEvents(r).some((e) => e.machine === 'lab7')) ? true : undefined), 'lab7 in flight');
+    await eventually(
+      async () =>
+        hook.requests.some((r) => webhookEvents(r).some((e) => e.machine === 'lab7'))
+          ? true
+          : undefined,
+      'lab7 in flight',
+    );
     await board.stop();
     expect(existsSync(`${configDir}/data/notify-pending.json`)).toBe(true);
     hook.requests.length = 0;
     hook.answer = () => ({ status: 200, body: '{}' });
     board = await startBoard(configDir, { env });
     await eventually(
-      async () => (hook.requests.some((r) => webhookEvents(r).some((e) => e.machine === 'lab7' && e.event === 'down')) ? true : undefined),
+      async () =>
+        hook.requests.some((r) =>
+          webhookEvents(r).some((e) => e.machine === 'lab7' && e.event === 'down'),
+        )
+          ? true
+          : undefined,
       'the kept message',
     );
     expect(existsSync(`${configDir}/data/notify-pending.json`)).toBe(false);
   });
 
   scanForSecretsAfterAll(() => ({
-    secrets: [TOKEN, REG, HOOK_SECRET, HOOK_QUERY, SMTP_PASS],
+    secrets: [TOKEN, REG, SMTP_PASS, ...notifySecrets(config)],
     recorders: [http],
     dirs: [dir.path],
   }));
-  afterAll(() => dir.cleanup());
 });

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { type Static, Type } from 'typebox';
 import type { ConfigProblem } from '../../shared/config/config-error.js';
 import { NAME_PATTERN } from '../../shared/wire/common.js';
-import { KINDS, type ParsedChannel } from './channels/types.js';
 import { parseChannelUrl } from './channels/index.js';
+import { KINDS, type ParsedChannel } from './channels/types.js';
 import { compileGlob } from './glob.js';
 
 export const EVENTS = ['down', 'up', 'late', 'bell', 'threshold', 'action_failed'] as const;
@@ -24,7 +24,17 @@ const ChannelConfig = Type.Object(
 
 const RuleConfig = Type.Object(
   {
-    events: Type.Array(Type.Union(EVENTS.map((e) => Type.Literal(e))), { minItems: 1 }),
+    events: Type.Array(
+      Type.Union([
+        Type.Literal('down'),
+        Type.Literal('up'),
+        Type.Literal('late'),
+        Type.Literal('bell'),
+        Type.Literal('threshold'),
+        Type.Literal('action_failed'),
+      ]),
+      { minItems: 1 },
+    ),
     machines: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }))),
     channels: Type.Array(Type.String({ pattern: NAME_PATTERN }), { minItems: 1 }),
     after: Type.Optional(Seconds),
@@ -32,7 +42,14 @@ const RuleConfig = Type.Object(
     repeat: Type.Optional(Seconds),
     repeat_max: Type.Optional(Type.Integer({ minimum: 0 })),
     why: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }))),
-    metric: Type.Optional(Type.Union(METRICS.map((m) => Type.Literal(m)))),
+    metric: Type.Optional(
+      Type.Union([
+        Type.Literal('cpu'),
+        Type.Literal('mem'),
+        Type.Literal('load'),
+        Type.Literal('disk'),
+      ]),
+    ),
     path: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     above: Type.Optional(Type.Number()),
     for: Type.Optional(Seconds),
@@ -141,8 +158,10 @@ export function notifySettings(
     if (r.after !== undefined && r.failures !== undefined)
       problems.push({ field: `${field}.failures`, problem: 'give after or failures, not both' });
     if (events.has('threshold')) {
-      if (r.metric === undefined) problems.push({ field: `${field}.metric`, problem: 'is required for threshold' });
-      if (r.above === undefined) problems.push({ field: `${field}.above`, problem: 'is required for threshold' });
+      if (r.metric === undefined)
+        problems.push({ field: `${field}.metric`, problem: 'is required for threshold' });
+      if (r.above === undefined)
+        problems.push({ field: `${field}.above`, problem: 'is required for threshold' });
     } else {
       for (const key of ['metric', 'above', 'for'] as const) {
         if (r[key] !== undefined)

@@ -1,7 +1,7 @@
 import { createTransport } from 'nodemailer';
 import { request } from 'undici';
-import type { OutgoingMessage } from './event.js';
 import type { HttpRequestSpec, MailSpec, ParsedChannel } from './channels/types.js';
+import type { OutgoingMessage } from './event.js';
 import { scrub } from './scrub.js';
 
 /** Tries per delivery at most. */
@@ -59,13 +59,22 @@ export async function deliver(
   return { ok: true, status, tries };
 }
 
-async function withRetries(step: () => Promise<TryResult>, options: SendOptions): Promise<SendResult> {
+async function withRetries(
+  step: () => Promise<TryResult>,
+  options: SendOptions,
+): Promise<SendResult> {
   const max = options.tries ?? TRIES_MAX;
   const backoff = options.backoffMs ?? BACKOFF_MS;
   let last: TryResult = { ok: false, status: null, why: 'not tried', retry: false };
   for (let attempt = 1; attempt <= max; attempt++) {
     if (options.signal?.aborted === true)
-      return { ok: false, status: last.status, tries: attempt - 1, why: 'the board shut down', aborted: true };
+      return {
+        ok: false,
+        status: last.status,
+        tries: attempt - 1,
+        why: 'the board shut down',
+        aborted: true,
+      };
     last = await step();
     if (last.ok) return { ok: true, status: last.status, tries: attempt };
     if (!last.retry || attempt === max) {
@@ -101,7 +110,8 @@ async function sendHttp(
   options: SendOptions,
 ): Promise<TryResult> {
   const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
+  const signal =
+    options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
   try {
     const response = await request(spec.url, {
       method: spec.method,
@@ -115,7 +125,9 @@ async function sendHttp(
     const status = response.statusCode;
     if (status >= 200 && status < 300) {
       const refused = channel.refusal?.(status, text) ?? null;
-      return refused === null ? { ok: true, status } : { ok: false, status, why: refused, retry: false };
+      return refused === null
+        ? { ok: true, status }
+        : { ok: false, status, why: refused, retry: false };
     }
     const body = text.trim().replace(/\s+/g, ' ').slice(0, BODY_KEPT);
     return {
@@ -125,7 +137,13 @@ async function sendHttp(
       retry: status >= 500,
     };
   } catch (error) {
-    if (timeout.aborted) return { ok: false, status: null, why: `no answer within ${options.timeoutMs / 1000} s`, retry: true };
+    if (timeout.aborted)
+      return {
+        ok: false,
+        status: null,
+        why: `no answer within ${options.timeoutMs / 1000} s`,
+        retry: true,
+      };
     if (options.signal?.aborted === true)
       return { ok: false, status: null, why: 'the board shut down', retry: false };
     return { ok: false, status: null, why: networkError(error), retry: true };
@@ -133,7 +151,10 @@ async function sendHttp(
 }
 
 /** Reads at most `max` characters of a body, then drops the rest. */
-async function readSome(body: AsyncIterable<Buffer> & { destroy(): unknown }, max: number): Promise<string> {
+async function readSome(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  max: number,
+): Promise<string> {
   let text = '';
   for await (const chunk of body) {
     text += chunk.toString('utf8');
@@ -147,7 +168,11 @@ async function readSome(body: AsyncIterable<Buffer> & { destroy(): unknown }, ma
 
 /** A network error in a few words: its code and message, never the address it was sent to. */
 function networkError(error: unknown): string {
-  const e = error as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } };
+  const e = error as {
+    code?: unknown;
+    message?: unknown;
+    cause?: { code?: unknown; message?: unknown };
+  };
   const cause = e.cause ?? e;
   const code = typeof cause.code === 'string' ? cause.code : null;
   const message = typeof cause.message === 'string' ? cause.message : 'network error';
@@ -170,14 +195,24 @@ async function sendMail(mail: MailSpec, options: SendOptions): Promise<TryResult
   const abort = () => transporter.close();
   options.signal?.addEventListener('abort', abort, { once: true });
   try {
-    await transporter.sendMail({ from: mail.from, to: mail.to, subject: mail.subject, text: mail.text });
+    await transporter.sendMail({
+      from: mail.from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+    });
     return { ok: true, status: null };
   } catch (error) {
     const e = error as { responseCode?: unknown; code?: unknown; message?: unknown };
     const code = typeof e.responseCode === 'number' ? e.responseCode : null;
     const why = `${typeof e.code === 'string' ? `${e.code}: ` : ''}${typeof e.message === 'string' ? e.message : 'SMTP error'}`;
     // SMTP's 5xx replies are permanent and 4xx transient: the opposite of HTTP's.
-    return { ok: false, status: code, why: why.slice(0, BODY_KEPT), retry: code === null || code < 500 };
+    return {
+      ok: false,
+      status: code,
+      why: why.slice(0, BODY_KEPT),
+      retry: code === null || code < 500,
+    };
   } finally {
     options.signal?.removeEventListener('abort', abort);
     transporter.close();

@@ -6,7 +6,11 @@ import { DeliveryQueue, type Pending } from './delivery-queue.js';
 import { renderMessage } from './render.js';
 import { settingsOf } from './test-kit.js';
 
-const message = renderMessage([{ event: 'down', machine: 'a', at: '2026-01-01T00:00:00Z' }], null, null);
+const message = renderMessage(
+  [{ event: 'down', machine: 'a', at: '2026-01-01T00:00:00Z' }],
+  null,
+  null,
+);
 
 function queue(max: number, send: (c: Channel) => Promise<SendResult>, channels: Channel[]) {
   const outcomes: string[] = [];
@@ -25,7 +29,9 @@ function queue(max: number, send: (c: Channel) => Promise<SendResult>, channels:
 }
 
 describe('delivery queue', () => {
-  const channels = settingsOf({ channels: [{ name: 'hook', url: 'http://127.0.0.1:9/' }] }).channels;
+  const channels = settingsOf({
+    channels: [{ name: 'hook', url: 'http://127.0.0.1:9/' }],
+  }).channels;
 
   it('is bounded: past `max` messages waiting or in flight, enqueue refuses at once', async () => {
     let release = () => {};
@@ -34,7 +40,12 @@ describe('delivery queue', () => {
     });
     const { q, outcomes } = queue(3, () => stuck, channels);
     const item: Pending = { channel: 'hook', message };
-    expect([q.enqueue(item), q.enqueue(item), q.enqueue(item), q.enqueue(item)]).toEqual([true, true, true, false]);
+    expect([q.enqueue(item), q.enqueue(item), q.enqueue(item), q.enqueue(item)]).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
     expect(q.size()).toBe(3);
     release();
     await q.idle();
@@ -85,23 +96,38 @@ describe('deliver: time-outs and network errors are retried, with backoff', () =
   it('a receiver that never answers is tried 3 times, each cut at the time-out', async () => {
     receiver.requests.length = 0;
     receiver.answer = () => ({ status: 0 });
-    const [channel] = settingsOf({ channels: [{ name: 'h', url: `http://${receiver.host}/x` }] }).channels;
-    const result = await deliver(channel?.parsed as Channel['parsed'], message, { timeoutMs: 200, backoffMs: [1, 1] });
+    const [channel] = settingsOf({
+      channels: [{ name: 'h', url: `http://${receiver.host}/x` }],
+    }).channels;
+    const result = await deliver(channel?.parsed as Channel['parsed'], message, {
+      timeoutMs: 200,
+      backoffMs: [1, 1],
+    });
     expect(result).toMatchObject({ ok: false, tries: 3, status: null });
     if (!result.ok) expect(result.why).toMatch(/no answer within 0.2 s \(after 3 tries\)/);
     expect(receiver.requests.length).toBe(3);
   });
 
   it('a refused connection is retried; 5xx then 200 is delivered on the last try', async () => {
-    const [closed] = settingsOf({ channels: [{ name: 'h', url: 'http://127.0.0.1:9/x' }] }).channels;
-    const refused = await deliver(closed?.parsed as Channel['parsed'], message, { timeoutMs: 1000, backoffMs: [1, 1] });
+    const [closed] = settingsOf({
+      channels: [{ name: 'h', url: 'http://127.0.0.1:9/x' }],
+    }).channels;
+    const refused = await deliver(closed?.parsed as Channel['parsed'], message, {
+      timeoutMs: 1000,
+      backoffMs: [1, 1],
+    });
     expect(refused).toMatchObject({ ok: false, tries: 3 });
     if (!refused.ok) expect(refused.why).toContain('ECONNREFUSED');
 
     receiver.requests.length = 0;
     receiver.answer = () => (receiver.requests.length < 3 ? { status: 502 } : { status: 204 });
-    const [channel] = settingsOf({ channels: [{ name: 'h', url: `http://${receiver.host}/x` }] }).channels;
-    const result = await deliver(channel?.parsed as Channel['parsed'], message, { timeoutMs: 1000, backoffMs: [1, 1] });
+    const [channel] = settingsOf({
+      channels: [{ name: 'h', url: `http://${receiver.host}/x` }],
+    }).channels;
+    const result = await deliver(channel?.parsed as Channel['parsed'], message, {
+      timeoutMs: 1000,
+      backoffMs: [1, 1],
+    });
     expect(result).toEqual({ ok: true, status: 204, tries: 3 });
   });
 });

@@ -97,7 +97,12 @@ export class DeliveryQueue {
     const channel = this.options.channel(item.channel);
     if (channel === null) {
       this.inFlight.delete(item);
-      this.options.report.failed(item.channel, item.message, 'the channel is no longer configured', null);
+      this.options.report.failed(
+        item.channel,
+        item.message,
+        'the channel is no longer configured',
+        null,
+      );
       return;
     }
     const send = this.options.send ?? ((c, m, o) => deliver(c.parsed, m, o));

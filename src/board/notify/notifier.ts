@@ -28,7 +28,10 @@ export interface NotifierDeps {
 }
 
 /** The answer of a test delivery. */
-export type TestResult = { found: false } | { found: true; ok: true } | { found: true; ok: false; why: string; status: number | null };
+export type TestResult =
+  | { found: false }
+  | { found: true; ok: true }
+  | { found: true; ok: false; why: string; status: number | null };
 
 /** Outcomes by channel, for /metrics. */
 export type DeliveryCounts = Map<string, { delivered: number; failed: number; silenced: number }>;
@@ -62,7 +65,9 @@ export class Notifier {
     this.engine = new RuleEngine(settings.rules, {
       silenced: (name, now) => deps.silenced(name, now),
       machineUrl: (name) =>
-        deps.publicUrl === null ? null : `${deps.publicUrl.replace(/\/$/, '')}/?q=${encodeURIComponent(name)}`,
+        deps.publicUrl === null
+          ? null
+          : `${deps.publicUrl.replace(/\/$/, '')}/?q=${encodeURIComponent(name)}`,
     });
     this.queue = this.newQueue();
   }
@@ -89,11 +94,17 @@ export class Notifier {
       this.note(name, 'silenced', null, `${summary(batch.silenced)} held back: silenced`);
     }
     if (batch.events.length === 0) return;
-    const template = this.settings.templates.get(name) ?? this.settings.templates.get(channel.parsed.kind) ?? null;
+    const template =
+      this.settings.templates.get(name) ?? this.settings.templates.get(channel.parsed.kind) ?? null;
     const message = renderMessage(batch.events, template, this.deps.publicUrl);
     if (!this.queue.enqueue({ channel: name, message })) {
       this.count(name, 'failed');
-      this.note(name, 'failed', null, `${summary(batch.events)} dropped: the delivery queue is full (${this.settings.queueMax} messages waiting)`);
+      this.note(
+        name,
+        'failed',
+        null,
+        `${summary(batch.events)} dropped: the delivery queue is full (${this.settings.queueMax} messages waiting)`,
+      );
     }
   }
 
@@ -116,14 +127,23 @@ export class Notifier {
       message: `channel ${name}`,
     };
     const message = renderMessage([event], null, this.deps.publicUrl);
-    const result = await deliver(channel.parsed, message, { timeoutMs: this.settings.timeoutMs, tries: 1 });
+    const result = await deliver(channel.parsed, message, {
+      timeoutMs: this.settings.timeoutMs,
+      tries: 1,
+    });
     if (result.ok) {
       this.count(name, 'delivered');
       await this.record(who, name, 'delivered', result.status, 'test message delivered');
       return { found: true, ok: true };
     }
     this.count(name, 'failed');
-    await this.record(who, name, 'failed', result.status, `test message not delivered: ${result.why}`);
+    await this.record(
+      who,
+      name,
+      'failed',
+      result.status,
+      `test message not delivered: ${result.why}`,
+    );
     return { found: true, ok: false, why: result.why, status: result.status };
   }
 
@@ -152,7 +172,11 @@ export class Notifier {
       if (!isPending(item) || !this.channels.has(item.channel)) continue;
       if (this.queue.enqueue(item)) n += 1;
     }
-    if (n > 0) this.deps.logger.info({ messages: n }, 'notifications kept at the last stop are delivered now');
+    if (n > 0)
+      this.deps.logger.info(
+        { messages: n },
+        'notifications kept at the last stop are delivered now',
+      );
     return n;
   }
 
@@ -161,7 +185,10 @@ export class Notifier {
     const left = await this.queue.close(CLOSE_GRACE_MS);
     if (left.length > 0) {
       await writeSnapshot(this.pendingFile, left);
-      this.deps.logger.info({ messages: left.length }, 'undelivered notifications kept for the next start');
+      this.deps.logger.info(
+        { messages: left.length },
+        'undelivered notifications kept for the next start',
+      );
     }
   }
 
@@ -176,7 +203,12 @@ export class Notifier {
         delivered: (name, message, result) => {
           this.count(name, 'delivered');
           const tries = result.tries > 1 ? ` after ${result.tries} tries` : '';
-          this.note(name, 'delivered', result.status, `${summary(message.events)} delivered${tries}`);
+          this.note(
+            name,
+            'delivered',
+            result.status,
+            `${summary(message.events)} delivered${tries}`,
+          );
         },
         failed: (name, message, why, status) => {
           this.count(name, 'failed');
@@ -189,7 +221,10 @@ export class Notifier {
 
   private count(name: string, outcome: 'delivered' | 'failed' | 'silenced'): void {
     let c = this.counts.get(name);
-    if (c === undefined) this.counts.set(name, (c = { delivered: 0, failed: 0, silenced: 0 }));
+    if (c === undefined) {
+      c = { delivered: 0, failed: 0, silenced: 0 };
+      this.counts.set(name, c);
+    }
     c[outcome] += 1;
   }
 
@@ -200,7 +235,13 @@ export class Notifier {
     );
   }
 
-  private async record(who: 'board', name: string, outcome: string, status: number | null, detail: string): Promise<void> {
+  private async record(
+    who: 'board',
+    name: string,
+    outcome: string,
+    status: number | null,
+    detail: string,
+  ): Promise<void> {
     await this.deps.journal.record({ who, op: 'notify', target: name, outcome, status, detail });
   }
 }

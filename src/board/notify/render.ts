@@ -66,7 +66,9 @@ export function fill(template: string, e: NotifyEvent): string {
     if (name === 'duration') return e.duration_s === undefined ? '' : duration(e.duration_s);
     const value = (e as unknown as Record<string, unknown>)[name];
     if (value === undefined || value === null) return '';
-    return typeof value === 'number' && (name === 'value' || name === 'limit') && e.metric !== 'load'
+    return typeof value === 'number' &&
+      (name === 'value' || name === 'limit') &&
+      e.metric !== 'load'
       ? percent(value)
       : String(value);
   });
@@ -92,7 +94,8 @@ export function titleOf(events: readonly NotifyEvent[]): string {
   const parts = [...counts].map(([label, n]) =>
     n === 1 && events.length === 1 ? label : `${n} ${label}`,
   );
-  if (events.length === 1 && events[0] !== undefined) return `Panoptes: ${events[0].machine} ${parts[0] ?? ''}`;
+  if (events.length === 1 && events[0] !== undefined)
+    return `Panoptes: ${events[0].machine} ${parts[0] ?? ''}`;
   return `Panoptes: ${parts.join(', ')}`;
 }
 

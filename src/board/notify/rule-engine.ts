@@ -76,11 +76,17 @@ export class RuleEngine {
       const key = `${event.event}\0${event.machine}\0${event.session ?? ''}\0${event.metric ?? ''}\0${event.path ?? ''}\0${event.reminder ?? ''}\0${event.action ?? ''}\0${event.why ?? ''}`;
       for (const channel of rule.channels) {
         let keys = seen.get(channel);
-        if (keys === undefined) seen.set(channel, (keys = new Set()));
+        if (keys === undefined) {
+          keys = new Set();
+          seen.set(channel, keys);
+        }
         if (keys.has(key)) continue;
         keys.add(key);
         let batch = out.get(channel);
-        if (batch === undefined) out.set(channel, (batch = { events: [], silenced: [] }));
+        if (batch === undefined) {
+          batch = { events: [], silenced: [] };
+          out.set(channel, batch);
+        }
         (silenced ? batch.silenced : batch.events).push(event);
       }
     };
@@ -96,7 +102,8 @@ export class RuleEngine {
     for (const t of set.transitions) {
       if (t.state === 'down') {
         // First seen (since the board started) sends nothing, now or later.
-        if (t.previous === 'up') this.down.set(t.name, { since: t.at, reason: t.reason, failures: 0 });
+        if (t.previous === 'up')
+          this.down.set(t.name, { since: t.at, reason: t.reason, failures: 0 });
         continue;
       }
       const was = this.down.get(t.name);
@@ -123,7 +130,10 @@ export class RuleEngine {
       for (const rule of downRules) {
         if (!rule.matches(name)) continue;
         let episodes = this.downSent.get(rule.index);
-        if (episodes === undefined) this.downSent.set(rule.index, (episodes = new Map()));
+        if (episodes === undefined) {
+          episodes = new Map();
+          this.downSent.set(rule.index, episodes);
+        }
         const episode = episodes.get(name);
         const silenced = this.context.silenced(name, now);
         const event = (reminder: number | null) => {

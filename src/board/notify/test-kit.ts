@@ -3,7 +3,10 @@ import type { Machine } from '../domain/machine.js';
 import { type NotifyConfigFile, type NotifySettings, notifySettings } from './config.js';
 
 /** A change set by hand, for rule tests: only what the test names, the rest empty. */
-export function changeSet(at: number, parts: Partial<Omit<ChangeSet, 'machines'>> & { machines?: Machine[] } = {}): ChangeSet {
+export function changeSet(
+  at: number,
+  parts: Partial<Omit<ChangeSet, 'machines'>> & { machines?: Machine[] } = {},
+): ChangeSet {
   const machines = parts.machines ?? [];
   return {
     seq: 1,

@@ -48,8 +48,10 @@ const CASES: Case[] = [
   },
   {
     kind: 'ntfy',
-    url: (h) => `ntfy://:tk_ntfyaccesstoken42@${h}/panoptes-alerts?scheme=http&priority=4&tags=warning,computer`,
-    reference: 'https://docs.ntfy.sh/publish/ (publish as PUT/POST to /<topic>, headers Title, Priority, Tags, Click; access tokens as Bearer)',
+    url: (h) =>
+      `ntfy://:tk_ntfyaccesstoken42@${h}/panoptes-alerts?scheme=http&priority=4&tags=warning,computer`,
+    reference:
+      'https://docs.ntfy.sh/publish/ (publish as PUT/POST to /<topic>, headers Title, Priority, Tags, Click; access tokens as Bearer)',
     secrets: ['tk_ntfyaccesstoken42'],
     check(r, text) {
       expect(r.method).toBe('POST');
@@ -77,7 +79,8 @@ const CASES: Case[] = [
   {
     kind: 'slack',
     url: (h) => `slack://xoxb:slackbottokensecret42@C0123CHAN?host=${h}&scheme=http`,
-    reference: 'https://api.slack.com/methods/chat.postMessage (Bearer token, JSON {"channel","text"})',
+    reference:
+      'https://api.slack.com/methods/chat.postMessage (Bearer token, JSON {"channel","text"})',
     secrets: ['slackbottokensecret42'],
     check(r, text) {
       expect(r.path).toBe('/api/chat.postMessage');
@@ -88,7 +91,8 @@ const CASES: Case[] = [
   {
     kind: 'discord',
     url: (h) => `discord://discordtokensecret42@123456789012345678?host=${h}&scheme=http`,
-    reference: 'https://discord.com/developers/docs/resources/webhook#execute-webhook (POST /api/webhooks/{id}/{token}, JSON {"content"})',
+    reference:
+      'https://discord.com/developers/docs/resources/webhook#execute-webhook (POST /api/webhooks/{id}/{token}, JSON {"content"})',
     secrets: ['discordtokensecret42'],
     check(r, text) {
       expect(r.method).toBe('POST');
@@ -100,7 +104,8 @@ const CASES: Case[] = [
     kind: 'teams',
     url: (h) =>
       `teams://11111111-2222-4333-8444-555555555555@66666666-7777-4888-9999-000000000000/teamssecretpart0123456789abcdef/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee?host=${h}&scheme=http`,
-    reference: 'https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/connectors-using (POST a MessageCard to the incoming webhook URL)',
+    reference:
+      'https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/connectors-using (POST a MessageCard to the incoming webhook URL)',
     secrets: ['teamssecretpart0123456789abcdef'],
     check(r) {
       expect(r.method).toBe('POST');
@@ -117,7 +122,8 @@ const CASES: Case[] = [
   {
     kind: 'mattermost',
     url: (h) => `mattermost://panoptes@${h}/mattermosthooksecret42/ops-alerts?scheme=http`,
-    reference: 'https://developers.mattermost.com/integrate/webhooks/incoming/ (POST /hooks/{key}, JSON {"text","username","channel"})',
+    reference:
+      'https://developers.mattermost.com/integrate/webhooks/incoming/ (POST /hooks/{key}, JSON {"text","username","channel"})',
     secrets: ['mattermosthooksecret42'],
     check(r, text) {
       expect(r.path).toBe('/hooks/mattermosthooksecret42');
@@ -126,8 +132,10 @@ const CASES: Case[] = [
   },
   {
     kind: 'googlechat',
-    url: (h) => `googlechat://${h}/v1/spaces/AAAASPACE/messages?key=googlekeysecret42&token=googletokensecret42&scheme=http`,
-    reference: 'https://developers.google.com/workspace/chat/quickstart/webhooks (POST JSON {"text"} to the webhook URL with key and token)',
+    url: (h) =>
+      `googlechat://${h}/v1/spaces/AAAASPACE/messages?key=googlekeysecret42&token=googletokensecret42&scheme=http`,
+    reference:
+      'https://developers.google.com/workspace/chat/quickstart/webhooks (POST JSON {"text"} to the webhook URL with key and token)',
     secrets: ['googlekeysecret42', 'googletokensecret42'],
     check(r, text) {
       expect(r.path).toBe('/v1/spaces/AAAASPACE/messages');
@@ -139,8 +147,10 @@ const CASES: Case[] = [
   },
   {
     kind: 'telegram',
-    url: (h) => `telegram://110201543:telegramBotSecret42@telegram?chats=@ops,-1001234&host=${h}&scheme=http`,
-    reference: 'https://core.telegram.org/bots/api#sendmessage (POST /bot<token>/sendMessage, JSON {"chat_id","text"})',
+    url: (h) =>
+      `telegram://110201543:telegramBotSecret42@telegram?chats=@ops,-1001234&host=${h}&scheme=http`,
+    reference:
+      'https://core.telegram.org/bots/api#sendmessage (POST /bot<token>/sendMessage, JSON {"chat_id","text"})',
     secrets: ['telegramBotSecret42'],
     check(r, text) {
       expect(r.path).toBe('/bot110201543:telegramBotSecret42/sendMessage');
@@ -149,8 +159,10 @@ const CASES: Case[] = [
   },
   {
     kind: 'pushover',
-    url: (h) => `pushover://shoutrrr:pushoverApiToken42@pushoverUserKey42/?devices=phone&priority=1&host=${h}&scheme=http`,
-    reference: 'https://pushover.net/api (POST /1/messages.json, form token, user, message, title, device, priority)',
+    url: (h) =>
+      `pushover://shoutrrr:pushoverApiToken42@pushoverUserKey42/?devices=phone&priority=1&host=${h}&scheme=http`,
+    reference:
+      'https://pushover.net/api (POST /1/messages.json, form token, user, message, title, device, priority)',
     secrets: ['pushoverApiToken42'],
     check(r, text) {
       expect(r.path).toBe('/1/messages.json');
@@ -167,7 +179,8 @@ const CASES: Case[] = [
   {
     kind: 'gotify',
     url: (h) => `gotify://${h}/gotify/AgotifySecret42x?priority=8&disabletls=yes`,
-    reference: 'https://gotify.net/api-docs#/message/createMessage (POST /message, X-Gotify-Key, JSON {"title","message","priority"})',
+    reference:
+      'https://gotify.net/api-docs#/message/createMessage (POST /message, X-Gotify-Key, JSON {"title","message","priority"})',
     secrets: ['AgotifySecret42x'],
     check(r, text) {
       expect(r.path).toBe('/gotify/message');
@@ -179,11 +192,14 @@ const CASES: Case[] = [
   {
     kind: 'matrix',
     url: (h) => `matrix://:syt_matrixAccessSecret42@${h}/?rooms=!roomid:example.org&disableTLS=yes`,
-    reference: 'https://spec.matrix.org/v1.11/client-server-api/#put_matrixclientv3roomsroomidsendeventtypetxnid',
+    reference:
+      'https://spec.matrix.org/v1.11/client-server-api/#put_matrixclientv3roomsroomidsendeventtypetxnid',
     secrets: ['syt_matrixAccessSecret42'],
     check(r, text) {
       expect(r.method).toBe('PUT');
-      expect(decodeURIComponent(r.path)).toMatch(/^\/_matrix\/client\/v3\/rooms\/!roomid:example\.org\/send\/m\.room\.message\/[0-9a-f-]{36}$/);
+      expect(decodeURIComponent(r.path)).toMatch(
+        /^\/_matrix\/client\/v3\/rooms\/!roomid:example\.org\/send\/m\.room\.message\/[0-9a-f-]{36}$/,
+      );
       expect(r.headers.authorization).toBe('Bearer syt_matrixAccessSecret42');
       expect(json(r)).toEqual({ msgtype: 'm.text', body: text });
     },
@@ -211,7 +227,9 @@ describe('channel contract: every kind against a local receiver of its real API'
 
   it('has a case for every HTTP kind', () => {
     const covered = new Set(CASES.map((c) => c.kind));
-    expect(CHANNEL_KINDS.map((k) => k.kind).filter((k) => k !== 'email' && !covered.has(k))).toEqual([]);
+    expect(
+      CHANNEL_KINDS.map((k) => k.kind).filter((k) => k !== 'email' && !covered.has(k)),
+    ).toEqual([]);
   });
 
   for (const c of CASES) {

@@ -1,6 +1,6 @@
 import { fitText } from '../render.js';
-import { apiBase, decode, jsonPost, param, secretsOf } from './url-parts.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
+import { apiBase, decode, jsonPost, param, secretsOf } from './url-parts.js';
 
 /** Discord's limit on a message's content. */
 const MAX = 2000;

@@ -20,7 +20,9 @@ interface Taken {
 const USER = 'board';
 const PASS = 'smtp-password-secret-42';
 
-async function smtpServer(options: Partial<SMTPServerOptions>): Promise<{ port: number; taken: Taken[]; close(): Promise<void> }> {
+async function smtpServer(
+  options: Partial<SMTPServerOptions>,
+): Promise<{ port: number; taken: Taken[]; close(): Promise<void> }> {
   const taken: Taken[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -49,7 +51,11 @@ async function smtpServer(options: Partial<SMTPServerOptions>): Promise<{ port: 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
-  return { port, taken, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    port,
+    taken,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 const EVENT = {
@@ -66,10 +72,27 @@ describe('email channel (smtp://) against a real SMTP server', () => {
   let key: string;
   beforeAll(() => {
     // A certificate for 127.0.0.1, trusted by the channel through ca=.
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
     key = readFileSync(join(dir, 'key.pem'), 'utf8');
   });
@@ -81,7 +104,9 @@ describe('email channel (smtp://) against a real SMTP server', () => {
       const channel = parseChannelUrl(
         `smtp://127.0.0.1:${smtp.port}/?from=board@example.org&to=ops@example.org,oncall@example.org&encryption=none`,
       );
-      const result = await deliver(channel, renderMessage([EVENT], null, null), { timeoutMs: 5000 });
+      const result = await deliver(channel, renderMessage([EVENT], null, null), {
+        timeoutMs: 5000,
+      });
       expect(result).toMatchObject({ ok: true });
       expect(smtp.taken).toHaveLength(1);
       const mail = smtp.taken[0];
@@ -101,17 +126,25 @@ describe('email channel (smtp://) against a real SMTP server', () => {
       const url = (pass: string) =>
         `smtp://${USER}:${pass}@127.0.0.1:${smtp.port}/?from=board@example.org&to=ops@example.org&encryption=StartTLS&ca=${join(dir, 'cert.pem')}`;
       const readFile = (p: string) => readFileSync(p, 'utf8');
-      const result = await deliver(parseChannelUrl(url(PASS), { readFile }), renderMessage([EVENT], null, null), {
-        timeoutMs: 5000,
-      });
+      const result = await deliver(
+        parseChannelUrl(url(PASS), { readFile }),
+        renderMessage([EVENT], null, null),
+        {
+          timeoutMs: 5000,
+        },
+      );
       expect(result).toMatchObject({ ok: true });
       expect(smtp.taken[0]).toMatchObject({ secure: true, user: USER });
 
       const wrong = 'wrong-password-secret-99';
-      const refused = await deliver(parseChannelUrl(url(wrong), { readFile }), renderMessage([EVENT], null, null), {
-        timeoutMs: 5000,
-        backoffMs: [1, 1],
-      });
+      const refused = await deliver(
+        parseChannelUrl(url(wrong), { readFile }),
+        renderMessage([EVENT], null, null),
+        {
+          timeoutMs: 5000,
+          backoffMs: [1, 1],
+        },
+      );
       expect(refused.ok).toBe(false);
       if (!refused.ok) {
         expect(refused.status).toBe(535);
@@ -130,7 +163,10 @@ describe('email channel (smtp://) against a real SMTP server', () => {
       const channel = parseChannelUrl(
         `smtp://127.0.0.1:${smtp.port}/?from=a@example.org&to=b@example.org&encryption=starttls`,
       );
-      const result = await deliver(channel, renderMessage([EVENT], null, null), { timeoutMs: 5000, tries: 1 });
+      const result = await deliver(channel, renderMessage([EVENT], null, null), {
+        timeoutMs: 5000,
+        tries: 1,
+      });
       expect(result.ok).toBe(false);
       expect(smtp.taken).toHaveLength(0);
     } finally {

@@ -1,5 +1,5 @@
-import { decode, hostOf, listParam, param, secretsOf } from './url-parts.js';
 import { type ChannelKind, ChannelUrlError, type MailSpec } from './types.js';
+import { decode, hostOf, listParam, param, secretsOf } from './url-parts.js';
 
 const ENCRYPTIONS = ['none', 'starttls', 'tls', 'auto'] as const;
 const DEFAULT_PORTS: Record<MailSpec['encryption'], number> = {
@@ -22,7 +22,9 @@ export const email: ChannelKind = {
     const to = listParam(url, 'to', 'toaddresses');
     if (from === null || from === '' || to.length === 0)
       throw new ChannelUrlError('smtp:// needs from= and to= addresses');
-    const raw = (param(url, 'encryption') ?? (url.protocol === 'smtps:' ? 'tls' : 'auto')).toLowerCase();
+    const raw = (
+      param(url, 'encryption') ?? (url.protocol === 'smtps:' ? 'tls' : 'auto')
+    ).toLowerCase();
     const encryption = ENCRYPTIONS.find((e) => e === raw);
     if (encryption === undefined)
       throw new ChannelUrlError('encryption must be none, starttls, tls or auto');

@@ -1,6 +1,6 @@
 import { fitText } from '../render.js';
-import { hostOf, jsonPost, param, schemeOf, secretsOf } from './url-parts.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
+import { hostOf, jsonPost, param, schemeOf, secretsOf } from './url-parts.js';
 
 const MAX = 4096;
 
@@ -31,7 +31,11 @@ export const googlechat: ChannelKind = {
         return {
           type: 'http',
           requests: [
-            jsonPost(target, { text: fitText(message.text, MAX) }, { 'content-type': 'application/json; charset=UTF-8' }),
+            jsonPost(
+              target,
+              { text: fitText(message.text, MAX) },
+              { 'content-type': 'application/json; charset=UTF-8' },
+            ),
           ],
         };
       },

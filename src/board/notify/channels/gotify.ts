@@ -1,5 +1,5 @@
-import { hostOf, intParam, jsonPost, param, schemeOf, secretsOf, segments } from './url-parts.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
+import { hostOf, intParam, jsonPost, param, schemeOf, secretsOf, segments } from './url-parts.js';
 
 /**
  * gotify://host[:port][/subpath]/{app token}[?priority=0-10&title=…&disabletls=yes] → POST

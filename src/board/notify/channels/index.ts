@@ -9,7 +9,12 @@ import { pushover } from './pushover.js';
 import { slack } from './slack.js';
 import { teams } from './teams.js';
 import { telegram } from './telegram.js';
-import { type ChannelKind, type ChannelOptions, ChannelUrlError, type ParsedChannel } from './types.js';
+import {
+  type ChannelKind,
+  type ChannelOptions,
+  ChannelUrlError,
+  type ParsedChannel,
+} from './types.js';
 import { webhook } from './webhook.js';
 
 /** Every kind of channel, one module each. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { decode, hostOf, listParam, schemeOf, secretsOf } from './url-parts.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
+import { decode, hostOf, listParam, schemeOf, secretsOf } from './url-parts.js';
 
 /**
  * matrix://:{access token}@homeserver[:port]/?rooms=!roomid:server[,…][&disabletls=yes] → for

@@ -1,6 +1,6 @@
 import { fitText } from '../render.js';
-import { decode, hostOf, jsonPost, param, schemeOf, secretsOf, segments } from './url-parts.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
+import { decode, hostOf, jsonPost, param, schemeOf, secretsOf, segments } from './url-parts.js';
 
 const MAX = 16_000;
 
@@ -13,7 +13,8 @@ export const mattermost: ChannelKind = {
   schemes: ['mattermost'],
   parse(url) {
     const [token, channel] = segments(url);
-    if (token === undefined) throw new ChannelUrlError('mattermost:// needs mattermost://host/token');
+    if (token === undefined)
+      throw new ChannelUrlError('mattermost:// needs mattermost://host/token');
     const base = `${schemeOf(url)}://${hostOf(url)}`;
     const username = decode(url.username);
     const icon = param(url, 'icon');

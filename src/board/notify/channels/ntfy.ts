@@ -1,6 +1,15 @@
 import { fitText } from '../render.js';
-import { decode, hostOf, intParam, listParam, param, schemeOf, secretsOf, segments } from './url-parts.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
+import {
+  decode,
+  hostOf,
+  intParam,
+  listParam,
+  param,
+  schemeOf,
+  secretsOf,
+  segments,
+} from './url-parts.js';
 
 /** ntfy's message limit (larger ones become attachments). */
 const MAX = 4096;

@@ -1,6 +1,6 @@
 import { fitText } from '../render.js';
-import { apiBase, decode, intParam, listParam, param, secretsOf } from './url-parts.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
+import { apiBase, decode, intParam, listParam, param, secretsOf } from './url-parts.js';
 
 /** Pushover's limits: message 1024, title 250 characters. */
 const MAX = 1024;

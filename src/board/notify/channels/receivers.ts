@@ -15,7 +15,10 @@ export interface Received {
  */
 export class Receiver {
   readonly requests: Received[] = [];
-  answer: (r: Received) => { status: number; body?: string } = () => ({ status: 200, body: '{"ok":true}' });
+  answer: (r: Received) => { status: number; body?: string } = () => ({
+    status: 200,
+    body: '{"ok":true}',
+  });
   private server: Server | null = null;
   port = 0;
 

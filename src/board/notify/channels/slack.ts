@@ -1,6 +1,6 @@
 import { fitText } from '../render.js';
-import { apiBase, decode, jsonPost, param, secretsOf, segments } from './url-parts.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
+import { apiBase, decode, jsonPost, param, secretsOf, segments } from './url-parts.js';
 
 const MAX = 40_000;
 
@@ -63,7 +63,9 @@ export const slack: ChannelKind = {
         if (name !== null) body.username = name;
         return {
           type: 'http',
-          requests: [jsonPost(`${base}/services/${tokens.map(encodeURIComponent).join('/')}`, body)],
+          requests: [
+            jsonPost(`${base}/services/${tokens.map(encodeURIComponent).join('/')}`, body),
+          ],
         };
       },
     };

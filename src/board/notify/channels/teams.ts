@@ -1,6 +1,6 @@
 import { fitText } from '../render.js';
-import { apiBase, decode, jsonPost, param, secretsOf, segments } from './url-parts.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
+import { apiBase, decode, jsonPost, param, secretsOf, segments } from './url-parts.js';
 
 const MAX = 20_000;
 

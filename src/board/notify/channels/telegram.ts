@@ -1,6 +1,6 @@
 import { fitText } from '../render.js';
-import { apiBase, boolParam, decode, jsonPost, listParam, secretsOf } from './url-parts.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
+import { apiBase, boolParam, decode, jsonPost, listParam, secretsOf } from './url-parts.js';
 
 /** Telegram's limit on a message's text. */
 const MAX = 4096;
@@ -19,7 +19,8 @@ export const telegram: ChannelKind = {
     if (!/^\d+:[A-Za-z0-9_-]+$/.test(token))
       throw new ChannelUrlError('telegram:// needs the bot token as telegram://id:secret@telegram');
     const chats = listParam(url, 'chats', 'channels');
-    if (chats.length === 0) throw new ChannelUrlError('telegram:// needs chats=@channel or chat ids');
+    if (chats.length === 0)
+      throw new ChannelUrlError('telegram:// needs chats=@channel or chat ids');
     const preview = boolParam(url, 'preview', false);
     const silent = !boolParam(url, 'notification', true);
     const base = apiBase(url, 'api.telegram.org');

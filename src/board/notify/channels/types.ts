@@ -42,7 +42,9 @@ export interface MailSpec {
 }
 
 /** What sending one message takes: HTTP requests (all must succeed) or one mail. */
-export type Transport = { type: 'http'; requests: HttpRequestSpec[] } | { type: 'smtp'; mail: MailSpec };
+export type Transport =
+  | { type: 'http'; requests: HttpRequestSpec[] }
+  | { type: 'smtp'; mail: MailSpec };
 
 /** A channel URL parsed: what the kind needs to build each message, and the URL's secrets. */
 export interface ParsedChannel {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { OutgoingMessage } from '../event.js';
-import { secretsOf } from './url-parts.js';
 import type { ChannelKind } from './types.js';
+import { secretsOf } from './url-parts.js';
 
 /** The generic webhook's body: the text, the board's address and every event. */
 export function webhookBody(message: OutgoingMessage): string {
