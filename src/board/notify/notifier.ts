@@ -82,8 +82,18 @@ export class Notifier {
 
   /** The change-set listener: evaluates the rules and queues one message per channel. */
   readonly onChangeSet = (set: ChangeSet): void => {
+    const started = performance.now();
     const batches = this.engine.evaluate(set);
-    for (const [name, batch] of batches) this.dispatch(name, batch);
+    let events = 0;
+    for (const [name, batch] of batches) {
+      events += batch.events.length;
+      this.dispatch(name, batch);
+    }
+    if (events > 0) {
+      // One line per sweep that notifies (not per event): what went out and what it cost.
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      this.deps.logger.info({ channels: batches.size, events, ms }, 'notifications queued');
+    }
   };
 
   private dispatch(name: string, batch: ChannelBatch): void {
