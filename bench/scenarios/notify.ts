@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createServer as createTcpServer } from 'node:net';
-import { nextSweeps, token, writeBoardConfig } from '../board-kit.js';
+import { boardView, nextSweeps, token, writeBoardConfig } from '../board-kit.js';
 import { overviewJson } from '../fleet/overview.js';
 import type { Program } from '../processes.js';
 import { median, sleep } from '../stats.js';
@@ -15,13 +15,21 @@ const CHANNELS = ['ops', 'oncall', 'audit'];
 interface Switch {
   port: number;
   up: boolean;
+  /**
+   * Dies between two sweeps (after a pause of `quietMs` in the polls), so that the next sweep
+   * finds every machine down at once: a switch dying in the middle of a sweep would split the
+   * storm over two sweeps, and two messages would be right.
+   */
+  dieBetweenSweeps(quietMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
 async function startSwitch(): Promise<Switch> {
   const state = { up: true };
   let seq = 0;
+  let lastPoll = Date.now();
   const server = createServer((req, res) => {
+    lastPoll = Date.now();
     const match = /^\/m(\d+)\/api\/overview$/.exec(req.url ?? '');
     if (match === null || !state.up) {
       res.writeHead(503).end();
@@ -41,6 +49,10 @@ async function startSwitch(): Promise<Switch> {
     },
     set up(v: boolean) {
       state.up = v;
+    },
+    async dieBetweenSweeps(quietMs: number) {
+      while (Date.now() - lastPoll < quietMs) await sleep(20);
+      state.up = false;
     },
     close: () => close(server),
   };
@@ -108,6 +120,17 @@ function machines(sw: Switch): Record<string, string>[] {
   }));
 }
 
+/** Waits until the board shows every machine up (a machine first seen down sends nothing later). */
+async function allUp(board: Program, boardToken: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const { view } = await boardView(board.url, boardToken);
+    if (view.machines.filter((m) => m.state === 'up').length === MACHINES) return;
+    await sleep(500);
+  }
+  throw new Error(`not all ${MACHINES} machines came up within 120 s`);
+}
+
 /** The last "notifications queued" log line of a board: events and the build time. */
 function queuedLines(board: Program): { events: number; ms: number }[] {
   const out: { events: number; ms: number }[] = [];
@@ -149,8 +172,8 @@ export async function notifyScenario(ctx: BenchContext): Promise<void> {
     });
     const storm = await launchBoard(ctx, stormDir, 'notify-storm');
     boards.push(storm);
-    await nextSweeps(storm.url, stormToken, 2, { everyMs: 200, timeoutMs: 60_000 });
-    sw.up = false;
+    await allUp(storm, stormToken);
+    await sw.dieBetweenSweeps(300);
     await nextSweeps(storm.url, stormToken, 2, { everyMs: 200, timeoutMs: 60_000 });
     const deadline = Date.now() + 20_000;
     while (
@@ -181,12 +204,12 @@ export async function notifyScenario(ctx: BenchContext): Promise<void> {
       met: exact,
     });
     ctx.rows.push({
-      what: `building those messages inside the sweep (rules, grouping, text, queueing)`,
+      what: `building those messages inside the sweep (rules, grouping, text, queueing; board's own measure)`,
       board: buildMs,
       unit: 'ms',
-      baselineLabel: '',
-      baseline: Number.NaN,
-      ratio: Number.NaN,
+      baselineLabel: 'goal',
+      baseline: 100,
+      ratio: buildMs / 100,
       goal: '< 100 ms',
       met: buildMs < 100,
     });

@@ -82,6 +82,11 @@ export interface Channel {
 export interface Rule {
   /** Its position in the config (rules[i]), for the API and logs. */
   index: number;
+  /**
+   * What it says, as text: a reload that keeps a rule keeps what it has sent (no second "down"
+   * for a machine already reported, reminders counted on).
+   */
+  key: string;
   events: ReadonlySet<EventName>;
   /** The globs as written, for the API. */
   machineGlobs: readonly string[];
@@ -176,6 +181,7 @@ export function notifySettings(
     const compiled = globs.map(compileGlob);
     settings.rules.push({
       index: i,
+      key: JSON.stringify(r),
       events,
       machineGlobs: globs,
       matches: (name) => compiled.some((g) => g.test(name)),

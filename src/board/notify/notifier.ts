@@ -74,10 +74,9 @@ export class Notifier {
 
   /** Swaps channels and rules; messages already queued go to the channel of their name now. */
   configure(settings: NotifySettings): void {
-    const rulesChanged = settings.rules !== this.settings.rules;
     this.settings = settings;
     this.channels = new Map(settings.channels.map((c) => [c.name, c]));
-    if (rulesChanged) this.engine.setRules(settings.rules);
+    this.engine.setRules(settings.rules);
   }
 
   /** The change-set listener: evaluates the rules and queues one message per channel. */

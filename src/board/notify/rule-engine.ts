@@ -50,21 +50,22 @@ const iso = (ms: number) => new Date(ms).toISOString();
  */
 export class RuleEngine {
   private readonly down = new Map<string, Down>();
-  /** rule index → machine → its down episode. */
-  private readonly downSent = new Map<number, Map<string, Episode>>();
-  /** rule index → machine\0metric\0path → how long past the limit. */
-  private readonly over = new Map<number, Map<string, Over>>();
+  /** rule key → machine → its down episode. */
+  private readonly downSent = new Map<string, Map<string, Episode>>();
+  /** rule key → machine\0path → how long past the limit. */
+  private readonly over = new Map<string, Map<string, Over>>();
 
   constructor(
     private rules: readonly Rule[],
     private readonly context: EngineContext,
   ) {}
 
-  /** New rules (a config reload): episodes of rules that are gone are dropped. */
+  /** New rules (a config reload): what rules still there have sent is kept, the rest dropped. */
   setRules(rules: readonly Rule[]): void {
     this.rules = rules;
-    this.downSent.clear();
-    this.over.clear();
+    const keys = new Set(rules.map((r) => r.key));
+    for (const key of this.downSent.keys()) if (!keys.has(key)) this.downSent.delete(key);
+    for (const key of this.over.keys()) if (!keys.has(key)) this.over.delete(key);
   }
 
   /** Everything that fires in this change set, by channel name. */
@@ -110,9 +111,9 @@ export class RuleEngine {
       this.down.delete(t.name);
       if (was === undefined || t.previous !== 'down') continue;
       for (const rule of this.rules) {
-        const episode = this.downSent.get(rule.index)?.get(t.name);
+        const episode = this.downSent.get(rule.key)?.get(t.name);
         if (episode === undefined) continue;
-        this.downSent.get(rule.index)?.delete(t.name);
+        this.downSent.get(rule.key)?.delete(t.name);
         // Only the recovery of a down that was sent, by a rule that asks for it.
         if (episode.sentAt === null || !rule.events.has('up')) continue;
         const e = base(t.name, t.at, 'up');
@@ -129,10 +130,10 @@ export class RuleEngine {
       d.failures += 1;
       for (const rule of downRules) {
         if (!rule.matches(name)) continue;
-        let episodes = this.downSent.get(rule.index);
+        let episodes = this.downSent.get(rule.key);
         if (episodes === undefined) {
           episodes = new Map();
-          this.downSent.set(rule.index, episodes);
+          this.downSent.set(rule.key, episodes);
         }
         const episode = episodes.get(name);
         const silenced = this.context.silenced(name, now);
@@ -211,7 +212,7 @@ export class RuleEngine {
   ): void {
     const metric = rule.metric as MetricName;
     const limit = rule.above as number;
-    const before = this.over.get(rule.index) ?? new Map<string, Over>();
+    const before = this.over.get(rule.key) ?? new Map<string, Over>();
     const after = new Map<string, Over>();
     for (const m of set.machines()) {
       if (m.state !== 'up' || m.metrics === null || !rule.matches(m.name)) continue;
@@ -250,7 +251,7 @@ export class RuleEngine {
         }
       }
     }
-    this.over.set(rule.index, after);
+    this.over.set(rule.key, after);
   }
 
   private remind(rule: Rule, episode: Episode, now: number): boolean {
