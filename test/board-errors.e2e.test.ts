@@ -182,6 +182,9 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/languages',
       '/api/live',
       '/api/machines/{name}',
+      '/api/machines/{name}/silence',
+      '/api/notify',
+      '/api/notify/test',
       '/api/openapi.json',
       '/api/report',
     ]);
