@@ -45,5 +45,11 @@ export function notificationsSupported(): boolean {
 export function showAlerts(alerts: readonly BrowserAlert[], enabled: boolean): void {
   if (!enabled || alerts.length === 0 || !notificationsSupported()) return;
   if (Notification.permission !== 'granted') return;
-  for (const a of alerts) new Notification(a.title, { body: a.body, tag: a.tag });
+  for (const a of alerts) {
+    try {
+      new Notification(a.title, { body: a.body, tag: a.tag });
+    } catch {
+      // Some mobile browsers allow notifications only from a service worker: nothing to show.
+    }
+  }
 }
