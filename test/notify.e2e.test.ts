@@ -181,7 +181,7 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
     ]);
   });
 
-  it('machines first seen send nothing; three going down at once are ONE signed message per channel; recovery says how long', async () => {
+  it('machines first seen send nothing; machines going down together are grouped (one signed message per channel per sweep); recovery says how long', async () => {
     hook.requests.length = 0;
     const mailsBefore = mails.length;
     for (const name of ['lab1', 'lab2', 'lab3', 'other1'])
