@@ -290,35 +290,35 @@ export function BoardPage(props: BoardPageProps) {
 
   return (
     <ClockContext.Provider value={clock}>
-      <SilenceContext.Provider value={silenceActions}>
-        <a class="skip-link" href="#machines">
-          {t('nav.skip')}
-        </a>
-        <TopBar
-          status={status}
-          languages={languages}
-          journalOpen={journalOpen}
-          onLanguage={chooseLanguageByHand}
-          onToggleJournal={toggleJournal}
-          onSignOut={() => onSignOut({ kind: 'signed-out' })}
-        />
-        <div class={`layout${journalOpen ? ' with-journal' : ''}`}>
-          <main id="machines" tabIndex={-1} aria-labelledby="machines-heading">
-            <h2 id="machines-heading" class="visually-hidden">
-              {t('board.heading')}
-            </h2>
-            <Summary counts={counts} loaded={loaded} />
-            {loadProblem !== null ? (
-              <p class="problem" role="alert">
-                {t('board.loadProblem', { detail: loadProblem })}
-              </p>
-            ) : null}
-            <NotifyPanel
-              api={api}
-              browserEnabled={browserNotify}
-              onBrowserEnabled={enableBrowserNotify}
-            />
-            <Filters view={view} onChange={setView} />
+      <a class="skip-link" href="#machines">
+        {t('nav.skip')}
+      </a>
+      <TopBar
+        status={status}
+        languages={languages}
+        journalOpen={journalOpen}
+        onLanguage={chooseLanguageByHand}
+        onToggleJournal={toggleJournal}
+        onSignOut={() => onSignOut({ kind: 'signed-out' })}
+      />
+      <div class={`layout${journalOpen ? ' with-journal' : ''}`}>
+        <main id="machines" tabIndex={-1} aria-labelledby="machines-heading">
+          <h2 id="machines-heading" class="visually-hidden">
+            {t('board.heading')}
+          </h2>
+          <Summary counts={counts} loaded={loaded} />
+          {loadProblem !== null ? (
+            <p class="problem" role="alert">
+              {t('board.loadProblem', { detail: loadProblem })}
+            </p>
+          ) : null}
+          <NotifyPanel
+            api={api}
+            browserEnabled={browserNotify}
+            onBrowserEnabled={enableBrowserNotify}
+          />
+          <Filters view={view} onChange={setView} />
+          <SilenceContext.Provider value={silenceActions}>
             <MachineList
               machines={board.machines}
               version={version}
@@ -331,25 +331,25 @@ export function BoardPage(props: BoardPageProps) {
               onDismiss={dismiss}
               onShowJournal={showJournalOf}
             />
-          </main>
-          {journalOpen ? (
-            <JournalPanel
-              store={journal}
-              machineFilter={view.jm}
-              outcomeFilter={view.jo}
-              problem={journalProblem}
-              onFilter={(jm, jo) => setView({ jm, jo, page: view.page })}
-            />
-          ) : null}
-        </div>
-        <ConfirmDialog
-          request={confirm}
-          onClose={(request) => {
-            setConfirm(null);
-            if (request !== null) void run(request);
-          }}
-        />
-      </SilenceContext.Provider>
+          </SilenceContext.Provider>
+        </main>
+        {journalOpen ? (
+          <JournalPanel
+            store={journal}
+            machineFilter={view.jm}
+            outcomeFilter={view.jo}
+            problem={journalProblem}
+            onFilter={(jm, jo) => setView({ jm, jo, page: view.page })}
+          />
+        ) : null}
+      </div>
+      <ConfirmDialog
+        request={confirm}
+        onClose={(request) => {
+          setConfirm(null);
+          if (request !== null) void run(request);
+        }}
+      />
     </ClockContext.Provider>
   );
 }
