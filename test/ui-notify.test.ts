@@ -46,7 +46,7 @@ describe('UI: notifications', () => {
       startFleet(dir, {
         configured: [],
         board: {
-          stale_after: 2,
+          stale_after: 3,
           notify: { ...notify, rules: [{ events: ['down', 'up', 'bell'], channels: ['hook'] }] },
         },
       }),
@@ -107,7 +107,7 @@ describe('UI: notifications', () => {
     hook.requests.length = 0;
     await page.getByRole('button', { name: 'Send a test message through hook' }).click();
     await expect.poll(() => panel.locator('.test-result').textContent()).toBe('Delivered.');
-    // lab1 goes stale meanwhile (stale_after 2 s), so its down may arrive too: count the tests.
+    // lab1 goes stale meanwhile (stale_after 3 s), so its down may arrive too: count the tests.
     const events = hook.requests.map((r) => JSON.parse(r.body).events[0].event);
     expect(events.filter((e: string) => e === 'test')).toEqual(['test']);
 
@@ -144,15 +144,16 @@ describe('UI: notifications', () => {
   });
 
   it('raises browser notifications for a machine going down and a bell, once allowed', async () => {
-    await fleet.report(reportBody('lab3', lab('lab3'), []));
     const { page } = watched;
     await openBoard(page, fleet.board.url, BOARD_TOKEN);
     await page.getByTestId('notify-panel').locator('summary').click();
     const box = page.getByLabel(/Show browser notifications/);
     await box.check();
     expect(await box.isChecked()).toBe(true);
+    // lab3 reports while the page watches, so the page sees it up before it goes down.
+    await fleet.report(reportBody('lab3', lab('lab3'), []));
     await expect.poll(() => card(page, 'lab3').getAttribute('data-state')).toBe('up');
-    // lab3 stops reporting: stale after 2 s, down.
+    // lab3 stops reporting: stale after 3 s, down.
     await expect.poll(() => card(page, 'lab3').getAttribute('data-state')).toBe('down');
     await expect
       .poll(() => page.evaluate(() => window.__notes ?? []))
