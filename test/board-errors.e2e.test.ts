@@ -181,6 +181,9 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/language/{code}',
       '/api/languages',
       '/api/machines/{name}',
+      '/api/machines/{name}/silence',
+      '/api/notify',
+      '/api/notify/test',
       '/api/openapi.json',
       '/api/report',
     ]);

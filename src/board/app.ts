@@ -21,13 +21,18 @@ import { journalRoutes } from './http/journal-routes.js';
 import { liveRoutes } from './http/live-routes.js';
 import { metaRoutes } from './http/meta-routes.js';
 import { metricsRoutes } from './http/metrics-routes.js';
+import { notifyRoutes } from './http/notify-routes.js';
+import { silenceRoutes } from './http/silence-routes.js';
 import { uiRoutes } from './http/ui-routes.js';
 import { BUILTIN_LANG_DIR, Languages } from './languages.js';
 import { MetricsExporter } from './metrics/metrics-exporter.js';
+import { Notifier, type NotifierDeps } from './notify/notifier.js';
+import { Silences } from './notify/silences.js';
 import { ThreadedClient } from './poller/threaded-client.js';
 import { casChanged } from './settings-diff.js';
 import { IdentityStore } from './store/identity-store.js';
 import { openLogs } from './store/logs.js';
+import { SilenceStore } from './store/silence-store.js';
 import { SwitchableClient } from './switchable-client.js';
 
 export interface BoardAppDeps {
@@ -38,6 +43,8 @@ export interface BoardAppDeps {
   builtinLangDir?: string;
   /** The built browser UI (Vite's output); default dist/ui beside dist/board. */
   uiDir?: string;
+  /** Test seams of the notifier (waits between tries, the sending itself). */
+  notify?: Pick<NotifierDeps, 'backoffMs' | 'send'>;
 }
 
 const UI_DIR = fileURLToPath(new URL('../ui/', import.meta.url));
@@ -58,6 +65,8 @@ export interface BoardApp {
   applySettings(next: BoardSettings): { added: string[]; removed: string[] };
   /** The reverse proxies the board believes; `set()` swaps the list while running. */
   trustedProxies: TrustedProxies;
+  notifier: Notifier;
+  silences: Silences;
   /** Closes the HTTP app, flushes the logs and the identity snapshot. */
   close(): Promise<void>;
 }
@@ -104,7 +113,29 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     queue,
     journal,
     persistIdentities: () => identities.save(registry),
-    onListenerError: (error) => logger.error({ err: error }, 'a change-set consumer failed'),
+    onListenerError: (error) => logger.error({ err: error }, 'change-set listener failed'),
+  });
+  const silences = new Silences(clock, registry, journal, new SilenceStore(settings.dataDir));
+  silences.restore();
+  const notifier = new Notifier(
+    {
+      clock,
+      journal,
+      logger,
+      dataDir: settings.dataDir,
+      publicUrl: settings.publicUrl,
+      silenced: (name, now) => silences.silenced(name, now),
+      ...deps.notify,
+    },
+    settings.notify,
+  );
+  notifier.restorePending();
+  registry.changes.subscribe((set) => {
+    // Silences that ran out end first, so what fires in this very set is sent.
+    silences
+      .expire(set.at)
+      ?.catch((error: unknown) => logger.error({ err: error }, 'ending a silence failed'));
+    notifier.onChangeSet(set);
   });
   // /metrics rides on the per-sweep change set and on the journal.
   const exporter = new MetricsExporter();
@@ -148,6 +179,8 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   await app.register(journalRoutes, { board });
   await app.register(liveRoutes, { registry, events });
   await app.register(metricsRoutes, { exporter });
+  await app.register(notifyRoutes, { notifier });
+  await app.register(silenceRoutes, { silences });
   await app.register(uiRoutes, { dir: deps.uiDir ?? UI_DIR });
 
   let current = settings;
@@ -163,6 +196,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       auth.boardToken = next.boardToken;
       auth.registrationToken = next.registrationToken;
       trustedProxies.set(next.trustedProxies ?? []);
+      notifier.configure(next.notify);
       if (deps.client === undefined && casChanged(previous, next)) {
         client.switchTo(newClient(next));
       }
@@ -171,8 +205,11 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       return board.reconfigure(next);
     },
     trustedProxies,
+    notifier,
+    silences,
     async close() {
       await app.close();
+      await notifier.close();
       await identities.save(registry);
       await logs.journal.log.close();
       await logs.queue.log.close();

@@ -6,6 +6,7 @@ import { type EnvOverride, loadConfig } from '../shared/config/load-config.js';
 import { proxyEntryProblem } from '../shared/http/client-address.js';
 import { FilePath, readCa, readTlsPair, TlsFile, type TlsPair } from '../shared/tls/pem-files.js';
 import { HttpUrl, NAME_PATTERN, Name, Token } from '../shared/wire/common.js';
+import { NotifyConfigFile, type NotifySettings, notifySettings } from './notify/config.js';
 
 const Seconds = Type.Number({ exclusiveMinimum: 0 });
 
@@ -39,6 +40,8 @@ export const BoardConfigFile = Type.Object(
     trusted_proxies: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 1000 })),
     machines: Type.Optional(Type.Array(ConfiguredMachine)),
     announced_keys_only: Type.Optional(Type.Boolean()),
+    public_url: Type.Optional(HttpUrl),
+    notify: Type.Optional(NotifyConfigFile),
     announced_keys: Type.Optional(
       Type.Record(Type.String({ pattern: NAME_PATTERN }), Token, { additionalProperties: false }),
     ),
@@ -85,6 +88,10 @@ export interface BoardSettings {
   announcedKeysOnly: boolean;
   /** Reverse proxies (addresses, CIDR ranges) whose forwarding headers are believed. */
   trustedProxies?: readonly string[];
+  /** Where links in notifications point (`public_url`), or null. */
+  publicUrl: string | null;
+  /** Channels and rules (`notify:`), checked. */
+  notify: NotifySettings;
 }
 
 export const BOARD_ENV_OVERRIDES: readonly EnvOverride[] = [
@@ -155,6 +162,7 @@ export function boardSettings(
     }
   }
   problems.push(...trustedProxyProblems(raw.trusted_proxies ?? []));
+  const notify = notifySettings(raw.notify, problems);
   if (problems.length > 0) throw new ConfigError(file, problems);
   const dataDir = raw.data_dir ?? 'data';
   return {
@@ -177,6 +185,8 @@ export function boardSettings(
     announcedKeys: new Map(Object.entries(raw.announced_keys ?? {})),
     announcedKeysOnly: raw.announced_keys_only ?? false,
     trustedProxies: raw.trusted_proxies ?? [],
+    publicUrl: raw.public_url ?? null,
+    notify,
   };
 }
 

@@ -36,10 +36,11 @@ export const JournalEntry = Type.Object({
   id: Type.Integer({ minimum: 1 }),
   at: Type.String({ description: 'ISO 8601' }),
   who: Type.Union([Type.Literal('board'), Type.Literal('registration'), Type.Literal('anonymous')]),
-  op: Type.String({ description: 'do, forget, report, auth, announce, expire' }),
-  target: Type.String({ description: 'machine, or machine/what/action' }),
+  op: Type.String({ description: 'do, forget, report, auth, announce, expire, notify, silence' }),
+  target: Type.String({ description: 'machine, machine/what/action, or (notify) a channel name' }),
   outcome: Type.String({
-    description: 'done, failed, refused, queued, delivered, expired, forgotten or announced',
+    description:
+      'done, failed, refused, queued, delivered, expired, forgotten, announced, silenced or unsilenced',
   }),
   status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status, if any' }),
   detail: Type.String(),

@@ -34,6 +34,8 @@ const LIVE_FIELDS: readonly Field[] = [
   ['announced_keys', (s) => JSON.stringify([...s.announcedKeys].sort())],
   ['announced_keys_only', (s) => s.announcedKeysOnly],
   ['trusted_proxies', (s) => JSON.stringify(s.trustedProxies ?? [])],
+  ['public_url', (s) => s.publicUrl],
+  ['notify', (s) => JSON.stringify(s.notify)],
 ];
 
 /** The fields that differ between the running settings and a reloaded file. */

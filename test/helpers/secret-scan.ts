@@ -166,3 +166,36 @@ export function scanForSecretsAfterAll(input: () => SecretScanInput): void {
     expectNoSecrets(input());
   });
 }
+
+/**
+ * The secrets in a board config's notification channels (the parts of each URL that may be a
+ * token, password or key, and each webhook `secret`), for the scan: channel URLs are secrets
+ * like tokens. Only those long enough to be told apart from ordinary text are returned.
+ */
+export function notifySecrets(config: {
+  notify?: { channels?: { name?: string; url: string; secret?: string }[] } & Record<
+    string,
+    unknown
+  >;
+}): string[] {
+  const out = new Set<string>();
+  for (const c of config.notify?.channels ?? []) {
+    if (c.secret !== undefined) out.add(c.secret);
+    let url: URL;
+    try {
+      url = new URL(c.url);
+    } catch {
+      continue;
+    }
+    for (const part of [
+      url.username,
+      url.password,
+      ...url.pathname.split('/'),
+      ...url.searchParams.values(),
+    ]) {
+      const decoded = decodeURIComponent(part);
+      if (decoded.length >= 16) out.add(decoded);
+    }
+  }
+  return [...out];
+}

@@ -8,6 +8,8 @@ export const KEYS = {
   catalogue: 'panoptes.catalogue',
   theme: 'panoptes.theme',
   journal: 'panoptes.journal',
+  /** Browser notifications asked for on this board. */
+  browserNotify: 'panoptes.browserNotify',
 } as const;
 
 function read(storage: () => Storage, key: string): string | null {

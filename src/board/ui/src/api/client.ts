@@ -4,6 +4,7 @@ import {
   parseJournal,
   parseLanguages,
   parseLiveMessage,
+  parseNotify,
 } from './parse.js';
 import type {
   ActionName,
@@ -12,6 +13,7 @@ import type {
   JournalEntry,
   LanguageInfo,
   LiveMessage,
+  NotifyInfo,
 } from './types.js';
 
 /** A refusal or failure of the board, with its FastAPI-shaped `detail` when there was one. */
@@ -41,6 +43,13 @@ export interface Api {
   language(code: string): Promise<Catalogue>;
   act(machine: string, what: string, action: ActionName): Promise<ActionOutcome>;
   forget(machine: string): Promise<void>;
+  /** Channels (name and kind) and rules. */
+  notify(): Promise<NotifyInfo>;
+  /** A real test delivery through one channel; rejects with the board's reason. */
+  testChannel(channel: string): Promise<void>;
+  /** Silences a machine's notifications for `minutes`. */
+  silence(machine: string, minutes: number, reason: string): Promise<void>;
+  unsilence(machine: string): Promise<void>;
   /** The WebSocket address: a browser cannot set headers on one, hence `?token=` (spec 5.2). */
   liveUrl(): string;
   parseLive(data: unknown): LiveMessage | null;
@@ -83,13 +92,20 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
     path: string,
     /** A relayed answer: a 401 in it may be the machine's, not the board's. */
     relayed = false,
+    json?: unknown,
   ): Promise<{ status: number; body: unknown; date: string | null }> {
     let response: Response;
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${token}`,
+      Accept: 'application/json',
+    };
+    if (json !== undefined) headers['Content-Type'] = 'application/json';
     try {
       response = await fetch(path, {
         method,
-        headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+        headers,
         credentials: 'omit',
+        ...(json === undefined ? {} : { body: JSON.stringify(json) }),
       });
     } catch (error) {
       throw new ApiError(0, error instanceof Error ? error.message : String(error));
@@ -148,6 +164,24 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
     },
     async forget(machine) {
       const r = await request('DELETE', `/api/machines/${seg(machine)}`);
+      if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+    },
+    async notify() {
+      return parseNotify((await get('/api/notify')).body);
+    },
+    async testChannel(channel) {
+      const r = await request('POST', '/api/notify/test', false, { channel });
+      if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+    },
+    async silence(machine, minutes, reason) {
+      const r = await request('POST', `/api/machines/${seg(machine)}/silence`, false, {
+        minutes,
+        reason,
+      });
+      if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+    },
+    async unsilence(machine) {
+      const r = await request('DELETE', `/api/machines/${seg(machine)}/silence`);
       if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
     },
     liveUrl() {

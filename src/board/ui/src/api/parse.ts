@@ -7,6 +7,9 @@ import type {
   LanguageInfo,
   LiveMessage,
   Machine,
+  NotifyChannel,
+  NotifyInfo,
+  NotifyRule,
   Overview,
   Service,
   ServiceState,
@@ -160,6 +163,7 @@ export function parseMachine(value: unknown): Machine {
     error: str(m.error),
     queued: Math.max(0, Math.trunc(num(m.queued) ?? 0)),
     verified: typeof m.verified === 'boolean' ? m.verified : null,
+    silencedUntil: time(m.silenced_until),
     overview: ov,
     attention,
     haystack,
@@ -253,4 +257,31 @@ export function parseLiveMessage(value: unknown): LiveMessage | null {
     default:
       return null;
   }
+}
+
+/** GET /api/notify. Channels and rules that cannot be read are skipped. */
+export function parseNotify(value: unknown): NotifyInfo {
+  const v = record(value, 'notify');
+  const channels: NotifyChannel[] = [];
+  for (const c of list(v.channels)) {
+    if (!isRecord(c)) continue;
+    const name = str(c.name);
+    const kind = str(c.kind);
+    if (name !== null && kind !== null) channels.push({ name, kind });
+  }
+  const strings = (x: unknown): string[] =>
+    list(x).filter((s): s is string => typeof s === 'string');
+  const rules: NotifyRule[] = [];
+  for (const rule of list(v.rules)) {
+    if (!isRecord(rule)) continue;
+    rules.push({
+      events: strings(rule.events),
+      machines: strings(rule.machines),
+      channels: strings(rule.channels),
+      after: num(rule.after) ?? 0,
+      failures: num(rule.failures) ?? 1,
+      repeat: num(rule.repeat) ?? 0,
+    });
+  }
+  return { channels, rules };
 }

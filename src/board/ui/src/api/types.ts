@@ -65,6 +65,8 @@ export interface Machine {
   queued: number;
   /** announced: whether its latest report proved a key the board holds; null when configured. */
   verified: boolean | null;
+  /** Notifications silenced until (ms since the epoch), or null. */
+  silencedUntil: number | null;
   overview: Overview | null;
   /** Sessions whose latest bell is attention or error, newest first (derived). */
   attention: Session[];
@@ -106,3 +108,24 @@ export type LiveMessage =
   | { type: 'machine'; machine: Machine }
   | { type: 'removed'; name: string }
   | { type: 'journal'; entry: JournalEntry };
+
+/** A notification channel as GET /api/notify shows it (never its URL). */
+export interface NotifyChannel {
+  name: string;
+  kind: string;
+}
+
+/** A notification rule as GET /api/notify shows it. */
+export interface NotifyRule {
+  events: string[];
+  machines: string[];
+  channels: string[];
+  after: number;
+  failures: number;
+  repeat: number;
+}
+
+export interface NotifyInfo {
+  channels: NotifyChannel[];
+  rules: NotifyRule[];
+}

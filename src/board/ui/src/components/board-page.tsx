@@ -5,7 +5,9 @@ import type { ActionName, Catalogue, LanguageInfo } from '../api/types.js';
 import { ClockContext, createClock, useI18n, useVersion } from '../hooks.js';
 import { chooseLanguage } from '../i18n/i18n.js';
 import { createBoardStore, rafScheduler } from '../state/board-store.js';
+import { alertsFor, showAlerts } from '../state/browser-notify.js';
 import { createJournalStore } from '../state/journal-store.js';
+import { SilenceContext } from '../state/notify-context.js';
 import {
   type ActionState,
   type ConfirmRequest,
@@ -19,6 +21,7 @@ import { ConfirmDialog } from './confirm-dialog.js';
 import { Filters } from './filters.js';
 import { JournalPanel } from './journal-panel.js';
 import { MachineList } from './machine-list.js';
+import { NotifyPanel } from './notify-panel.js';
 import type { SignInProblem } from './sign-in.js';
 import { Summary } from './summary.js';
 import { TopBar } from './top-bar.js';
@@ -52,6 +55,13 @@ export function BoardPage(props: BoardPageProps) {
   const [journalOpen, setJournalOpen] = useState(() => localStore.get(KEYS.journal) !== 'closed');
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
   const [outcomes, setOutcomes] = useState<ReadonlyMap<string, MachineOutcomes>>(new Map());
+  const [browserNotify, setBrowserNotify] = useState(
+    () => localStore.get(KEYS.browserNotify) === 'on',
+  );
+  const browserNotifyRef = useRef(browserNotify);
+  browserNotifyRef.current = browserNotify;
+  const tRef = useRef(t);
+  tRef.current = t;
   const version = useVersion(board);
   const loaded = board.loaded;
 
@@ -114,9 +124,18 @@ export function BoardPage(props: BoardPageProps) {
               // Once per connection: whatever happened while away is in the journal.
               loadJournal();
               return;
-            case 'machine':
+            case 'machine': {
+              const t = tRef.current;
+              showAlerts(
+                alertsFor(board.machines.get(m.machine.name), m.machine, Date.now(), {
+                  down: (x) => t('browser.down', { machine: x.name }),
+                  bell: (x, session) => t('browser.bell', { machine: x.name, session }),
+                }),
+                browserNotifyRef.current,
+              );
               board.upsert(m.machine, at);
               return;
+            }
             case 'removed':
               board.remove(m.name, at);
               return;
@@ -262,6 +281,19 @@ export function BoardPage(props: BoardPageProps) {
     }
   };
 
+  const silenceActions = useMemo(
+    () => ({
+      silence: (machine: string, minutes: number, reason: string) =>
+        api.silence(machine, minutes, reason),
+      unsilence: (machine: string) => api.unsilence(machine),
+    }),
+    [api],
+  );
+  const enableBrowserNotify = useCallback((enabled: boolean) => {
+    localStore.set(KEYS.browserNotify, enabled ? 'on' : null);
+    setBrowserNotify(enabled);
+  }, []);
+
   return (
     <ClockContext.Provider value={clock}>
       <a class="skip-link" href="#machines">
@@ -286,19 +318,26 @@ export function BoardPage(props: BoardPageProps) {
               {t('board.loadProblem', { detail: loadProblem })}
             </p>
           ) : null}
-          <Filters view={view} onChange={setView} />
-          <MachineList
-            machines={board.machines}
-            version={version}
-            loaded={loaded}
-            view={view}
-            outcomes={outcomes}
-            onView={setView}
-            onAction={requestAction}
-            onForget={requestForget}
-            onDismiss={dismiss}
-            onShowJournal={showJournalOf}
+          <NotifyPanel
+            api={api}
+            browserEnabled={browserNotify}
+            onBrowserEnabled={enableBrowserNotify}
           />
+          <Filters view={view} onChange={setView} />
+          <SilenceContext.Provider value={silenceActions}>
+            <MachineList
+              machines={board.machines}
+              version={version}
+              loaded={loaded}
+              view={view}
+              outcomes={outcomes}
+              onView={setView}
+              onAction={requestAction}
+              onForget={requestForget}
+              onDismiss={dismiss}
+              onShowJournal={showJournalOf}
+            />
+          </SilenceContext.Provider>
         </main>
         {journalOpen ? (
           <JournalPanel

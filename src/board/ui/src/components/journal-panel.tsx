@@ -16,6 +16,8 @@ const OUTCOMES: Record<string, MessageKey> = {
   expired: 'outcome.name.expired',
   forgotten: 'outcome.name.forgotten',
   announced: 'outcome.name.announced',
+  silenced: 'outcome.name.silenced',
+  unsilenced: 'outcome.name.unsilenced',
 };
 
 const WHO: Record<string, MessageKey> = {

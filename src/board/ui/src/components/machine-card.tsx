@@ -5,6 +5,7 @@ import type { MachineOutcomes } from '../state/outcomes.js';
 import { Ago } from './ago.js';
 import { Metrics } from './metrics.js';
 import { Services } from './services.js';
+import { SilenceControl } from './silence-control.js';
 
 const NO_OUTCOMES = {};
 /** How many alarming sessions a card lists before saying "and n more". */
@@ -146,6 +147,7 @@ function Card(props: MachineCardProps) {
           <q translate={false}>{props.outcomes.forgetProblem}</q>
         </p>
       )}
+      <SilenceControl machine={m} />
       <footer class="card-foot">
         <button
           type="button"

@@ -1,0 +1,44 @@
+import { fitText } from '../render.js';
+import { type ChannelKind, ChannelUrlError } from './types.js';
+import { hostOf, jsonPost, param, schemeOf, secretsOf } from './url-parts.js';
+
+const MAX = 4096;
+
+/**
+ * googlechat://chat.googleapis.com/v1/spaces/{space}/messages?key=…&token=… (the webhook URL
+ * with its scheme replaced) → POST https://…/messages?key=…&token=… {"text"}
+ * (https://developers.google.com/workspace/chat/quickstart/webhooks).
+ */
+export const googlechat: ChannelKind = {
+  kind: 'googlechat',
+  schemes: ['googlechat', 'hangouts'],
+  parse(url) {
+    if (param(url, 'key') === null || param(url, 'token') === null) {
+      throw new ChannelUrlError(
+        'googlechat:// needs the webhook address with its key= and token= parameters',
+      );
+    }
+    const base = `${schemeOf(url)}://${hostOf(url)}`;
+    const query = new URLSearchParams();
+    for (const [k, v] of url.searchParams) {
+      if (!['scheme', 'disabletls'].includes(k.toLowerCase())) query.append(k, v);
+    }
+    const target = `${base}${url.pathname}?${query.toString()}`;
+    return {
+      kind: 'googlechat',
+      secrets: secretsOf(url),
+      build(message) {
+        return {
+          type: 'http',
+          requests: [
+            jsonPost(
+              target,
+              { text: fitText(message.text, MAX) },
+              { 'content-type': 'application/json; charset=UTF-8' },
+            ),
+          ],
+        };
+      },
+    };
+  },
+};

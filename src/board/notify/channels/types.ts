@@ -1,0 +1,84 @@
+import type { OutgoingMessage } from '../event.js';
+
+/** The kinds of channel (`kind` in the API). */
+export const KINDS = [
+  'webhook',
+  'ntfy',
+  'slack',
+  'discord',
+  'teams',
+  'mattermost',
+  'googlechat',
+  'telegram',
+  'pushover',
+  'gotify',
+  'matrix',
+  'email',
+] as const;
+export type Kind = (typeof KINDS)[number];
+
+/** One HTTP request a channel wants sent (deliver.ts sends it, with time-out and retries). */
+export interface HttpRequestSpec {
+  method: 'POST' | 'PUT';
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** One mail a channel wants sent through SMTP (deliver.ts sends it through nodemailer). */
+export interface MailSpec {
+  host: string;
+  port: number;
+  /** none: plain; starttls: required; tls: implicit TLS; auto: STARTTLS when offered. */
+  encryption: 'none' | 'starttls' | 'tls' | 'auto';
+  user: string | null;
+  pass: string | null;
+  /** PEM certificates to trust besides the system's (self-hosted servers, tests). */
+  ca: string | null;
+  from: string;
+  to: string[];
+  subject: string;
+  text: string;
+}
+
+/** What sending one message takes: HTTP requests (all must succeed) or one mail. */
+export type Transport =
+  | { type: 'http'; requests: HttpRequestSpec[] }
+  | { type: 'smtp'; mail: MailSpec };
+
+/** A channel URL parsed: what the kind needs to build each message, and the URL's secrets. */
+export interface ParsedChannel {
+  kind: Kind;
+  /**
+   * Every part of the URL that may be a secret (tokens, passwords, keys, paths): error texts
+   * are scrubbed of them before they reach a log, the journal or an answer.
+   */
+  secrets: string[];
+  build(message: OutgoingMessage): Transport;
+  /**
+   * Services that answer 200 to a refusal (Slack's Web API: `{"ok": false}`) say so in the
+   * body: returns why it failed, or null when it did not.
+   */
+  refusal?(status: number, body: string): string | null;
+}
+
+/** Options beside the URL in a channel's config. */
+export interface ChannelOptions {
+  /** webhook: the HMAC-SHA256 key of X-Panoptes-Signature. */
+  secret?: string;
+  /** Reads a file named in a URL (email: `ca=`); injected so parsing stays testable. */
+  readFile?: (path: string) => string;
+}
+
+/** A kind of channel: which URL schemes it takes and how it reads them. */
+export interface ChannelKind {
+  kind: Kind;
+  schemes: readonly string[];
+  /** Throws ChannelUrlError (never quoting the URL) when the URL does not fit the kind. */
+  parse(url: URL, options: ChannelOptions): ParsedChannel;
+}
+
+/** A channel URL that cannot be used; the message never quotes the URL (it is a secret). */
+export class ChannelUrlError extends Error {
+  override name = 'ChannelUrlError';
+}

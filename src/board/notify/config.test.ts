@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../shared/config/config-error.js';
+import { boardSettings } from '../config.js';
+
+const TOKEN = 'board-token-0123456789';
+const SECRET_URL = 'discord://discord-token-secret-42@1234';
+
+function problems(notify: unknown): { field: string; problem: string }[] {
+  try {
+    boardSettings(
+      { board_token: TOKEN, notify } as never,
+      '/etc/panoptes/board.yaml',
+      '/etc/panoptes',
+    );
+    return [];
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain('/etc/panoptes/board.yaml');
+    expect((error as Error).message).not.toContain('discord-token-secret-42');
+    return [...(error as ConfigError).problems];
+  }
+}
+
+describe('board.yaml notify: checked with file and field, never quoting a URL', () => {
+  it('accepts a full section and applies defaults', () => {
+    const s = boardSettings(
+      {
+        board_token: TOKEN,
+        public_url: 'https://board.example',
+        notify: {
+          channels: [{ name: 'ops', url: SECRET_URL }],
+          rules: [{ events: ['down'], channels: ['ops'] }],
+          templates: { discord: '{{machine}}' },
+        },
+      },
+      '/etc/panoptes/board.yaml',
+      '/etc/panoptes',
+    );
+    expect(s.publicUrl).toBe('https://board.example');
+    expect(s.notify.channels.map((c) => [c.name, c.parsed.kind])).toEqual([['ops', 'discord']]);
+    expect(s.notify.rules[0]).toMatchObject({
+      afterMs: 0,
+      failures: 1,
+      repeatMs: 0,
+      repeatMax: null,
+    });
+    expect(s.notify.timeoutMs).toBe(10_000);
+  });
+
+  it('names each bad field', () => {
+    expect(
+      problems({
+        channels: [
+          { name: 'ops', url: 'discord://@1234' },
+          { name: 'ops', url: SECRET_URL },
+          { name: 'x', url: 'gopher://h/p' },
+          { name: 'y', url: 'ntfy://h/t', secret: 'a-secret-of-16-chars' },
+        ],
+        rules: [
+          { events: ['down'], channels: ['nope'], after: 5, failures: 2 },
+          { events: ['threshold'], channels: ['ops'] },
+          { events: ['down'], channels: ['ops'], why: ['error'], path: '/' },
+        ],
+        templates: { unknown: 'x' },
+      }).map((p) => p.field),
+    ).toEqual([
+      'notify.channels[0].url',
+      'notify.channels[1].name',
+      'notify.channels[2].url',
+      'notify.channels[3].url',
+      'notify.rules[0].channels[0]',
+      'notify.rules[0].failures',
+      'notify.rules[1].metric',
+      'notify.rules[1].above',
+      'notify.rules[2].path',
+      'notify.rules[2].why',
+      'notify.templates.unknown',
+    ]);
+  });
+});

@@ -1,0 +1,220 @@
+import { createTransport } from 'nodemailer';
+import { request } from 'undici';
+import type { HttpRequestSpec, MailSpec, ParsedChannel } from './channels/types.js';
+import type { OutgoingMessage } from './event.js';
+import { scrub } from './scrub.js';
+
+/** Tries per delivery at most. */
+export const TRIES_MAX = 3;
+/** Waits before the 2nd and 3rd try. */
+export const BACKOFF_MS = [1000, 4000] as const;
+/** Characters of a refusal's body kept for the journal. */
+const BODY_KEPT = 300;
+
+/** The outcome of one delivery, after its retries. */
+export type SendResult =
+  | { ok: true; status: number | null; tries: number }
+  | { ok: false; status: number | null; tries: number; why: string; aborted: boolean };
+
+/** One try's outcome: whether another try may help. */
+type TryResult =
+  | { ok: true; status: number | null }
+  | { ok: false; status: number | null; why: string; retry: boolean };
+
+export interface SendOptions {
+  timeoutMs: number;
+  /** Ends tries and waits at once (the board is shutting down). */
+  signal?: AbortSignal;
+  backoffMs?: readonly number[];
+  tries?: number;
+}
+
+/**
+ * Sends one message through one channel: every request the kind builds (or its mail), each
+ * with a time-out per try and up to TRIES_MAX tries with backoff after network errors,
+ * time-outs and 5xx answers (SMTP: 4xx replies, its transient ones), never after a 4xx.
+ * The reason of a failure is scrubbed of the channel's secrets.
+ */
+export async function deliver(
+  channel: ParsedChannel,
+  message: OutgoingMessage,
+  options: SendOptions,
+): Promise<SendResult> {
+  const transport = channel.build(message);
+  const steps: (() => Promise<TryResult>)[] =
+    transport.type === 'smtp'
+      ? [() => sendMail(transport.mail, options)]
+      : transport.requests.map((spec) => () => sendHttp(spec, channel, options));
+  let status: number | null = null;
+  let tries = 0;
+  for (const [i, step] of steps.entries()) {
+    const result = await withRetries(step, options);
+    tries += result.tries;
+    if (!result.ok) {
+      const which = steps.length > 1 ? ` (request ${i + 1} of ${steps.length})` : '';
+      return { ...result, tries, why: scrub(result.why + which, channel.secrets) };
+    }
+    status = result.status;
+  }
+  return { ok: true, status, tries };
+}
+
+async function withRetries(
+  step: () => Promise<TryResult>,
+  options: SendOptions,
+): Promise<SendResult> {
+  const max = options.tries ?? TRIES_MAX;
+  const backoff = options.backoffMs ?? BACKOFF_MS;
+  let last: TryResult = { ok: false, status: null, why: 'not tried', retry: false };
+  for (let attempt = 1; attempt <= max; attempt++) {
+    if (options.signal?.aborted === true)
+      return {
+        ok: false,
+        status: last.status,
+        tries: attempt - 1,
+        why: 'the board shut down',
+        aborted: true,
+      };
+    last = await step();
+    if (last.ok) return { ok: true, status: last.status, tries: attempt };
+    if (!last.retry || attempt === max) {
+      const why = attempt > 1 ? `${last.why} (after ${attempt} tries)` : last.why;
+      return { ok: false, status: last.status, tries: attempt, why, aborted: false };
+    }
+    const wait = backoff[Math.min(attempt - 1, backoff.length - 1)] ?? 0;
+    if (!(await sleep(wait, options.signal)))
+      return { ok: false, status: last.status, tries: attempt, why: last.why, aborted: true };
+  }
+  return { ok: false, status: null, tries: max, why: 'not tried', aborted: false };
+}
+
+/** Waits `ms`; false when the signal ended the wait. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve(false);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+async function sendHttp(
+  spec: HttpRequestSpec,
+  channel: ParsedChannel,
+  options: SendOptions,
+): Promise<TryResult> {
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal =
+    options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
+  try {
+    const response = await request(spec.url, {
+      method: spec.method,
+      headers: { 'user-agent': 'panoptes-board', ...spec.headers },
+      body: spec.body,
+      signal,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    const text = await readSome(response.body, BODY_KEPT * 4);
+    const status = response.statusCode;
+    if (status >= 200 && status < 300) {
+      const refused = channel.refusal?.(status, text) ?? null;
+      return refused === null
+        ? { ok: true, status }
+        : { ok: false, status, why: refused, retry: false };
+    }
+    const body = text.trim().replace(/\s+/g, ' ').slice(0, BODY_KEPT);
+    return {
+      ok: false,
+      status,
+      why: `answered ${status}${body === '' ? '' : `: ${body}`}`,
+      retry: status >= 500,
+    };
+  } catch (error) {
+    if (timeout.aborted)
+      return {
+        ok: false,
+        status: null,
+        why: `no answer within ${options.timeoutMs / 1000} s`,
+        retry: true,
+      };
+    if (options.signal?.aborted === true)
+      return { ok: false, status: null, why: 'the board shut down', retry: false };
+    return { ok: false, status: null, why: networkError(error), retry: true };
+  }
+}
+
+/** Reads at most `max` characters of a body, then drops the rest. */
+async function readSome(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  max: number,
+): Promise<string> {
+  let text = '';
+  for await (const chunk of body) {
+    text += chunk.toString('utf8');
+    if (text.length >= max) {
+      body.destroy();
+      break;
+    }
+  }
+  return text.slice(0, max);
+}
+
+/** A network error in a few words: its code and message, never the address it was sent to. */
+function networkError(error: unknown): string {
+  const e = error as {
+    code?: unknown;
+    message?: unknown;
+    cause?: { code?: unknown; message?: unknown };
+  };
+  const cause = e.cause ?? e;
+  const code = typeof cause.code === 'string' ? cause.code : null;
+  const message = typeof cause.message === 'string' ? cause.message : 'network error';
+  return code === null ? message : `${code}: ${message}`;
+}
+
+async function sendMail(mail: MailSpec, options: SendOptions): Promise<TryResult> {
+  const transporter = createTransport({
+    host: mail.host,
+    port: mail.port,
+    secure: mail.encryption === 'tls',
+    requireTLS: mail.encryption === 'starttls',
+    ignoreTLS: mail.encryption === 'none',
+    ...(mail.user === null ? {} : { auth: { user: mail.user, pass: mail.pass ?? '' } }),
+    ...(mail.ca === null ? {} : { tls: { ca: [mail.ca] } }),
+    connectionTimeout: options.timeoutMs,
+    greetingTimeout: options.timeoutMs,
+    socketTimeout: options.timeoutMs,
+  });
+  const abort = () => transporter.close();
+  options.signal?.addEventListener('abort', abort, { once: true });
+  try {
+    await transporter.sendMail({
+      from: mail.from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+    });
+    return { ok: true, status: null };
+  } catch (error) {
+    const e = error as { responseCode?: unknown; code?: unknown; message?: unknown };
+    const code = typeof e.responseCode === 'number' ? e.responseCode : null;
+    const why = `${typeof e.code === 'string' ? `${e.code}: ` : ''}${typeof e.message === 'string' ? e.message : 'SMTP error'}`;
+    // SMTP's 5xx replies are permanent and 4xx transient: the opposite of HTTP's.
+    return {
+      ok: false,
+      status: code,
+      why: why.slice(0, BODY_KEPT),
+      retry: code === null || code < 500,
+    };
+  } finally {
+    options.signal?.removeEventListener('abort', abort);
+    transporter.close();
+  }
+}

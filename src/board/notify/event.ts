@@ -1,0 +1,42 @@
+/** What a rule fired, as the generic webhook lists it (members that do not apply are absent). */
+export interface NotifyEvent {
+  event: 'down' | 'up' | 'late' | 'bell' | 'threshold' | 'action_failed' | 'test';
+  machine: string;
+  /** ISO 8601: when it happened. */
+  at: string;
+  state?: 'up' | 'down';
+  previous?: 'up' | 'down';
+  /** ISO 8601: since when the state (or the metric past its limit) holds. */
+  since?: string;
+  reason?: string;
+  location?: string;
+  /** The machine on the board (needs public_url). */
+  url?: string;
+  /** bell */
+  session?: string;
+  why?: string;
+  /** a bell's text, or what the test says */
+  message?: string;
+  /** threshold */
+  metric?: string;
+  value?: number;
+  limit?: number;
+  path?: string;
+  /** up: how long the down lasted. */
+  duration_s?: number;
+  /** A reminder ("still down") rather than the first message. */
+  reminder?: number;
+  /** action_failed */
+  action?: string;
+}
+
+/** One message for one channel: everything that fired for it in one sweep. */
+export interface OutgoingMessage {
+  /** A short title ("Panoptes: 2 down, 1 up"). */
+  title: string;
+  /** The whole text, one line per event (templates applied). */
+  text: string;
+  /** The board's public address, or null. */
+  boardUrl: string | null;
+  events: NotifyEvent[];
+}

@@ -1,0 +1,281 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Clock } from '../../shared/clock.js';
+import type { Logger } from '../../shared/logger.js';
+import type { ChangeSet } from '../domain/change-set.js';
+import type { Journal } from '../domain/journal.js';
+import { readSnapshot, writeSnapshot } from '../store/snapshot-file.js';
+import type { Channel, NotifySettings } from './config.js';
+import { deliver } from './deliver.js';
+import { DeliveryQueue, type Pending } from './delivery-queue.js';
+import type { NotifyEvent, OutgoingMessage } from './event.js';
+import { renderMessage } from './render.js';
+import { type ChannelBatch, RuleEngine } from './rule-engine.js';
+import { describeRules, type RuleView } from './rule-view.js';
+
+export interface NotifierDeps {
+  clock: Clock;
+  journal: Journal;
+  logger: Logger;
+  dataDir: string;
+  /** Links in messages point here (board.yaml `public_url`). */
+  publicUrl: string | null;
+  /** Whether notifications for a machine are silenced (the silences). */
+  silenced(name: string, now: number): boolean;
+  /** Test seams: the queue's waits between tries, the sending itself. */
+  backoffMs?: readonly number[];
+  send?: ConstructorParameters<typeof DeliveryQueue>[0]['send'];
+}
+
+/** The answer of a test delivery. */
+export type TestResult =
+  | { found: false }
+  | { found: true; ok: true }
+  | { found: true; ok: false; why: string; status: number | null };
+
+/** Outcomes by channel, for /metrics. */
+export type DeliveryCounts = Map<string, { delivered: number; failed: number; silenced: number }>;
+
+/** Undelivered messages kept across a restart. */
+const PENDING_FILE = 'notify-pending.json';
+/** How long a shutdown waits for deliveries in flight before keeping them for the next start. */
+const CLOSE_GRACE_MS = 2000;
+
+/**
+ * The notifications: each change set is turned into at most one message per channel (inside
+ * the board's tick, synchronously, fast), and handed to a bounded queue whose workers deliver
+ * it in the background and journal each delivery's final outcome. `configure` swaps channels
+ * and rules (a config reload).
+ */
+export class Notifier {
+  private settings: NotifySettings;
+  private channels = new Map<string, Channel>();
+  private readonly engine: RuleEngine;
+  private readonly queue: DeliveryQueue;
+  private readonly counts: DeliveryCounts = new Map();
+  private readonly pendingFile: string;
+
+  constructor(
+    private readonly deps: NotifierDeps,
+    settings: NotifySettings,
+  ) {
+    this.settings = settings;
+    this.channels = new Map(settings.channels.map((c) => [c.name, c]));
+    this.pendingFile = join(deps.dataDir, PENDING_FILE);
+    this.engine = new RuleEngine(settings.rules, {
+      silenced: (name, now) => deps.silenced(name, now),
+      machineUrl: (name) =>
+        deps.publicUrl === null
+          ? null
+          : `${deps.publicUrl.replace(/\/$/, '')}/?q=${encodeURIComponent(name)}`,
+    });
+    this.queue = this.newQueue();
+  }
+
+  /** Swaps channels and rules; messages already queued go to the channel of their name now. */
+  configure(settings: NotifySettings): void {
+    this.settings = settings;
+    this.channels = new Map(settings.channels.map((c) => [c.name, c]));
+    this.engine.setRules(settings.rules);
+  }
+
+  /** The change-set listener: evaluates the rules and queues one message per channel. */
+  readonly onChangeSet = (set: ChangeSet): void => {
+    const started = performance.now();
+    const batches = this.engine.evaluate(set);
+    let events = 0;
+    for (const [name, batch] of batches) {
+      events += batch.events.length;
+      this.dispatch(name, batch);
+    }
+    if (events > 0) {
+      // One line per sweep that notifies (not per event): what went out and what it cost.
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      this.deps.logger.info({ channels: batches.size, events, ms }, 'notifications queued');
+    }
+  };
+
+  private dispatch(name: string, batch: ChannelBatch): void {
+    const channel = this.channels.get(name);
+    if (channel === undefined) return;
+    if (batch.silenced.length > 0) {
+      this.count(name, 'silenced');
+      this.note(name, 'silenced', null, `${summary(batch.silenced)} held back: silenced`);
+    }
+    if (batch.events.length === 0) return;
+    const template =
+      this.settings.templates.get(name) ?? this.settings.templates.get(channel.parsed.kind) ?? null;
+    const message = renderMessage(batch.events, template, this.deps.publicUrl);
+    if (!this.queue.enqueue({ channel: name, message })) {
+      this.count(name, 'failed');
+      this.note(
+        name,
+        'failed',
+        null,
+        `${summary(batch.events)} dropped: the delivery queue is full (${this.settings.queueMax} messages waiting)`,
+      );
+    }
+  }
+
+  /** GET /api/notify: channels by name and kind, and the rules; never a URL or a secret. */
+  describe(): { channels: { name: string; kind: string }[]; rules: RuleView[] } {
+    return {
+      channels: this.settings.channels.map((c) => ({ name: c.name, kind: c.parsed.kind })),
+      rules: describeRules(this.settings.rules),
+    };
+  }
+
+  /** POST /api/notify/test: one real delivery of a test event, one try, journaled. */
+  async test(name: string, who: 'board'): Promise<TestResult> {
+    const channel = this.channels.get(name);
+    if (channel === undefined) return { found: false };
+    const event: NotifyEvent = {
+      event: 'test',
+      machine: '',
+      at: new Date(this.deps.clock.now()).toISOString(),
+      message: `channel ${name}`,
+    };
+    const message = renderMessage([event], null, this.deps.publicUrl);
+    const result = await deliver(channel.parsed, message, {
+      timeoutMs: this.settings.timeoutMs,
+      tries: 1,
+    });
+    if (result.ok) {
+      this.count(name, 'delivered');
+      await this.record(who, name, 'delivered', result.status, 'test message delivered');
+      return { found: true, ok: true };
+    }
+    this.count(name, 'failed');
+    await this.record(
+      who,
+      name,
+      'failed',
+      result.status,
+      `test message not delivered: ${result.why}`,
+    );
+    return { found: true, ok: false, why: result.why, status: result.status };
+  }
+
+  /** Deliveries by channel and outcome since the start. */
+  deliveryCounts(): DeliveryCounts {
+    return this.counts;
+  }
+
+  /** Messages waiting or in flight. */
+  pending(): number {
+    return this.queue.size();
+  }
+
+  /** Resolves when no delivery is waiting or in flight. */
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  /** Queues again what a previous run could not deliver before it stopped. */
+  restorePending(): number {
+    const value = readSnapshot(this.pendingFile);
+    rmSync(this.pendingFile, { force: true });
+    if (!Array.isArray(value)) return 0;
+    let n = 0;
+    for (const item of value as unknown[]) {
+      if (!isPending(item) || !this.channels.has(item.channel)) continue;
+      if (this.queue.enqueue(item)) n += 1;
+    }
+    if (n > 0)
+      this.deps.logger.info(
+        { messages: n },
+        'notifications kept at the last stop are delivered now',
+      );
+    return n;
+  }
+
+  /** Stops delivering: what is not delivered within a short grace is kept for the next start. */
+  async close(): Promise<void> {
+    const left = await this.queue.close(CLOSE_GRACE_MS);
+    if (left.length > 0) {
+      await writeSnapshot(this.pendingFile, left);
+      this.deps.logger.info(
+        { messages: left.length },
+        'undelivered notifications kept for the next start',
+      );
+    }
+  }
+
+  private newQueue(): DeliveryQueue {
+    return new DeliveryQueue({
+      max: () => this.settings.queueMax,
+      timeoutMs: () => this.settings.timeoutMs,
+      ...(this.deps.backoffMs === undefined ? {} : { backoffMs: this.deps.backoffMs }),
+      ...(this.deps.send === undefined ? {} : { send: this.deps.send }),
+      channel: (name) => this.channels.get(name) ?? null,
+      report: {
+        delivered: (name, message, result) => {
+          this.count(name, 'delivered');
+          const tries = result.tries > 1 ? ` after ${result.tries} tries` : '';
+          this.note(
+            name,
+            'delivered',
+            result.status,
+            `${summary(message.events)} delivered${tries}`,
+          );
+        },
+        failed: (name, message, why, status) => {
+          this.count(name, 'failed');
+          this.deps.logger.warn({ channel: name, why }, 'notification not delivered');
+          this.note(name, 'failed', status, `${summary(message.events)} not delivered: ${why}`);
+        },
+      },
+    });
+  }
+
+  private count(name: string, outcome: 'delivered' | 'failed' | 'silenced'): void {
+    let c = this.counts.get(name);
+    if (c === undefined) {
+      c = { delivered: 0, failed: 0, silenced: 0 };
+      this.counts.set(name, c);
+    }
+    c[outcome] += 1;
+  }
+
+  /** Journals behind the tick (the listener is synchronous); a failure is logged. */
+  private note(name: string, outcome: string, status: number | null, detail: string): void {
+    this.record('board', name, outcome, status, detail).catch((error: unknown) =>
+      this.deps.logger.error({ err: error }, 'journal write failed'),
+    );
+  }
+
+  private async record(
+    who: 'board',
+    name: string,
+    outcome: string,
+    status: number | null,
+    detail: string,
+  ): Promise<void> {
+    await this.deps.journal.record({ who, op: 'notify', target: name, outcome, status, detail });
+  }
+}
+
+/** "3 down (web1, web2, web3)", "1 bell (lab3)": what a message held, for the journal. */
+export function summary(events: readonly NotifyEvent[]): string {
+  const kinds = new Map<string, number>();
+  for (const e of events) kinds.set(e.event, (kinds.get(e.event) ?? 0) + 1);
+  const names = [...new Set(events.map((e) => e.machine).filter((m) => m !== ''))];
+  const shown = names.slice(0, 5).join(', ');
+  const more = names.length > 5 ? ` and ${names.length - 5} more` : '';
+  const what = [...kinds].map(([k, n]) => `${n} ${k}`).join(', ');
+  return names.length === 0 ? what : `${what} (${shown}${more})`;
+}
+
+function isPending(value: unknown): value is Pending {
+  if (value === null || typeof value !== 'object') return false;
+  const v = value as { channel?: unknown; message?: unknown };
+  const m = v.message as Partial<OutgoingMessage> | undefined;
+  return (
+    typeof v.channel === 'string' &&
+    m !== undefined &&
+    m !== null &&
+    typeof m.title === 'string' &&
+    typeof m.text === 'string' &&
+    Array.isArray(m.events)
+  );
+}

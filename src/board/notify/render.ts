@@ -1,0 +1,127 @@
+import type { NotifyEvent, OutgoingMessage } from './event.js';
+
+/** Lines a message's text lists at most; the rest is counted ("… and 940 more"). */
+export const LINES_MAX = 100;
+
+/** How long, in words: 3 h 5 min, 4 min 10 s, 12 s. */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (d > 0) return h > 0 ? `${d} d ${h} h` : `${d} d`;
+  if (h > 0) return m > 0 ? `${h} h ${m} min` : `${h} h`;
+  if (m > 0) return sec > 0 ? `${m} min ${sec} s` : `${m} min`;
+  return `${sec} s`;
+}
+
+function percent(value: number): string {
+  return `${Math.round(value * 100)} %`;
+}
+
+function metricValue(e: NotifyEvent, value: number | undefined): string {
+  if (value === undefined) return '?';
+  return e.metric === 'load' ? value.toFixed(2) : percent(value);
+}
+
+/** The default line for one event. */
+export function defaultLine(e: NotifyEvent): string {
+  const reason = e.reason === undefined || e.reason === null ? '' : `: ${e.reason}`;
+  switch (e.event) {
+    case 'down':
+      return e.reminder !== undefined && e.since !== undefined
+        ? `✖ ${e.machine} still down (since ${e.since})${reason}`
+        : `✖ ${e.machine} is down${reason}`;
+    case 'up':
+      return e.duration_s === undefined
+        ? `▲ ${e.machine} is up again`
+        : `▲ ${e.machine} is up again after ${duration(e.duration_s)} down`;
+    case 'late':
+      return `◷ ${e.machine} is late${reason}`;
+    case 'bell':
+      return `! ${e.machine}: session ${e.session ?? '?'} ${e.why === 'error' ? 'reports an error' : e.why === 'finished' ? 'finished' : 'needs attention'}${e.message ? `: ${e.message}` : ''}`;
+    case 'threshold': {
+      const what = e.path === undefined ? (e.metric ?? '?') : `${e.metric ?? '?'} ${e.path}`;
+      const still = e.reminder !== undefined ? ' still' : '';
+      return `⚠ ${e.machine}${still} ${what} at ${metricValue(e, e.value)} (above ${metricValue(e, e.limit)}) since ${e.since ?? '?'}`;
+    }
+    case 'action_failed':
+      return `✖ ${e.machine}: ${e.action ?? 'action'} failed${reason}`;
+    case 'test':
+      return `Test message from Panoptes${e.message ? `: ${e.message}` : ''}`;
+  }
+}
+
+const PLACEHOLDER = /\{\{\s*([a-z_]+)\s*\}\}/g;
+
+/**
+ * Fills a template's `{{name}}` placeholders from the event (any of its members, plus `text`:
+ * the default line, and `duration`: a recovery's duration in words). Unknown names are empty:
+ * a template is text, never code.
+ */
+export function fill(template: string, e: NotifyEvent): string {
+  return template.replace(PLACEHOLDER, (_m, name: string) => {
+    if (name === 'text') return defaultLine(e);
+    if (name === 'duration') return e.duration_s === undefined ? '' : duration(e.duration_s);
+    const value = (e as unknown as Record<string, unknown>)[name];
+    if (value === undefined || value === null) return '';
+    return typeof value === 'number' &&
+      (name === 'value' || name === 'limit') &&
+      e.metric !== 'load'
+      ? percent(value)
+      : String(value);
+  });
+}
+
+const LABELS: Record<NotifyEvent['event'], string> = {
+  down: 'down',
+  up: 'up',
+  late: 'late',
+  bell: 'bell',
+  threshold: 'threshold',
+  action_failed: 'failed action',
+  test: 'test',
+};
+
+/** The title: what the message holds, counted by event ("Panoptes: 3 down, 1 up"). */
+export function titleOf(events: readonly NotifyEvent[]): string {
+  const counts = new Map<string, number>();
+  for (const e of events) {
+    const label = e.event === 'down' && e.reminder !== undefined ? 'still down' : LABELS[e.event];
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  const parts = [...counts].map(([label, n]) =>
+    n === 1 && events.length === 1 ? label : `${n} ${label}`,
+  );
+  if (events.length === 1 && events[0] !== undefined)
+    return `Panoptes: ${events[0].machine} ${parts[0] ?? ''}`;
+  return `Panoptes: ${parts.join(', ')}`;
+}
+
+/**
+ * Everything that fired for one channel in one sweep as ONE message: a title and one line per
+ * event (the channel's template, if any), at most LINES_MAX lines listed.
+ */
+export function renderMessage(
+  events: NotifyEvent[],
+  template: string | null,
+  boardUrl: string | null,
+): OutgoingMessage {
+  const lines: string[] = [];
+  const shown = Math.min(events.length, LINES_MAX);
+  for (let i = 0; i < shown; i++) {
+    const e = events[i] as NotifyEvent;
+    lines.push(template === null ? defaultLine(e) : fill(template, e));
+  }
+  if (events.length > shown) lines.push(`… and ${events.length - shown} more`);
+  if (boardUrl !== null) lines.push(boardUrl);
+  return { title: titleOf(events), text: lines.join('\n'), boardUrl, events };
+}
+
+/** Cuts a text to `max` characters for services with a limit, saying that it was cut. */
+export function fitText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const tail = '\n… (cut)';
+  return text.slice(0, max - tail.length) + tail;
+}

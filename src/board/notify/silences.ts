@@ -1,0 +1,130 @@
+import type { Clock } from '../../shared/clock.js';
+import type { Answer } from '../domain/board.js';
+import type { Journal } from '../domain/journal.js';
+import type { Registry } from '../domain/registry.js';
+import type { Who } from '../schemas.js';
+import type { SilenceRecord, SilenceStore } from '../store/silence-store.js';
+
+export const SILENCE_MINUTES_MAX = 43_200;
+
+/**
+ * Maintenance silences: a silenced machine still shows its state but sends no notification
+ * until the silence ends. Kept in the registry (board records show `silenced_until`) and in a
+ * snapshot file, so they survive a restart; every start and end is journaled.
+ */
+export class Silences {
+  private readonly reasons = new Map<string, string>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly registry: Registry,
+    private readonly journal: Journal,
+    private readonly store: SilenceStore,
+  ) {}
+
+  /** Brings back the silences saved before a restart (those still running, of machines known). */
+  restore(): void {
+    const now = this.clock.now();
+    for (const s of this.store.load()) {
+      if (s.until <= now) continue;
+      if (this.registry.setSilence(s.name, s.until)) this.reasons.set(s.name, s.reason);
+    }
+  }
+
+  /** POST /api/machines/{name}/silence. */
+  async set(who: Who, name: string, minutes: number, reason: string): Promise<Answer> {
+    const until = this.clock.now() + minutes * 60_000;
+    if (!this.registry.setSilence(name, until)) return notFound(name);
+    this.reasons.set(name, reason);
+    await this.store.save(() => this.records());
+    const at = new Date(until).toISOString();
+    await this.journal.record({
+      who,
+      op: 'silence',
+      target: name,
+      outcome: 'silenced',
+      status: 200,
+      detail: `notifications silenced for ${minutes} min, until ${at}${reason === '' ? '' : `: ${reason}`}`,
+    });
+    return { status: 200, body: { name, silenced_until: at, reason } };
+  }
+
+  /** DELETE /api/machines/{name}/silence. */
+  async end(who: Who, name: string): Promise<Answer> {
+    const machine = this.registry.get(name);
+    if (machine === undefined) return notFound(name);
+    const was = machine.silencedUntil;
+    this.registry.setSilence(name, null);
+    this.reasons.delete(name);
+    await this.store.save(() => this.records());
+    if (was !== null) {
+      await this.journal.record({
+        who,
+        op: 'silence',
+        target: name,
+        outcome: 'unsilenced',
+        status: 200,
+        detail: 'silence ended by a person',
+      });
+    }
+    return { status: 200, body: { name, silenced_until: null, reason: null } };
+  }
+
+  /** Whether notifications for `name` are silenced at `now`. */
+  silenced(name: string, now: number): boolean {
+    const until = this.registry.get(name)?.silencedUntil ?? null;
+    return until !== null && until > now;
+  }
+
+  /**
+   * Ends the silences that ran out (called once per change set, before rules are evaluated);
+   * returns the work of saving and journaling, which the caller runs behind the tick.
+   */
+  expire(now: number): Promise<void> | null {
+    const ended: string[] = [];
+    for (const name of this.reasons.keys()) {
+      const until = this.registry.get(name)?.silencedUntil ?? null;
+      if (until === null) {
+        this.reasons.delete(name);
+        continue;
+      }
+      if (until <= now) ended.push(name);
+    }
+    if (ended.length === 0) return null;
+    for (const name of ended) {
+      this.registry.setSilence(name, null);
+      this.reasons.delete(name);
+    }
+    return (async () => {
+      await this.store.save(() => this.records());
+      for (const name of ended) {
+        await this.journal.record({
+          who: 'board',
+          op: 'silence',
+          target: name,
+          outcome: 'unsilenced',
+          status: null,
+          detail: 'silence ran out',
+        });
+      }
+    })();
+  }
+
+  /** The running silence's reason, or null. */
+  reason(name: string): string | null {
+    return this.reasons.get(name) ?? null;
+  }
+
+  private records(): SilenceRecord[] {
+    const out: SilenceRecord[] = [];
+    for (const [name, reason] of this.reasons) {
+      const until = this.registry.get(name)?.silencedUntil ?? null;
+      if (until !== null) out.push({ name, until, reason });
+    }
+    return out;
+  }
+}
+
+function notFound(name: string): Answer {
+  return { status: 404, body: { detail: `No machine named '${name}' on this board` } };
+}

@@ -1,0 +1,144 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { Api } from '../api/client.js';
+import type { NotifyInfo } from '../api/types.js';
+import { useI18n } from '../hooks.js';
+import { notificationsSupported } from '../state/browser-notify.js';
+
+type TestState = { kind: 'sending' } | { kind: 'ok' } | { kind: 'failed'; detail: string };
+
+export interface NotifyPanelProps {
+  api: Api;
+  /** Browser notifications asked for on this board (stored per browser). */
+  browserEnabled: boolean;
+  onBrowserEnabled(enabled: boolean): void;
+}
+
+/**
+ * The notifications the board sends (channels by name and kind, never their addresses; the
+ * rules), a test button per channel, and browser notifications for this page.
+ */
+export function NotifyPanel(props: NotifyPanelProps) {
+  const { t } = useI18n();
+  const { api } = props;
+  const [info, setInfo] = useState<NotifyInfo | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [tests, setTests] = useState<Record<string, TestState>>({});
+  const [permission, setPermission] = useState<string>(() =>
+    notificationsSupported() ? Notification.permission : 'unsupported',
+  );
+
+  useEffect(() => {
+    let cancelled = false;
+    api.notify().then(
+      (i) => {
+        if (!cancelled) setInfo(i);
+      },
+      (error: unknown) => {
+        if (!cancelled) setProblem(error instanceof Error ? error.message : String(error));
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [api]);
+
+  const test = (channel: string) => {
+    setTests((all) => ({ ...all, [channel]: { kind: 'sending' } }));
+    api.testChannel(channel).then(
+      () => setTests((all) => ({ ...all, [channel]: { kind: 'ok' } })),
+      (error: unknown) =>
+        setTests((all) => ({
+          ...all,
+          [channel]: {
+            kind: 'failed',
+            detail: error instanceof Error ? error.message : String(error),
+          },
+        })),
+    );
+  };
+
+  const toggleBrowser = async (want: boolean) => {
+    if (!want) {
+      props.onBrowserEnabled(false);
+      return;
+    }
+    const answer =
+      Notification.permission === 'default'
+        ? await Notification.requestPermission()
+        : Notification.permission;
+    setPermission(answer);
+    props.onBrowserEnabled(answer === 'granted');
+  };
+
+  return (
+    <details class="notify-panel" data-testid="notify-panel">
+      <summary>{t('notify.heading')}</summary>
+      {problem !== null ? (
+        <p class="problem" role="alert">
+          {problem}
+        </p>
+      ) : null}
+      {info === null ? null : info.channels.length === 0 ? (
+        <p>{t('notify.none')}</p>
+      ) : (
+        <>
+          <h3>{t('notify.channels')}</h3>
+          <ul class="channels">
+            {info.channels.map((c) => {
+              const state = tests[c.name];
+              return (
+                <li key={c.name} data-channel={c.name}>
+                  <span class="channel-name" translate={false}>
+                    {c.name}
+                  </span>{' '}
+                  <span class="channel-kind">{c.kind}</span>{' '}
+                  <button
+                    type="button"
+                    disabled={state?.kind === 'sending'}
+                    aria-label={t('notify.testLabel', { channel: c.name })}
+                    onClick={() => test(c.name)}
+                  >
+                    {t('notify.test')}
+                  </button>{' '}
+                  {state === undefined || state.kind === 'sending' ? null : (
+                    <span class={`test-result ${state.kind}`} role="status">
+                      {state.kind === 'ok'
+                        ? t('notify.testOk')
+                        : t('notify.testFailed', { detail: state.detail })}
+                    </span>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+          <h3>{t('notify.rules')}</h3>
+          <ul class="rules">
+            {info.rules.map((r, i) => (
+              <li key={String(i)} translate={false}>
+                {t('notify.rule', {
+                  events: r.events.join(', '),
+                  machines: r.machines.join(', '),
+                  channels: r.channels.join(', '),
+                })}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <h3>{t('notify.browserHeading')}</h3>
+      {permission === 'unsupported' ? (
+        <p>{t('notify.browserUnsupported')}</p>
+      ) : (
+        <label class="browser-notify">
+          <input
+            type="checkbox"
+            checked={props.browserEnabled && permission === 'granted'}
+            onChange={(e) => void toggleBrowser((e.target as HTMLInputElement).checked)}
+          />{' '}
+          {t('notify.browser')}
+        </label>
+      )}
+      {permission === 'denied' ? <p class="problem">{t('notify.browserDenied')}</p> : null}
+    </details>
+  );
+}
