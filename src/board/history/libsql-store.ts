@@ -1,0 +1,350 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import Database from 'libsql';
+import { migrate } from './libsql-schema.js';
+import {
+  type HistoryStore,
+  METRICS,
+  type MetricName,
+  type Sample,
+  type StateEvent,
+  TIERS,
+  type TierName,
+  type UptimeInput,
+  type WriteBatch,
+} from './store.js';
+
+/** Rows written between two yields to the event loop (≈ 15 ms of work on the 2-core machine). */
+export const CHUNK_ROWS = 400;
+/** Rows a batch may prune per tier at least (more if it wrote more: pruning keeps pace). */
+const PRUNE_MIN = 2000;
+const REASON_MAX = 500;
+
+const SCALE: Record<MetricName, number> = {
+  cpu: 10_000,
+  mem: 10_000,
+  load: 100,
+  disk: 10_000,
+  latency_ms: 10,
+  bells: 100,
+};
+const UP_SCALE = 10_000;
+
+type Row = (number | null)[];
+const STATE = ['down', 'up'] as const;
+
+/** Opens (creating or migrating) DIR/data/history.db; throws with a clear message if it cannot. */
+export function openLibsqlHistory(path: string): LibsqlHistoryStore {
+  mkdirSync(dirname(path), { recursive: true });
+  let db: Database.Database;
+  try {
+    db = new Database(path, { timeout: 0 });
+  } catch (error) {
+    throw new Error(`cannot open ${path}: ${message(error)}`);
+  }
+  try {
+    db.pragma('journal_mode = WAL');
+    // WAL + NORMAL: a commit survives the process being killed (kill -9); only a power loss
+    // may take back the last commits.
+    db.pragma('synchronous = NORMAL');
+    // A write lock taken and given back at once: a file another process holds locked is
+    // reported now, at start, not at the first sweep.
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('COMMIT');
+    migrate(db);
+    return new LibsqlHistoryStore(db);
+  } catch (error) {
+    db.close();
+    const text = message(error);
+    if (/locked|busy/i.test(text))
+      throw new Error(
+        `${path} is locked by another process (another board on this data_dir?): ${text}`,
+      );
+    if (/not a database|malformed|corrupt/i.test(text))
+      throw new Error(`${path} is corrupt: ${text} (move it away to start a new history)`);
+    throw new Error(`cannot use ${path}: ${text}`);
+  }
+}
+
+/** The HistoryStore in a SQLite file (WAL), through libsql. */
+export class LibsqlHistoryStore implements HistoryStore {
+  private readonly ids = new Map<string, number>();
+  private readonly firstSeen = new Map<number, number | null>();
+  private readonly sql;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly db: Database.Database) {
+    const aggregate = (tier: string) =>
+      db.prepare(
+        `INSERT INTO ${tier} VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (m, t) DO UPDATE SET
+         cpu = CASE WHEN cpu IS NULL THEN excluded.cpu WHEN excluded.cpu IS NULL THEN cpu ELSE (cpu * n + excluded.cpu * excluded.n) / (n + excluded.n) END,
+         mem = CASE WHEN mem IS NULL THEN excluded.mem WHEN excluded.mem IS NULL THEN mem ELSE (mem * n + excluded.mem * excluded.n) / (n + excluded.n) END,
+         load = CASE WHEN load IS NULL THEN excluded.load WHEN excluded.load IS NULL THEN load ELSE (load * n + excluded.load * excluded.n) / (n + excluded.n) END,
+         disk = CASE WHEN disk IS NULL THEN excluded.disk WHEN excluded.disk IS NULL THEN disk ELSE (disk * n + excluded.disk * excluded.n) / (n + excluded.n) END,
+         lat = CASE WHEN lat IS NULL THEN excluded.lat WHEN excluded.lat IS NULL THEN lat ELSE (lat * n + excluded.lat * excluded.n) / (n + excluded.n) END,
+         bells = CASE WHEN bells IS NULL THEN excluded.bells WHEN excluded.bells IS NULL THEN bells ELSE (bells * n + excluded.bells * excluded.n) / (n + excluded.n) END,
+         up = (up * n + excluded.up * excluded.n) / (n + excluded.n),
+         cpu_x = max(coalesce(cpu_x, excluded.cpu_x), coalesce(excluded.cpu_x, cpu_x)),
+         mem_x = max(coalesce(mem_x, excluded.mem_x), coalesce(excluded.mem_x, mem_x)),
+         load_x = max(coalesce(load_x, excluded.load_x), coalesce(excluded.load_x, load_x)),
+         disk_x = max(coalesce(disk_x, excluded.disk_x), coalesce(excluded.disk_x, disk_x)),
+         lat_x = max(coalesce(lat_x, excluded.lat_x), coalesce(excluded.lat_x, lat_x)),
+         bells_x = max(coalesce(bells_x, excluded.bells_x), coalesce(excluded.bells_x, bells_x)),
+         n = n + excluded.n`,
+      );
+    const prune = (tier: string) =>
+      db.prepare(
+        `DELETE FROM ${tier} WHERE rowid IN (SELECT rowid FROM ${tier} ORDER BY rowid LIMIT ?) AND t < ?`,
+      );
+    const dropMachine = (table: string) =>
+      db.prepare(
+        `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE m = ? LIMIT ?)`,
+      );
+    this.sql = {
+      addMachine: db.prepare('INSERT INTO machines (name, first_seen) VALUES (?, NULL)'),
+      firstSeen: db.prepare('UPDATE machines SET first_seen = ? WHERE id = ?'),
+      forgetMachine: db.prepare('DELETE FROM machines WHERE id = ?'),
+      markForgotten: db.prepare('INSERT OR IGNORE INTO forgotten (id) VALUES (?)'),
+      forgottenIds: db.prepare('SELECT id FROM forgotten LIMIT 16').pluck(),
+      unmarkForgotten: db.prepare('DELETE FROM forgotten WHERE id = ?'),
+      raw: db.prepare('INSERT INTO raw VALUES (?,?,?,?,?,?,?,?,?)'),
+      m5: aggregate('m5'),
+      h1: aggregate('h1'),
+      event: db.prepare('INSERT INTO events VALUES (?,?,?,?,?)'),
+      prune: { raw: prune('raw'), m5: prune('m5'), h1: prune('h1') },
+      // The last change of a machine is kept whatever its age: it is the state still in force.
+      pruneEvents: db.prepare(
+        `DELETE FROM events WHERE rowid IN (SELECT rowid FROM events ORDER BY rowid LIMIT ?) AND at < ?
+         AND EXISTS (SELECT 1 FROM events e WHERE e.m = events.m AND e.at > events.at)`,
+      ),
+      drop: ['raw', 'm5', 'h1', 'events'].map(dropMachine),
+      selectRaw: db
+        .prepare(
+          'SELECT t, up, cpu, mem, load, disk, lat, bells FROM raw WHERE m = ? AND t >= ? AND t < ? ORDER BY t',
+        )
+        .raw(true),
+      selectAgg: {
+        m5: selectAggregate(db, 'm5'),
+        h1: selectAggregate(db, 'h1'),
+      },
+      events: db
+        .prepare(
+          'SELECT at, state, previous, reason FROM events WHERE m = ? ORDER BY at DESC, rowid DESC LIMIT ?',
+        )
+        .raw(true),
+      eventsSince: db
+        .prepare('SELECT m, at, state FROM events WHERE at > ? ORDER BY m, at')
+        .raw(true),
+      stateAt: db
+        .prepare('SELECT m, state, max(at) FROM events WHERE at <= ? GROUP BY m')
+        .raw(true),
+    };
+    this.loadMachines();
+  }
+
+  write(batch: WriteBatch): Promise<void> {
+    // Batches are committed one after the other, never interleaved on the one connection.
+    const next = this.writing.then(() => this.writeNow(batch));
+    this.writing = next.catch(() => undefined);
+    return next;
+  }
+
+  async samples(name: string, tier: TierName, fromS: number, toS: number): Promise<Sample[]> {
+    const id = this.ids.get(name);
+    if (id === undefined) return [];
+    if (tier === 'raw') {
+      return (this.sql.selectRaw.all(id, fromS, toS) as Row[]).map((r) => {
+        const avg = unscale(r, 2);
+        return { t: Number(r[0]), n: 1, up: Number(r[1]), avg, max: { ...avg } };
+      });
+    }
+    return (this.sql.selectAgg[tier].all(id, fromS, toS) as Row[]).map((r) => {
+      const avg = {} as Record<MetricName, number | null>;
+      const max = {} as Record<MetricName, number | null>;
+      METRICS.forEach((k, i) => {
+        const a = r[3 + i * 2] ?? null;
+        const x = r[4 + i * 2] ?? null;
+        avg[k] = a === null ? null : a / SCALE[k];
+        max[k] = x === null ? null : x / SCALE[k];
+      });
+      return { t: Number(r[0]), n: Number(r[1]), up: Number(r[2]) / UP_SCALE, avg, max };
+    });
+  }
+
+  async events(name: string, limit: number): Promise<StateEvent[]> {
+    const id = this.ids.get(name);
+    if (id === undefined) return [];
+    return (this.sql.events.all(id, limit) as [number, number, number | null, string | null][]).map(
+      ([at, state, previous, reason]) => ({
+        at: Number(at),
+        state: STATE[state] ?? 'down',
+        previous: previous === null ? null : (STATE[previous] ?? 'down'),
+        reason,
+      }),
+    );
+  }
+
+  async uptimeInputs(fromMs: number): Promise<UptimeInput[]> {
+    const byId = new Map<number, UptimeInput>();
+    for (const [name, id] of this.ids) {
+      const first = this.firstSeen.get(id) ?? null;
+      if (first !== null) byId.set(id, { name, firstSeen: first, stateAtFrom: null, events: [] });
+    }
+    for (const [m, state] of this.sql.stateAt.all(fromMs) as [number, number][]) {
+      const input = byId.get(m);
+      if (input !== undefined) input.stateAtFrom = STATE[state] ?? 'down';
+    }
+    for (const [m, at, state] of this.sql.eventsSince.all(fromMs) as [number, number, number][]) {
+      byId.get(m)?.events.push({ at, state: STATE[state] ?? 'down', previous: null, reason: null });
+    }
+    return [...byId.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async has(name: string): Promise<boolean> {
+    return this.ids.has(name);
+  }
+
+  async close(): Promise<void> {
+    await this.writing;
+    if (this.db.open) this.db.close();
+  }
+
+  private async writeNow(batch: WriteBatch): Promise<void> {
+    const { sql } = this;
+    const counts: Record<TierName, number> = { raw: 0, m5: 0, h1: 0 };
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      for (const name of batch.forget) {
+        const id = this.ids.get(name);
+        if (id === undefined) continue;
+        sql.forgetMachine.run(id);
+        sql.markForgotten.run(id);
+        this.ids.delete(name);
+        this.firstSeen.delete(id);
+      }
+      let done = 0;
+      for (const { tier, name, sample } of batch.samples) {
+        const id = this.idOf(name);
+        counts[tier] += 1;
+        if (tier === 'raw') {
+          sql.raw.run(
+            id,
+            Math.floor(sample.t),
+            Math.round(sample.up),
+            ...METRICS.map((k) => scaled(sample.avg[k], SCALE[k])),
+          );
+        } else {
+          const values: Row = [id, sample.t, sample.n, scaled(sample.up, UP_SCALE)];
+          for (const k of METRICS)
+            values.push(scaled(sample.avg[k], SCALE[k]), scaled(sample.max[k], SCALE[k]));
+          sql[tier].run(...values);
+        }
+        done += 1;
+        if (done % CHUNK_ROWS === 0) await yieldToLoop();
+      }
+      for (const e of batch.events) {
+        const id = this.idOf(e.name);
+        sql.event.run(
+          id,
+          e.at,
+          e.state === 'up' ? 1 : 0,
+          e.previous === null ? null : e.previous === 'up' ? 1 : 0,
+          e.reason?.slice(0, REASON_MAX) ?? null,
+        );
+        const first = this.firstSeen.get(id) ?? null;
+        if (first === null || e.at < first) {
+          sql.firstSeen.run(e.at, id);
+          this.firstSeen.set(id, e.at);
+        }
+      }
+      for (const tier of TIERS) {
+        let budget = Math.max(PRUNE_MIN, 2 * counts[tier]);
+        while (budget > 0) {
+          const take = Math.min(CHUNK_ROWS, budget);
+          budget -= take;
+          if (sql.prune[tier].run(take, batch.cutoffs[tier]).changes < take) break;
+          await yieldToLoop();
+        }
+      }
+      sql.pruneEvents.run(PRUNE_MIN, batch.cutoffs.h1 * 1000);
+      await this.dropForgotten();
+      this.db.exec('COMMIT');
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      // Ids handed out inside the rolled-back transaction are gone with it.
+      this.loadMachines();
+      throw error;
+    }
+  }
+
+  /** Deletes the rows of forgotten machines, a bounded number per batch. */
+  private async dropForgotten(): Promise<void> {
+    let budget = PRUNE_MIN * 2;
+    for (const id of this.sql.forgottenIds.all() as number[]) {
+      let left = false;
+      for (const drop of this.sql.drop) {
+        while (budget > 0) {
+          const take = Math.min(CHUNK_ROWS, budget);
+          budget -= take;
+          const gone = drop.run(id, take).changes;
+          await yieldToLoop();
+          if (gone < take) break;
+          left = true;
+        }
+        if (budget <= 0) return;
+      }
+      if (!left) this.sql.unmarkForgotten.run(id);
+    }
+  }
+
+  private idOf(name: string): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = Number(this.sql.addMachine.run(name).lastInsertRowid);
+      this.ids.set(name, id);
+      this.firstSeen.set(id, null);
+    }
+    return id;
+  }
+
+  private loadMachines(): void {
+    this.ids.clear();
+    this.firstSeen.clear();
+    const rows = this.db.prepare('SELECT id, name, first_seen FROM machines').raw(true).all() as [
+      number,
+      string,
+      number | null,
+    ][];
+    for (const [id, name, first] of rows) {
+      this.ids.set(name, id);
+      this.firstSeen.set(id, first);
+    }
+  }
+}
+
+function selectAggregate(db: Database.Database, tier: string) {
+  return db
+    .prepare(
+      `SELECT t, n, up, cpu, cpu_x, mem, mem_x, load, load_x, disk, disk_x, lat, lat_x, bells, bells_x
+       FROM ${tier} WHERE m = ? AND t >= ? AND t < ? ORDER BY t`,
+    )
+    .raw(true);
+}
+
+function unscale(r: Row, offset: number): Record<MetricName, number | null> {
+  const out = {} as Record<MetricName, number | null>;
+  METRICS.forEach((k, i) => {
+    const v = r[offset + i] ?? null;
+    out[k] = v === null ? null : v / SCALE[k];
+  });
+  return out;
+}
+
+function scaled(value: number | null, scale: number): number | null {
+  return value === null ? null : Math.round(value * scale);
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

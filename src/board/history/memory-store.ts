@@ -1,0 +1,86 @@
+import type {
+  HistoryStore,
+  Sample,
+  StateEvent,
+  TierName,
+  UptimeInput,
+  WriteBatch,
+} from './store.js';
+import { mergeSamples } from './tiers.js';
+
+interface Kept {
+  firstSeen: number | null;
+  tiers: Record<TierName, Map<number, Sample>>;
+  events: StateEvent[];
+}
+
+/** A HistoryStore in memory: for domain tests, and the reference the contract test reads. */
+export class MemoryHistoryStore implements HistoryStore {
+  private readonly machines = new Map<string, Kept>();
+
+  async write(batch: WriteBatch): Promise<void> {
+    for (const name of batch.forget) this.machines.delete(name);
+    for (const { tier, name, sample } of batch.samples) {
+      const rows = this.kept(name).tiers[tier];
+      const held = rows.get(sample.t);
+      rows.set(sample.t, held === undefined ? sample : mergeSamples(held, sample));
+    }
+    for (const { name, ...event } of batch.events) {
+      const kept = this.kept(name);
+      kept.events.push(event);
+      if (kept.firstSeen === null || event.at < kept.firstSeen) kept.firstSeen = event.at;
+    }
+    for (const kept of this.machines.values()) {
+      for (const tier of Object.keys(kept.tiers) as TierName[]) {
+        for (const t of kept.tiers[tier].keys())
+          if (t < batch.cutoffs[tier]) kept.tiers[tier].delete(t);
+      }
+    }
+  }
+
+  async samples(name: string, tier: TierName, fromS: number, toS: number): Promise<Sample[]> {
+    const rows = this.machines.get(name)?.tiers[tier];
+    if (rows === undefined) return [];
+    return [...rows.values()].filter((s) => s.t >= fromS && s.t < toS).sort((a, b) => a.t - b.t);
+  }
+
+  async events(name: string, limit: number): Promise<StateEvent[]> {
+    const events = this.machines.get(name)?.events ?? [];
+    return [...events].sort((a, b) => b.at - a.at).slice(0, limit);
+  }
+
+  async uptimeInputs(fromMs: number): Promise<UptimeInput[]> {
+    const out: UptimeInput[] = [];
+    for (const [name, kept] of this.machines) {
+      if (kept.firstSeen === null) continue;
+      const sorted = [...kept.events].sort((a, b) => a.at - b.at);
+      const before = sorted.filter((e) => e.at <= fromMs).at(-1);
+      out.push({
+        name,
+        firstSeen: kept.firstSeen,
+        stateAtFrom: before?.state ?? null,
+        events: sorted.filter((e) => e.at > fromMs),
+      });
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async has(name: string): Promise<boolean> {
+    return this.machines.has(name);
+  }
+
+  async close(): Promise<void> {}
+
+  private kept(name: string): Kept {
+    let kept = this.machines.get(name);
+    if (kept === undefined) {
+      kept = {
+        firstSeen: null,
+        tiers: { raw: new Map(), m5: new Map(), h1: new Map() },
+        events: [],
+      };
+      this.machines.set(name, kept);
+    }
+    return kept;
+  }
+}
