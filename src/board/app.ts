@@ -12,9 +12,12 @@ import { Board } from './domain/board.js';
 import { EventHub } from './domain/events.js';
 import { Journal } from './domain/journal.js';
 import { Registry } from './domain/registry.js';
+import type { History } from './history/history.js';
+import { openHistory } from './history/open-history.js';
 import { actionRoutes } from './http/action-routes.js';
 import { installAuth } from './http/auth.js';
 import { boardRoutes } from './http/board-routes.js';
+import { historyRoutes } from './http/history-routes.js';
 import { journalRoutes } from './http/journal-routes.js';
 import { liveRoutes } from './http/live-routes.js';
 import { metaRoutes } from './http/meta-routes.js';
@@ -41,6 +44,8 @@ export interface BoardApp {
   board: Board;
   events: EventHub;
   identities: IdentityStore;
+  /** The board's history (null: off, or its file could not be used). */
+  history: History | null;
   /** Closes the HTTP app, flushes the logs and the identity snapshot. */
   close(): Promise<void>;
 }
@@ -83,6 +88,14 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     journal,
     persistIdentities: () => identities.save(registry),
   });
+  const { history, unavailable } = openHistory({
+    settings: settings.history,
+    dataDir: settings.dataDir,
+    clock,
+    logger,
+    registry,
+    events,
+  });
 
   const app = await createHttpApp({
     logger,
@@ -113,6 +126,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   await app.register(actionRoutes, { board });
   await app.register(journalRoutes, { board });
   await app.register(liveRoutes, { registry, events });
+  await app.register(historyRoutes, { registry, history, unavailable });
   await app.register(uiRoutes, { dir: deps.uiDir ?? UI_DIR });
 
   return {
@@ -120,8 +134,10 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     board,
     events,
     identities,
+    history,
     async close() {
       await app.close();
+      await history?.close();
       await identities.save(registry);
       await logs.journal.log.close();
       await logs.queue.log.close();

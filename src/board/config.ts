@@ -4,6 +4,7 @@ import type { CliOptions } from '../shared/cli.js';
 import { ConfigError, type ConfigProblem } from '../shared/config/config-error.js';
 import { type EnvOverride, loadConfig } from '../shared/config/load-config.js';
 import { HttpUrl, NAME_PATTERN, Name, Token } from '../shared/wire/common.js';
+import { HistoryConfig, type HistorySettings, historySettings } from './history/settings.js';
 
 const Seconds = Type.Number({ exclusiveMinimum: 0 });
 
@@ -33,6 +34,7 @@ export const BoardConfigFile = Type.Object(
     data_dir: Type.Optional(Type.String({ minLength: 1 })),
     machines: Type.Optional(Type.Array(ConfiguredMachine)),
     announced_keys_only: Type.Optional(Type.Boolean()),
+    history: Type.Optional(HistoryConfig),
     announced_keys: Type.Optional(
       Type.Record(Type.String({ pattern: NAME_PATTERN }), Token, { additionalProperties: false }),
     ),
@@ -71,6 +73,8 @@ export interface BoardSettings {
   announcedKeys: Map<string, string>;
   /** Refuse reports for names that have no key in announcedKeys. */
   announcedKeysOnly: boolean;
+  /** Retention of each history tier; null: history off; absent: the defaults. */
+  history?: HistorySettings | null;
 }
 
 export const BOARD_ENV_OVERRIDES: readonly EnvOverride[] = [
@@ -150,6 +154,7 @@ export function boardSettings(
     machines,
     announcedKeys: new Map(Object.entries(raw.announced_keys ?? {})),
     announcedKeysOnly: raw.announced_keys_only ?? false,
+    history: historySettings(raw.history),
   };
 }
 

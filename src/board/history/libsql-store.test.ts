@@ -8,7 +8,10 @@ import { rawSample } from './tiers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'panoptes-history-'));
 let files = 0;
-const fresh = () => join(dir, `h${(files += 1)}`, 'history.db');
+const fresh = () => {
+  files += 1;
+  return join(dir, `h${files}`, 'history.db');
+};
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 storeContract('libsql', async () => openLibsqlHistory(fresh()));
