@@ -62,6 +62,8 @@ export interface Machine {
   /** Milliseconds since the epoch, or null when never seen. */
   lastSeen: number | null;
   error: string | null;
+  /** Announced and no report for twice its interval: still up, shown amber. */
+  late: boolean;
   queued: number;
   overview: Overview | null;
   /** Sessions whose latest bell is attention or error, newest first (derived). */
