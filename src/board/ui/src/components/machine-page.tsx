@@ -182,7 +182,7 @@ export function MachinePage(props: {
         <p class="muted">{t('history.loading')}</p>
       ) : (
         <>
-          <h2>{t('history.strip')}</h2>
+          <h2 class="history-heading">{t('history.strip')}</h2>
           <UpStrip t={data.t} up={data.up} />
           <div class="charts">
             {CHARTS.map((c) => (
@@ -200,7 +200,7 @@ export function MachinePage(props: {
           </div>
         </>
       )}
-      <h2>{t('history.events')}</h2>
+      <h2 class="history-heading">{t('history.events')}</h2>
       <StateChanges events={events} />
     </main>
   );
