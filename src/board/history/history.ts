@@ -76,7 +76,7 @@ export class History {
     points: number,
   ): Promise<HistoryAnswer> {
     const p = plan(window, points, this.retention, this.clock.now() / 1000);
-    const rows = await this.store.samples(name, p.tier, window.fromS, window.toS);
+    const rows = await this.store.samples(name, p.tier, window.fromS, window.toS, p.stepS);
     const s = toSeries(rows, window, p);
     return {
       name,

@@ -119,14 +119,10 @@ export class LibsqlHistoryStore implements HistoryStore {
          AND EXISTS (SELECT 1 FROM events e WHERE e.m = events.m AND e.at > events.at)`,
       ),
       drop: ['raw', 'm5', 'h1', 'events'].map(dropMachine),
-      selectRaw: db
-        .prepare(
-          'SELECT t, up, cpu, mem, load, disk, lat, bells FROM raw WHERE m = ? AND t >= ? AND t < ? ORDER BY t',
-        )
-        .raw(true),
+      selectRaw: selectFolded(db, 'raw'),
       selectAgg: {
-        m5: selectAggregate(db, 'm5'),
-        h1: selectAggregate(db, 'h1'),
+        m5: selectFolded(db, 'm5'),
+        h1: selectFolded(db, 'h1'),
       },
       events: db
         .prepare(
@@ -150,16 +146,32 @@ export class LibsqlHistoryStore implements HistoryStore {
     return next;
   }
 
-  async samples(name: string, tier: TierName, fromS: number, toS: number): Promise<Sample[]> {
+  async samples(
+    name: string,
+    tier: TierName,
+    fromS: number,
+    toS: number,
+    stepS = 1,
+  ): Promise<Sample[]> {
     const id = this.ids.get(name);
     if (id === undefined) return [];
+    const from = Math.floor(fromS);
+    const step = Math.max(1, Math.floor(stepS));
+    const args = [from, from, step, step, id, from, Math.ceil(toS)];
     if (tier === 'raw') {
-      return (this.sql.selectRaw.all(id, fromS, toS) as Row[]).map((r) => {
-        const avg = unscale(r, 2);
-        return { t: Number(r[0]), n: 1, up: Number(r[1]), avg, max: { ...avg } };
+      return (this.sql.selectRaw.all(...args) as Row[]).map((r) => {
+        const avg = {} as Record<MetricName, number | null>;
+        const max = {} as Record<MetricName, number | null>;
+        METRICS.forEach((k, i) => {
+          const a = r[3 + i * 2] ?? null;
+          const x = r[4 + i * 2] ?? null;
+          avg[k] = a === null ? null : a / SCALE[k];
+          max[k] = x === null ? null : x / SCALE[k];
+        });
+        return { t: Number(r[0]), n: Number(r[1]), up: Number(r[2]), avg, max };
       });
     }
-    return (this.sql.selectAgg[tier].all(id, fromS, toS) as Row[]).map((r) => {
+    return (this.sql.selectAgg[tier].all(...args) as Row[]).map((r) => {
       const avg = {} as Record<MetricName, number | null>;
       const max = {} as Record<MetricName, number | null>;
       METRICS.forEach((k, i) => {
@@ -323,22 +335,27 @@ export class LibsqlHistoryStore implements HistoryStore {
   }
 }
 
-function selectAggregate(db: Database.Database, tier: string) {
+const COLUMNS = ['cpu', 'mem', 'load', 'disk', 'lat', 'bells'] as const;
+
+/**
+ * One machine's rows of a tier folded into buckets in SQL (parameters: from, step, step, m,
+ * from, to): the bucket start, samples, share up, then avg and max of each metric.
+ */
+function selectFolded(db: Database.Database, tier: TierName) {
+  const metrics =
+    tier === 'raw'
+      ? COLUMNS.map((c) => `avg(${c}), max(${c})`)
+      : COLUMNS.map(
+          (c) =>
+            `sum(${c} * n) * 1.0 / sum(CASE WHEN ${c} IS NULL THEN NULL ELSE n END), max(${c}_x)`,
+        );
+  const head = tier === 'raw' ? 'count(*), avg(up)' : 'sum(n), sum(up * n) * 1.0 / sum(n)';
   return db
     .prepare(
-      `SELECT t, n, up, cpu, cpu_x, mem, mem_x, load, load_x, disk, disk_x, lat, lat_x, bells, bells_x
-       FROM ${tier} WHERE m = ? AND t >= ? AND t < ? ORDER BY t`,
+      `SELECT ? + CAST((t - ?) / ? AS INTEGER) * ? AS b, ${head}, ${metrics.join(', ')}
+       FROM ${tier} WHERE m = ? AND t >= ? AND t < ? GROUP BY b ORDER BY b`,
     )
     .raw(true);
-}
-
-function unscale(r: Row, offset: number): Record<MetricName, number | null> {
-  const out = {} as Record<MetricName, number | null>;
-  METRICS.forEach((k, i) => {
-    const v = r[offset + i] ?? null;
-    out[k] = v === null ? null : v / SCALE[k];
-  });
-  return out;
 }
 
 function scaled(value: number | null, scale: number): number | null {

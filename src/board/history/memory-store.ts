@@ -38,10 +38,23 @@ export class MemoryHistoryStore implements HistoryStore {
     }
   }
 
-  async samples(name: string, tier: TierName, fromS: number, toS: number): Promise<Sample[]> {
+  async samples(
+    name: string,
+    tier: TierName,
+    fromS: number,
+    toS: number,
+    stepS = 1,
+  ): Promise<Sample[]> {
     const rows = this.machines.get(name)?.tiers[tier];
     if (rows === undefined) return [];
-    return [...rows.values()].filter((s) => s.t >= fromS && s.t < toS).sort((a, b) => a.t - b.t);
+    const buckets = new Map<number, Sample>();
+    for (const row of [...rows.values()].sort((a, b) => a.t - b.t)) {
+      if (row.t < fromS || row.t >= toS) continue;
+      const t = fromS + Math.floor((row.t - fromS) / stepS) * stepS;
+      const held = buckets.get(t);
+      buckets.set(t, held === undefined ? { ...row, t } : mergeSamples(held, row));
+    }
+    return [...buckets.values()];
   }
 
   async events(name: string, limit: number): Promise<StateEvent[]> {

@@ -91,6 +91,37 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
       await store.close();
     });
 
+    it('folds rows into buckets of a step: weighted averages, the max of the maxima, share up', async () => {
+      const store = await open();
+      await store.write(
+        batch({
+          samples: [
+            { tier: 'raw', name: 'alpha', sample: rawSample(T0 + 1, true, values(0.25)) },
+            { tier: 'raw', name: 'alpha', sample: rawSample(T0 + 6, true, values(0.75, 2.5)) },
+            { tier: 'raw', name: 'alpha', sample: rawSample(T0 + 11, false, values(null)) },
+            { tier: 'raw', name: 'alpha', sample: rawSample(T0 + 21, true, values(0.5)) },
+            { tier: 'h1', name: 'alpha', sample: agg(T0, 3, 0.2, 0.4) },
+            { tier: 'h1', name: 'alpha', sample: agg(T0 + 3600, 1, 0.6, 0.9) },
+          ],
+        }),
+      );
+      const raw = await store.samples('alpha', 'raw', T0, T0 + 30, 20);
+      expect(raw.map((r) => [r.t, r.n])).toEqual([
+        [T0, 3],
+        [T0 + 20, 1],
+      ]);
+      expect(raw[0]?.up).toBeCloseTo(2 / 3, 4);
+      expect(raw[0]?.avg.cpu).toBeCloseTo(0.5, 4);
+      expect(raw[0]?.max.cpu).toBeCloseTo(0.75, 4);
+      expect(raw[0]?.max.load).toBeCloseTo(2.5, 4);
+      const h1 = await store.samples('alpha', 'h1', T0, T0 + 7200, 7200);
+      expect(h1.map((r) => [r.t, r.n])).toEqual([[T0, 4]]);
+      expect(h1[0]?.avg.cpu).toBeCloseTo(0.3, 3);
+      expect(h1[0]?.max.cpu).toBeCloseTo(0.9, 3);
+      expect(h1[0]?.up).toBeCloseTo(0.5, 3);
+      await store.close();
+    });
+
     it('lists state changes most recent first, up to the limit, and knows the name by them', async () => {
       const store = await open();
       const at = T0 * 1000;

@@ -64,8 +64,19 @@ export interface UptimeInput {
 export interface HistoryStore {
   /** Commits one batch (one transaction), yielding to the event loop between small chunks. */
   write(batch: WriteBatch): Promise<void>;
-  /** Rows of a tier for one machine with from ≤ t < to (epoch seconds), oldest first. */
-  samples(name: string, tier: TierName, fromS: number, toS: number): Promise<Sample[]>;
+  /**
+   * Rows of a tier for one machine with from ≤ t < to (epoch seconds), oldest first, folded into
+   * buckets of `stepS` seconds from `fromS` (default 1: as stored): each answered row is a
+   * bucket, `t` its start, averages weighted by samples, the max of the maxima. The store
+   * folds (in SQL for libsql), so a day of raw sweeps crosses into JavaScript as 300 rows.
+   */
+  samples(
+    name: string,
+    tier: TierName,
+    fromS: number,
+    toS: number,
+    stepS?: number,
+  ): Promise<Sample[]>;
   /** The machine's latest state changes, most recent first. */
   events(name: string, limit: number): Promise<StateEvent[]>;
   /** Every machine with history, as uptime needs it from `fromMs` on. */
