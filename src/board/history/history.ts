@@ -4,7 +4,7 @@ import { plan, type RangeName, toSeries, type Window } from './query.js';
 import { HistoryRecorder } from './recorder.js';
 import type { HistorySettings } from './settings.js';
 import type { HistoryStore, MetricName } from './store.js';
-import { UPTIME_WINDOWS, type UptimeWindow, uptimeOf } from './uptime.js';
+import { type UptimeWindow, uptimeOf } from './uptime.js';
 
 /** GET /api/machines/{name}/history, before it is serialised. */
 export interface HistoryAnswer {
@@ -111,8 +111,8 @@ export class History {
       now < this.uptimeCache.at
     ) {
       const rows = new Map<string, UptimeRow>();
-      for (const input of await this.store.uptimeInputs(now - UPTIME_WINDOWS['30d'])) {
-        rows.set(input.name, { name: input.name, ...uptimeOf(input, now) });
+      for (const totals of await this.store.uptimeTotals(now)) {
+        rows.set(totals.name, { name: totals.name, ...uptimeOf(totals, now) });
       }
       this.uptimeCache = { at: now, rows };
     }

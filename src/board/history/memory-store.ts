@@ -3,10 +3,11 @@ import type {
   Sample,
   StateEvent,
   TierName,
-  UptimeInput,
+  UptimeTotals,
   WriteBatch,
 } from './store.js';
 import { mergeSamples } from './tiers.js';
+import { UPTIME_WINDOWS, upMsWithin } from './uptime.js';
 
 interface Kept {
   firstSeen: number | null;
@@ -62,17 +63,20 @@ export class MemoryHistoryStore implements HistoryStore {
     return [...events].sort((a, b) => b.at - a.at).slice(0, limit);
   }
 
-  async uptimeInputs(fromMs: number): Promise<UptimeInput[]> {
-    const out: UptimeInput[] = [];
+  async uptimeTotals(nowMs: number): Promise<UptimeTotals[]> {
+    const out: UptimeTotals[] = [];
     for (const [name, kept] of this.machines) {
       if (kept.firstSeen === null) continue;
       const sorted = [...kept.events].sort((a, b) => a.at - b.at);
-      const before = sorted.filter((e) => e.at <= fromMs).at(-1);
+      const within = (w: number) => upMsWithin(sorted, nowMs - w, nowMs);
       out.push({
         name,
         firstSeen: kept.firstSeen,
-        stateAtFrom: before?.state ?? null,
-        events: sorted.filter((e) => e.at > fromMs),
+        upMs: {
+          '24h': within(UPTIME_WINDOWS['24h']),
+          '7d': within(UPTIME_WINDOWS['7d']),
+          '30d': within(UPTIME_WINDOWS['30d']),
+        },
       });
     }
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -38,7 +38,7 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
       expect(await store.has('alpha')).toBe(false);
       expect(await store.samples('alpha', 'raw', 0, T0 * 2)).toEqual([]);
       expect(await store.events('alpha', 10)).toEqual([]);
-      expect(await store.uptimeInputs(0)).toEqual([]);
+      expect(await store.uptimeTotals(T0 * 1000)).toEqual([]);
       await store.close();
     });
 
@@ -143,28 +143,36 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
       await store.close();
     });
 
-    it('gives uptime its inputs: first seen, the state in force at `from`, the changes after', async () => {
+    it('totals the time up in each uptime window exactly, from state changes, since first seen', async () => {
       const store = await open();
-      const at = T0 * 1000;
+      const now = T0 * 1000;
+      const H = 3_600_000;
+      const D = 24 * H;
       await store.write(
         batch({
           events: [
-            { name: 'beta', at: at + 1000, state: 'down', previous: null, reason: 'refused' },
-            { name: 'alpha', at, state: 'up', previous: null, reason: null },
-            { name: 'alpha', at: at + 5000, state: 'down', previous: 'up', reason: 'x' },
-            { name: 'alpha', at: at + 9000, state: 'up', previous: 'down', reason: null },
+            { name: 'alpha', at: now - 10 * D, state: 'up', previous: null, reason: null },
+            { name: 'alpha', at: now - 2 * D, state: 'down', previous: 'up', reason: 'x' },
+            { name: 'alpha', at: now - 2 * D + 3 * H, state: 'up', previous: 'down', reason: null },
+            { name: 'alpha', at: now - 2 * H, state: 'down', previous: 'up', reason: 'y' },
+            { name: 'alpha', at: now - H, state: 'up', previous: 'down', reason: null },
+            { name: 'beta', at: now - 40 * D, state: 'down', previous: null, reason: 'refused' },
+            { name: 'beta', at: now - 5 * H, state: 'up', previous: 'down', reason: null },
           ],
         }),
       );
-      const inputs = await store.uptimeInputs(at + 6000);
-      expect(inputs.map((i) => [i.name, i.firstSeen, i.stateAtFrom])).toEqual([
-        ['alpha', at, 'down'],
-        ['beta', at + 1000, 'down'],
+      expect(await store.uptimeTotals(now)).toEqual([
+        {
+          name: 'alpha',
+          firstSeen: now - 10 * D,
+          upMs: { '24h': 23 * H, '7d': 7 * D - 4 * H, '30d': 10 * D - 4 * H },
+        },
+        {
+          name: 'beta',
+          firstSeen: now - 40 * D,
+          upMs: { '24h': 5 * H, '7d': 5 * H, '30d': 5 * H },
+        },
       ]);
-      expect(inputs[0]?.events.map((e) => [e.at, e.state])).toEqual([[at + 9000, 'up']]);
-      const early = await store.uptimeInputs(at - 1);
-      expect(early[0]?.stateAtFrom).toBeNull();
-      expect(early[0]?.events).toHaveLength(3);
       await store.close();
     });
 
@@ -180,7 +188,7 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
       expect(await store.has('alpha')).toBe(false);
       expect(await store.samples('alpha', 'raw', 0, T0 * 2)).toEqual([]);
       expect(await store.events('alpha', 10)).toEqual([]);
-      expect(await store.uptimeInputs(0)).toEqual([]);
+      expect(await store.uptimeTotals(T0 * 1000)).toEqual([]);
       await store.write(
         batch({
           events: [
@@ -189,7 +197,9 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
         }),
       );
       expect(await store.samples('alpha', 'raw', 0, T0 * 2)).toEqual([]);
-      expect((await store.uptimeInputs(0))[0]?.firstSeen).toBe(T0 * 1000 + 60_000);
+      expect((await store.uptimeTotals(T0 * 1000 + 120_000))[0]?.firstSeen).toBe(
+        T0 * 1000 + 60_000,
+      );
       await store.close();
     });
 

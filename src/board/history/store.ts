@@ -49,15 +49,13 @@ export interface WriteBatch {
   cutoffs: Record<TierName, number>;
 }
 
-/** What uptime needs of one machine: when first seen, its state at `from`, its changes since. */
-export interface UptimeInput {
+/** One machine's uptime figures: when first seen, and the ms it was up in each window to now. */
+export interface UptimeTotals {
   name: string;
   /** ms since the epoch of the first recorded state change. */
   firstSeen: number;
-  /** The state in force at `from` (null: not seen yet then). */
-  stateAtFrom: 'up' | 'down' | null;
-  /** Changes after `from`, oldest first. */
-  events: StateEvent[];
+  /** ms up within [now − 24 h, now], [now − 7 d, now] and [now − 30 d, now]. */
+  upMs: { '24h': number; '7d': number; '30d': number };
 }
 
 /** Where the board's history lives. */
@@ -79,8 +77,8 @@ export interface HistoryStore {
   ): Promise<Sample[]>;
   /** The machine's latest state changes, most recent first. */
   events(name: string, limit: number): Promise<StateEvent[]>;
-  /** Every machine with history, as uptime needs it from `fromMs` on. */
-  uptimeInputs(fromMs: number): Promise<UptimeInput[]>;
+  /** Every machine with history: first seen and ms up in each uptime window up to `nowMs`. */
+  uptimeTotals(nowMs: number): Promise<UptimeTotals[]>;
   /** Whether the store holds history for the name (forgotten names do not). */
   has(name: string): Promise<boolean>;
   /** Waits for pending work and releases the store. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { plan, toSeries } from './query.js';
 import { HISTORY_DEFAULTS, historySettings } from './settings.js';
 import { Aggregator, mergeSamples, rawSample } from './tiers.js';
-import { uptimeOf, uptimeShare } from './uptime.js';
+import { shareOf, upMsWithin, uptimeOf } from './uptime.js';
 
 const v = (cpu: number | null) => ({ cpu, mem: 0.5, load: 1, disk: 0.5, latency_ms: 10, bells: 0 });
 
@@ -91,23 +91,27 @@ describe('plan and toSeries', () => {
 
 describe('uptime', () => {
   const H = 3_600_000;
-  it('is exact from state changes and counted from first seen', () => {
-    const now = 100 * H;
-    const input = {
+  const now = 100 * H;
+  const events = [
+    { at: now - 10 * H, state: 'up' as const, previous: null, reason: null },
+    { at: now - 4 * H, state: 'down' as const, previous: 'up' as const, reason: 'x' },
+    { at: now - 3 * H, state: 'up' as const, previous: 'down' as const, reason: null },
+  ];
+  it('adds up the time up within a window exactly, the state before the window included', () => {
+    expect(upMsWithin(events, now - 24 * H, now)).toBe(9 * H);
+    // A window that starts while it was down.
+    expect(upMsWithin(events, now - 3.5 * H, now)).toBe(3 * H);
+    expect(upMsWithin(events, now - 6 * H, now)).toBe(5 * H);
+  });
+  it('is a share counted from first seen; null before it', () => {
+    const totals = {
       name: 'a',
       firstSeen: now - 10 * H,
-      stateAtFrom: null,
-      events: [
-        { at: now - 10 * H, state: 'up' as const, previous: null, reason: null },
-        { at: now - 4 * H, state: 'down' as const, previous: 'up' as const, reason: 'x' },
-        { at: now - 3 * H, state: 'up' as const, previous: 'down' as const, reason: null },
-      ],
+      upMs: { '24h': 9 * H, '7d': 9 * H, '30d': 9 * H },
     };
-    expect(uptimeOf(input, now)).toEqual({ '24h': 0.9, '7d': 0.9, '30d': 0.9 });
-    // A window that starts while it was down (state in force at the start).
-    expect(uptimeShare(input, now - 3.5 * H, now)).toBeCloseTo(3 / 3.5, 9);
-    expect(uptimeShare(input, now + H, now)).toBeNull();
-    expect(uptimeShare({ ...input, firstSeen: now + 1 }, now - H, now)).toBeNull();
+    expect(uptimeOf(totals, now)).toEqual({ '24h': 0.9, '7d': 0.9, '30d': 0.9 });
+    expect(shareOf(0, now + 1, now - H, now)).toBeNull();
+    expect(shareOf(H / 2, now - 2 * H, now - H, now)).toBe(0.5);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { UptimeInput } from './store.js';
+import type { StateEvent, UptimeTotals } from './store.js';
 
 /** The uptime windows GET /api/uptime answers, in ms. */
 export const UPTIME_WINDOWS = {
@@ -9,36 +9,38 @@ export const UPTIME_WINDOWS = {
 export type UptimeWindow = keyof typeof UPTIME_WINDOWS;
 
 /**
- * The share of [start, now] the machine was up, exact from its state changes, counted from when
- * it was first seen if that is later than the window's start; null if not seen by now. The state
- * recorded last stays in force until the next change (including while the board was stopped).
+ * The ms a machine was up within [start, now], exact from its state changes (oldest first):
+ * each state lasts until the next change, the last one until now (including while the board
+ * itself was stopped).
  */
-export function uptimeShare(input: UptimeInput, windowStart: number, now: number): number | null {
-  const from = Math.max(windowStart, input.firstSeen);
-  if (from >= now) return null;
-  let state = input.stateAtFrom;
-  let since = from;
-  let upMs = 0;
-  // Changes before `from` only set the state in force at `from`.
-  for (const e of input.events) {
-    if (e.at <= from) {
-      state = e.state;
-      continue;
-    }
-    if (e.at >= now) break;
-    if (state === 'up') upMs += e.at - since;
-    state = e.state;
-    since = e.at;
+export function upMsWithin(events: readonly StateEvent[], start: number, now: number): number {
+  let up = 0;
+  for (let i = 0; i < events.length; i += 1) {
+    const e = events[i];
+    if (e === undefined || e.state !== 'up') continue;
+    const until = Math.min(events[i + 1]?.at ?? now, now);
+    up += Math.max(0, until - Math.max(e.at, start));
   }
-  if (state === 'up') upMs += now - since;
-  return upMs / (now - from);
+  return up;
+}
+
+/**
+ * The share of a window the machine was up, counted from when it was first seen if that is
+ * later than the window's start; null if it was not seen by now.
+ */
+export function shareOf(
+  upMs: number,
+  firstSeen: number,
+  windowStart: number,
+  now: number,
+): number | null {
+  const from = Math.max(windowStart, firstSeen);
+  if (from >= now) return null;
+  return Math.min(1, upMs / (now - from));
 }
 
 /** Uptime over each window for one machine. */
-export function uptimeOf(input: UptimeInput, now: number): Record<UptimeWindow, number | null> {
-  return {
-    '24h': uptimeShare(input, now - UPTIME_WINDOWS['24h'], now),
-    '7d': uptimeShare(input, now - UPTIME_WINDOWS['7d'], now),
-    '30d': uptimeShare(input, now - UPTIME_WINDOWS['30d'], now),
-  };
+export function uptimeOf(t: UptimeTotals, now: number): Record<UptimeWindow, number | null> {
+  const share = (w: UptimeWindow) => shareOf(t.upMs[w], t.firstSeen, now - UPTIME_WINDOWS[w], now);
+  return { '24h': share('24h'), '7d': share('7d'), '30d': share('30d') };
 }
