@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closedPort, eventually, writeBoardConfig } from './helpers/fleet.js';
 import { startBoard } from './helpers/processes.js';
