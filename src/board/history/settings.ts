@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { TierName } from './store.js';
 
 const Duration = Type.Union(
@@ -17,9 +17,7 @@ export const HistoryConfig = Type.Union([
     { additionalProperties: false },
   ),
 ]);
-export type HistoryConfig =
-  | boolean
-  | { raw?: string | number; '5m'?: string | number; '1h'?: string | number };
+export type HistoryConfig = Static<typeof HistoryConfig>;
 
 /** How long each tier keeps its rows (ms); null settings: history is off. */
 export type HistorySettings = Record<TierName, number>;
