@@ -182,8 +182,11 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/languages',
       '/api/live',
       '/api/machines/{name}',
+      '/api/machines/{name}/events',
+      '/api/machines/{name}/history',
       '/api/openapi.json',
       '/api/report',
+      '/api/uptime',
     ]);
     expect(doc.components.schemas).toHaveProperty('HTTPValidationError');
     expect(doc.components.schemas).toHaveProperty('ValidationError');
