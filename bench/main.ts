@@ -7,6 +7,7 @@ import { type BenchOptions, parseOptions, UsageError } from './options.js';
 import { fdLimit, killEverything, rssMb } from './processes.js';
 import { type BenchContext, launchBoard } from './scenarios/context.js';
 import { fleetScenario } from './scenarios/fleet.js';
+import { historyScenario } from './scenarios/history.js';
 import { notifyScenario } from './scenarios/notify.js';
 import { reportsScenario } from './scenarios/reports.js';
 import { soakScenario } from './scenarios/soak.js';
@@ -100,6 +101,7 @@ async function main(): Promise<number> {
       }
       if (part('reports')) await attempt('reports', () => reportsScenario(ctx));
       if (part('notify')) await attempt('notify', () => notifyScenario(ctx));
+      if (part('history')) await attempt('history', () => historyScenario(ctx));
     }
   } finally {
     clearTimeout(watchdog);

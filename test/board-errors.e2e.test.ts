@@ -184,8 +184,11 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/machines/{name}/silence',
       '/api/notify',
       '/api/notify/test',
+      '/api/machines/{name}/events',
+      '/api/machines/{name}/history',
       '/api/openapi.json',
       '/api/report',
+      '/api/uptime',
     ]);
     expect(doc.components.schemas).toHaveProperty('HTTPValidationError');
     expect(doc.components.schemas).toHaveProperty('ValidationError');

@@ -14,9 +14,12 @@ import { Board } from './domain/board.js';
 import { EventHub } from './domain/events.js';
 import { Journal } from './domain/journal.js';
 import { Registry } from './domain/registry.js';
+import type { History } from './history/history.js';
+import { openHistory } from './history/open-history.js';
 import { actionRoutes } from './http/action-routes.js';
 import { type AuthOptions, installAuth } from './http/auth.js';
 import { boardRoutes } from './http/board-routes.js';
+import { historyRoutes } from './http/history-routes.js';
 import { journalRoutes } from './http/journal-routes.js';
 import { liveRoutes } from './http/live-routes.js';
 import { metaRoutes } from './http/meta-routes.js';
@@ -67,6 +70,8 @@ export interface BoardApp {
   trustedProxies: TrustedProxies;
   notifier: Notifier;
   silences: Silences;
+  /** The board's history (null: off, or its file could not be used). */
+  history: History | null;
   /** Closes the HTTP app, flushes the logs and the identity snapshot. */
   close(): Promise<void>;
 }
@@ -141,6 +146,14 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const exporter = new MetricsExporter();
   registry.changes.subscribe((set) => exporter.onChangeSet(set));
   events.subscribe({ journalAppended: (entry) => exporter.onJournal(entry) });
+  const { history, unavailable } = openHistory({
+    settings: settings.history,
+    dataDir: settings.dataDir,
+    clock,
+    logger,
+    registry,
+    events,
+  });
 
   const trustedProxies = new TrustedProxies(settings.trustedProxies ?? []);
   const app = await createHttpApp({
@@ -181,6 +194,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   await app.register(metricsRoutes, { exporter });
   await app.register(notifyRoutes, { notifier });
   await app.register(silenceRoutes, { silences });
+  await app.register(historyRoutes, { registry, history, unavailable });
   await app.register(uiRoutes, { dir: deps.uiDir ?? UI_DIR });
 
   let current = settings;
@@ -207,9 +221,11 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     trustedProxies,
     notifier,
     silences,
+    history,
     async close() {
       await app.close();
       await notifier.close();
+      await history?.close();
       await identities.save(registry);
       await logs.journal.log.close();
       await logs.queue.log.close();

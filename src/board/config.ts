@@ -6,6 +6,7 @@ import { type EnvOverride, loadConfig } from '../shared/config/load-config.js';
 import { proxyEntryProblem } from '../shared/http/client-address.js';
 import { FilePath, readCa, readTlsPair, TlsFile, type TlsPair } from '../shared/tls/pem-files.js';
 import { HttpUrl, NAME_PATTERN, Name, Token } from '../shared/wire/common.js';
+import { HistoryConfig, type HistorySettings, historySettings } from './history/settings.js';
 import { NotifyConfigFile, type NotifySettings, notifySettings } from './notify/config.js';
 
 const Seconds = Type.Number({ exclusiveMinimum: 0 });
@@ -42,6 +43,7 @@ export const BoardConfigFile = Type.Object(
     announced_keys_only: Type.Optional(Type.Boolean()),
     public_url: Type.Optional(HttpUrl),
     notify: Type.Optional(NotifyConfigFile),
+    history: Type.Optional(HistoryConfig),
     announced_keys: Type.Optional(
       Type.Record(Type.String({ pattern: NAME_PATTERN }), Token, { additionalProperties: false }),
     ),
@@ -92,6 +94,8 @@ export interface BoardSettings {
   publicUrl: string | null;
   /** Channels and rules (`notify:`), checked. */
   notify: NotifySettings;
+  /** Retention of each history tier; null: history off; absent: the defaults. */
+  history?: HistorySettings | null;
 }
 
 export const BOARD_ENV_OVERRIDES: readonly EnvOverride[] = [
@@ -187,6 +191,7 @@ export function boardSettings(
     trustedProxies: raw.trusted_proxies ?? [],
     publicUrl: raw.public_url ?? null,
     notify,
+    history: historySettings(raw.history),
   };
 }
 

@@ -50,6 +50,8 @@ export interface Api {
   /** Silences a machine's notifications for `minutes`. */
   silence(machine: string, minutes: number, reason: string): Promise<void>;
   unsilence(machine: string): Promise<void>;
+  /** GET a JSON document of the board's /api (unknown until a parser checked it). */
+  getJson(path: string): Promise<unknown>;
   /** The WebSocket address: a browser cannot set headers on one, hence `?token=` (spec 5.2). */
   liveUrl(): string;
   parseLive(data: unknown): LiveMessage | null;
@@ -183,6 +185,9 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
     async unsilence(machine) {
       const r = await request('DELETE', `/api/machines/${seg(machine)}/silence`);
       if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+    },
+    async getJson(path) {
+      return (await get(path)).body;
     },
     liveUrl() {
       const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';

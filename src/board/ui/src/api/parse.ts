@@ -161,6 +161,7 @@ export function parseMachine(value: unknown): Machine {
     location: loc,
     lastSeen: time(m.last_seen),
     error: str(m.error),
+    late: m.late === true,
     queued: Math.max(0, Math.trunc(num(m.queued) ?? 0)),
     verified: typeof m.verified === 'boolean' ? m.verified : null,
     silencedUntil: time(m.silenced_until),

@@ -62,6 +62,8 @@ export interface Machine {
   /** Milliseconds since the epoch, or null when never seen. */
   lastSeen: number | null;
   error: string | null;
+  /** Announced and no report for twice its interval: still up, shown amber. */
+  late: boolean;
   queued: number;
   /** announced: whether its latest report proved a key the board holds; null when configured. */
   verified: boolean | null;

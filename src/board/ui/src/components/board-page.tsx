@@ -15,6 +15,7 @@ import {
   withOutcome,
 } from '../state/outcomes.js';
 import { countMachines } from '../state/select.js';
+import { UptimeContext, useUptimeFeed } from '../state/uptime.js';
 import { KEYS, localStore } from '../storage.js';
 import { readView, type ViewState, writeView } from '../url-state.js';
 import { ConfirmDialog } from './confirm-dialog.js';
@@ -47,6 +48,7 @@ export function BoardPage(props: BoardPageProps) {
   const journal = useMemo(() => createJournalStore(rafScheduler), []);
   const skew = useRef(0);
   const clock = useMemo(() => createClock(() => skew.current), []);
+  const uptime = useUptimeFeed(api);
   const [status, setStatus] = useState<LiveStatus>('connecting');
   const [loadProblem, setLoadProblem] = useState<string | null>(null);
   const [journalProblem, setJournalProblem] = useState<string | null>(null);
@@ -325,18 +327,20 @@ export function BoardPage(props: BoardPageProps) {
           />
           <Filters view={view} onChange={setView} />
           <SilenceContext.Provider value={silenceActions}>
-            <MachineList
-              machines={board.machines}
-              version={version}
-              loaded={loaded}
-              view={view}
-              outcomes={outcomes}
-              onView={setView}
-              onAction={requestAction}
-              onForget={requestForget}
-              onDismiss={dismiss}
-              onShowJournal={showJournalOf}
-            />
+            <UptimeContext.Provider value={uptime}>
+              <MachineList
+                machines={board.machines}
+                version={version}
+                loaded={loaded}
+                view={view}
+                outcomes={outcomes}
+                onView={setView}
+                onAction={requestAction}
+                onForget={requestForget}
+                onDismiss={dismiss}
+                onShowJournal={showJournalOf}
+              />
+            </UptimeContext.Provider>
           </SilenceContext.Provider>
         </main>
         {journalOpen ? (

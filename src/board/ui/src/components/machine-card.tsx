@@ -2,6 +2,8 @@ import { memo } from 'preact/compat';
 import type { ActionName, Machine } from '../api/types.js';
 import { useI18n } from '../hooks.js';
 import type { MachineOutcomes } from '../state/outcomes.js';
+import { followLink, machineHref } from '../state/route.js';
+import { useUptime } from '../state/uptime.js';
 import { Ago } from './ago.js';
 import { Metrics } from './metrics.js';
 import { Services } from './services.js';
@@ -30,15 +32,17 @@ function hostOf(location: string): string {
 }
 
 function Card(props: MachineCardProps) {
-  const { t } = useI18n();
+  const { t, number } = useI18n();
   const m = props.machine;
   const o = m.overview;
   const up = m.state === 'up';
   const headingId = `machine-${m.name}`;
   const alarm = m.attention.length > 0;
+  const uptime = useUptime(m.name)?.['24h'] ?? null;
+  const href = machineHref(m.name);
   return (
     <article
-      class={`card ${m.state}${alarm ? ' alarm' : ''}${m.queued > 0 ? ' has-queued' : ''}`}
+      class={`card ${m.state}${m.late ? ' late' : ''}${alarm ? ' alarm' : ''}${m.queued > 0 ? ' has-queued' : ''}`}
       aria-labelledby={headingId}
       data-machine={m.name}
       data-state={m.state}
@@ -51,8 +55,20 @@ function Card(props: MachineCardProps) {
           {t(up ? 'machine.up' : 'machine.down')}
         </span>
         <h3 id={headingId} translate={false}>
-          {m.name}
+          <a
+            href={href}
+            onClick={(e) => followLink(e, href)}
+            aria-label={t('machine.historyLabel', { machine: m.name })}
+          >
+            {m.name}
+          </a>
         </h3>
+        {m.late ? (
+          <span class="late-badge" data-testid="late-badge">
+            <span aria-hidden="true">◔ </span>
+            {t('machine.late')}
+          </span>
+        ) : null}
         <span class={`origin ${m.origin}`}>
           {t(m.origin === 'configured' ? 'machine.configured' : 'machine.announced')}
         </span>
@@ -86,6 +102,11 @@ function Card(props: MachineCardProps) {
           >
             {hostOf(m.location)}
           </a>
+        )}
+        {uptime === null ? null : (
+          <span class="card-uptime" data-testid="card-uptime">
+            {t('machine.uptime24h', { share: `${number(uptime * 100, 1)} %` })}
+          </span>
         )}
         <span class="seen">
           {m.lastSeen === null ? (

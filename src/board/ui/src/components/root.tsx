@@ -2,8 +2,10 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { Catalogue } from '../api/types.js';
 import { I18nContext } from '../hooks.js';
 import { createI18n, ENGLISH } from '../i18n/i18n.js';
+import { useMachineRoute } from '../state/route.js';
 import { KEYS, localStore, tabStore } from '../storage.js';
 import { BoardPage } from './board-page.js';
+import { MachinePage } from './machine-page.js';
 import { SignIn, type SignInProblem } from './sign-in.js';
 
 /** The catalogue used last, so the sign-in page (before any /api call) speaks that language. */
@@ -31,6 +33,7 @@ export function Root() {
     () => cachedCatalogue() ?? { code: 'en', name: 'English', messages: ENGLISH },
   );
   const [i18n, setI18n] = useState(() => createI18n(catalogue.code, catalogue.messages));
+  const machine = useMachineRoute();
 
   useEffect(() => {
     setI18n(createI18n(catalogue.code, catalogue.messages));
@@ -56,6 +59,8 @@ export function Root() {
     <I18nContext.Provider value={i18n}>
       {token === null ? (
         <SignIn problem={problem} onSubmit={signIn} />
+      ) : machine !== null ? (
+        <MachinePage key={`${token}/${machine}`} token={token} name={machine} onSignOut={signOut} />
       ) : (
         <BoardPage key={token} token={token} onSignOut={signOut} onCatalogue={adoptCatalogue} />
       )}

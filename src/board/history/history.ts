@@ -1,0 +1,136 @@
+import type { Clock } from '../../shared/clock.js';
+import type { ChangeSet } from '../domain/change-set.js';
+import { plan, type RangeName, toSeries, type Window } from './query.js';
+import { HistoryRecorder } from './recorder.js';
+import type { HistorySettings } from './settings.js';
+import type { HistoryStore, MetricName } from './store.js';
+import { type UptimeWindow, uptimeOf } from './uptime.js';
+
+/** GET /api/machines/{name}/history, before it is serialised. */
+export interface HistoryAnswer {
+  name: string;
+  range: RangeName | 'custom';
+  step_s: number;
+  series: { t: number[]; up: (number | null)[] } & Record<MetricName, (number | null)[]>;
+  max: Record<MetricName, (number | null)[]>;
+}
+
+/** One state change as GET /api/machines/{name}/events lists it. */
+export interface EventView {
+  at: string;
+  state: 'up' | 'down';
+  previous: 'up' | 'down' | null;
+  reason: string | null;
+  duration_s: number | null;
+}
+
+export type UptimeRow = { name: string } & Record<UptimeWindow, number | null>;
+
+/** /api/uptime is computed at most this often (the UI asks once a minute). */
+const UPTIME_CACHE_MS = 10_000;
+
+/** The board's history: records change sets into a store and answers the history API. */
+export class History {
+  readonly recorder: HistoryRecorder;
+  private uptimeCache: { at: number; rows: Map<string, UptimeRow> } | null = null;
+  /** Forgotten names whose forgetting is not written yet: they answer 404 already. */
+  private readonly forgetting = new Set<string>();
+
+  constructor(
+    readonly store: HistoryStore,
+    readonly retention: HistorySettings,
+    private readonly clock: Clock,
+    onError: (error: unknown) => void,
+  ) {
+    this.recorder = new HistoryRecorder(store, retention, onError, (batch) => {
+      for (const name of batch.forget) this.forgetting.delete(name);
+    });
+  }
+
+  /** Now, in epoch seconds, on the board's clock. */
+  nowS(): number {
+    return this.clock.now() / 1000;
+  }
+
+  /** A machine was forgotten: its history is gone for readers at once (the write follows). */
+  forgotten(name: string): void {
+    this.forgetting.add(name);
+    this.uptimeCache = null;
+  }
+
+  /** The change set listener. */
+  readonly record = (set: ChangeSet): void => {
+    this.recorder.record(set);
+  };
+
+  /** Whether the store holds history for the name. */
+  async has(name: string): Promise<boolean> {
+    return !this.forgetting.has(name) && (await this.store.has(name));
+  }
+
+  /** A machine's series over a window, from the tier that fills `points`. */
+  async series(
+    name: string,
+    range: RangeName | 'custom',
+    window: Window,
+    points: number,
+  ): Promise<HistoryAnswer> {
+    const p = plan(window, points, this.retention, this.clock.now() / 1000);
+    const rows = await this.store.samples(name, p.tier, window.fromS, window.toS, p.stepS);
+    const s = toSeries(rows, window, p);
+    return {
+      name,
+      range,
+      step_s: p.stepS,
+      series: { t: s.t, up: s.up, ...s.avg },
+      max: s.max,
+    };
+  }
+
+  /** A machine's latest state changes, most recent first, with how long the previous state lasted. */
+  async events(name: string, limit: number): Promise<EventView[]> {
+    const events = await this.store.events(name, limit + 1);
+    return events.slice(0, limit).map((e, i) => {
+      const before = events[i + 1];
+      return {
+        at: new Date(e.at).toISOString(),
+        state: e.state,
+        previous: e.previous,
+        reason: e.reason,
+        duration_s: e.previous === null || before === undefined ? null : (e.at - before.at) / 1000,
+      };
+    });
+  }
+
+  /** Uptime over 24 h, 7 d and 30 d of every machine with history and every name given. */
+  async uptime(names: Iterable<string>): Promise<UptimeRow[]> {
+    const now = this.clock.now();
+    if (
+      this.uptimeCache === null ||
+      now - this.uptimeCache.at >= UPTIME_CACHE_MS ||
+      now < this.uptimeCache.at
+    ) {
+      const rows = new Map<string, UptimeRow>();
+      for (const totals of await this.store.uptimeTotals(now)) {
+        rows.set(totals.name, { name: totals.name, ...uptimeOf(totals, now) });
+      }
+      this.uptimeCache = { at: now, rows };
+    }
+    const rows = this.uptimeCache.rows;
+    const out = [...rows.values()].filter((r) => !this.forgetting.has(r.name));
+    for (const name of names)
+      if (!rows.has(name)) out.push({ name, '24h': null, '7d': null, '30d': null });
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Writes what waits and the open aggregate buckets, then closes the store. */
+  async close(): Promise<void> {
+    const t = Math.floor(this.clock.now() / 1000);
+    await this.recorder.flush({
+      raw: t - this.retention.raw / 1000,
+      m5: t - this.retention.m5 / 1000,
+      h1: t - this.retention.h1 / 1000,
+    });
+    await this.store.close();
+  }
+}

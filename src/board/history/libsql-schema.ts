@@ -1,0 +1,62 @@
+import type Database from 'libsql';
+
+/**
+ * The history file's schema, versioned with PRAGMA user_version. To change it: append a
+ * migration to MIGRATIONS (it runs once, in the same transaction as the version bump, on the
+ * first start of the new version) and never edit one that shipped. A file whose version is newer
+ * than the last migration was written by a newer Panoptes: the board refuses it (history off,
+ * live view on) rather than guess.
+ *
+ * Values are stored as scaled integers (SQLite keeps small integers in 1–3 bytes, a REAL in 8):
+ * shares (up, cpu, mem, disk) × 10,000, load and bells × 100, latency × 10 (0.1 ms).
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: machines (an id per name: a name forgotten and seen again is a new machine), state
+  // changes, raw sweeps and two aggregate tiers. Rows are appended in time order, so rowid order
+  // is age order: pruning deletes the first rows by rowid, a bounded number at a time.
+  `
+  CREATE TABLE machines (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE,
+    first_seen INTEGER);
+  CREATE TABLE forgotten (id INTEGER PRIMARY KEY);
+  CREATE TABLE events (m INTEGER NOT NULL, at INTEGER NOT NULL, state INTEGER NOT NULL,
+    previous INTEGER, reason TEXT);
+  CREATE INDEX events_m_at ON events (m, at);
+  CREATE INDEX events_at ON events (at);
+  CREATE TABLE raw (m INTEGER NOT NULL, t INTEGER NOT NULL, up INTEGER NOT NULL, cpu INTEGER,
+    mem INTEGER, load INTEGER, disk INTEGER, lat INTEGER, bells INTEGER);
+  CREATE INDEX raw_m_t ON raw (m, t);
+  ${aggregateTable('m5')}
+  ${aggregateTable('h1')}
+  `,
+];
+
+function aggregateTable(name: string): string {
+  return `CREATE TABLE ${name} (m INTEGER NOT NULL, t INTEGER NOT NULL, n INTEGER NOT NULL,
+    up INTEGER NOT NULL, cpu INTEGER, cpu_x INTEGER, mem INTEGER, mem_x INTEGER, load INTEGER,
+    load_x INTEGER, disk INTEGER, disk_x INTEGER, lat INTEGER, lat_x INTEGER, bells INTEGER,
+    bells_x INTEGER);
+  CREATE UNIQUE INDEX ${name}_m_t ON ${name} (m, t);`;
+}
+
+/** Brings the file to the current version (or throws, naming the problem). */
+export function migrate(db: Database.Database): number {
+  const row = db.prepare('PRAGMA user_version').raw(true).get();
+  const version = Array.isArray(row) ? Number(row[0]) : Number.NaN;
+  if (!Number.isSafeInteger(version) || version > MIGRATIONS.length) {
+    throw new Error(
+      `history.db has schema version ${String(version)}, newer than this board knows (${MIGRATIONS.length}): written by a newer Panoptes?`,
+    );
+  }
+  for (let v = version; v < MIGRATIONS.length; v += 1) {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.exec(MIGRATIONS[v] ?? '');
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+  return MIGRATIONS.length;
+}

@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openLibsqlHistory } from './libsql-store.js';
+import { storeContract } from './store-contract.case.js';
+import { rawSample } from './tiers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'panoptes-history-'));
+let files = 0;
+const fresh = () => {
+  files += 1;
+  return join(dir, `h${files}`, 'history.db');
+};
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+storeContract('libsql', async () => openLibsqlHistory(fresh()));
+
+describe('libsql history file', () => {
+  const values = { cpu: 0.5, mem: 0.5, load: 1, disk: 0.5, latency_ms: 3, bells: 0 };
+  const keep = { raw: 0, m5: 0, h1: 0 };
+
+  it('keeps what was committed across a close and reopen', async () => {
+    const path = fresh();
+    const store = openLibsqlHistory(path);
+    await store.write({
+      samples: [{ tier: 'raw', name: 'alpha', sample: rawSample(100, true, values) }],
+      events: [{ name: 'alpha', at: 100_000, state: 'up', previous: null, reason: null }],
+      forget: [],
+      cutoffs: keep,
+    });
+    await store.close();
+    const again = openLibsqlHistory(path);
+    expect(await again.has('alpha')).toBe(true);
+    expect((await again.samples('alpha', 'raw', 0, 200)).map((s) => s.avg.cpu)).toEqual([0.5]);
+    await again.close();
+  });
+
+  it('reports a file another process holds locked', async () => {
+    const path = fresh();
+    await openLibsqlHistory(path).close();
+    const { default: Database } = await import('libsql');
+    const other = new Database(path);
+    other.exec('BEGIN EXCLUSIVE');
+    expect(() => openLibsqlHistory(path)).toThrow(/is locked by another process/);
+    other.exec('ROLLBACK');
+    other.close();
+  });
+
+  it('refuses a file that is not a database, saying it is corrupt', async () => {
+    const path = fresh();
+    await openLibsqlHistory(path).close();
+    writeFileSync(path, Buffer.alloc(8192, 7));
+    rmSync(`${path}-wal`, { force: true });
+    expect(() => openLibsqlHistory(path)).toThrow(/corrupt/);
+  });
+
+  it('refuses a file written by a newer schema', async () => {
+    const path = fresh();
+    const store = openLibsqlHistory(path);
+    await store.close();
+    const { default: Database } = await import('libsql');
+    const db = new Database(path);
+    db.pragma('user_version = 99');
+    db.close();
+    expect(() => openLibsqlHistory(path)).toThrow(/schema version 99/);
+  });
+});

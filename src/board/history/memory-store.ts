@@ -1,0 +1,103 @@
+import type {
+  HistoryStore,
+  Sample,
+  StateEvent,
+  TierName,
+  UptimeTotals,
+  WriteBatch,
+} from './store.js';
+import { mergeSamples } from './tiers.js';
+import { UPTIME_WINDOWS, upMsWithin } from './uptime.js';
+
+interface Kept {
+  firstSeen: number | null;
+  tiers: Record<TierName, Map<number, Sample>>;
+  events: StateEvent[];
+}
+
+/** A HistoryStore in memory: for domain tests, and the reference the contract test reads. */
+export class MemoryHistoryStore implements HistoryStore {
+  private readonly machines = new Map<string, Kept>();
+
+  async write(batch: WriteBatch): Promise<void> {
+    for (const name of batch.forget) this.machines.delete(name);
+    for (const { tier, name, sample } of batch.samples) {
+      const rows = this.kept(name).tiers[tier];
+      const held = rows.get(sample.t);
+      rows.set(sample.t, held === undefined ? sample : mergeSamples(held, sample));
+    }
+    for (const { name, ...event } of batch.events) {
+      const kept = this.kept(name);
+      kept.events.push(event);
+      if (kept.firstSeen === null || event.at < kept.firstSeen) kept.firstSeen = event.at;
+    }
+    for (const kept of this.machines.values()) {
+      for (const tier of Object.keys(kept.tiers) as TierName[]) {
+        for (const t of kept.tiers[tier].keys())
+          if (t < batch.cutoffs[tier]) kept.tiers[tier].delete(t);
+      }
+    }
+  }
+
+  async samples(
+    name: string,
+    tier: TierName,
+    fromS: number,
+    toS: number,
+    stepS = 1,
+  ): Promise<Sample[]> {
+    const rows = this.machines.get(name)?.tiers[tier];
+    if (rows === undefined) return [];
+    const buckets = new Map<number, Sample>();
+    for (const row of [...rows.values()].sort((a, b) => a.t - b.t)) {
+      if (row.t < fromS || row.t >= toS) continue;
+      const t = fromS + Math.floor((row.t - fromS) / stepS) * stepS;
+      const held = buckets.get(t);
+      buckets.set(t, held === undefined ? { ...row, t } : mergeSamples(held, row));
+    }
+    return [...buckets.values()];
+  }
+
+  async events(name: string, limit: number): Promise<StateEvent[]> {
+    const events = this.machines.get(name)?.events ?? [];
+    return [...events].sort((a, b) => b.at - a.at).slice(0, limit);
+  }
+
+  async uptimeTotals(nowMs: number): Promise<UptimeTotals[]> {
+    const out: UptimeTotals[] = [];
+    for (const [name, kept] of this.machines) {
+      if (kept.firstSeen === null) continue;
+      const sorted = [...kept.events].sort((a, b) => a.at - b.at);
+      const within = (w: number) => upMsWithin(sorted, nowMs - w, nowMs);
+      out.push({
+        name,
+        firstSeen: kept.firstSeen,
+        upMs: {
+          '24h': within(UPTIME_WINDOWS['24h']),
+          '7d': within(UPTIME_WINDOWS['7d']),
+          '30d': within(UPTIME_WINDOWS['30d']),
+        },
+      });
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async has(name: string): Promise<boolean> {
+    return this.machines.has(name);
+  }
+
+  async close(): Promise<void> {}
+
+  private kept(name: string): Kept {
+    let kept = this.machines.get(name);
+    if (kept === undefined) {
+      kept = {
+        firstSeen: null,
+        tiers: { raw: new Map(), m5: new Map(), h1: new Map() },
+        events: [],
+      };
+      this.machines.set(name, kept);
+    }
+    return kept;
+  }
+}

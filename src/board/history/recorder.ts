@@ -1,0 +1,123 @@
+import type { ChangeSet } from '../domain/change-set.js';
+import type { HistorySettings } from './settings.js';
+import { emptyMetricRecord, type HistoryStore, type MetricName, type WriteBatch } from './store.js';
+import { Aggregator, rawSample } from './tiers.js';
+
+/** Raw samples a waiting batch may hold: past this the store is behind and new sweeps are shed. */
+const WAITING_RAW_MAX = 100_000;
+
+/**
+ * Turns each change set into one write batch: in the board's tick it only copies numbers
+ * (the metrics were parsed when the overview arrived) and folds them into the open aggregate
+ * buckets; the write itself runs later, one batch at a time. A batch that arrives while one is
+ * being written waits, merged with any other that waits (so a slow disk delays, never stacks).
+ */
+export class HistoryRecorder {
+  private readonly aggregator = new Aggregator();
+  private waiting: WriteBatch | null = null;
+  private running: Promise<void> | null = null;
+  /** Raw samples shed because the store fell behind (reported once per shed). */
+  shed = 0;
+
+  constructor(
+    private readonly store: HistoryStore,
+    private readonly retention: HistorySettings,
+    private readonly onError: (error: unknown) => void,
+    private readonly onWritten: (batch: WriteBatch) => void = () => undefined,
+  ) {}
+
+  /** The change set listener: short and synchronous. */
+  record(set: ChangeSet): void {
+    const t = Math.floor(set.at / 1000);
+    const batch: WriteBatch = {
+      samples: this.aggregator.advance(t),
+      events: set.transitions.map((x) => ({
+        name: x.name,
+        at: x.at,
+        state: x.state,
+        previous: x.previous,
+        reason: x.reason,
+      })),
+      forget: [...set.removed],
+      cutoffs: {
+        raw: t - this.retention.raw / 1000,
+        m5: t - this.retention.m5 / 1000,
+        h1: t - this.retention.h1 / 1000,
+      },
+    };
+    for (const name of set.removed) this.aggregator.forget(name);
+    for (const m of set.machines()) {
+      // A machine the board has not observed since it started has nothing to say yet.
+      if (!m.observed) continue;
+      const values = emptyMetricRecord();
+      const up = m.state === 'up';
+      const x = m.metrics;
+      if (up && x !== null) {
+        const v: Record<MetricName, number | null> = {
+          cpu: x.cpu,
+          mem: x.mem,
+          load: x.load,
+          disk: x.disk,
+          latency_ms: x.latencyMs,
+          bells: x.bells,
+        };
+        Object.assign(values, v);
+      }
+      const sample = rawSample(t, up, values);
+      batch.samples.push({ tier: 'raw', name: m.name, sample });
+      this.aggregator.add(m.name, sample);
+    }
+    this.enqueue(batch);
+  }
+
+  /** Writes what waits and the open buckets as they stand (at shutdown). */
+  async flush(cutoffs: WriteBatch['cutoffs']): Promise<void> {
+    this.enqueue({ samples: this.aggregator.drain(), events: [], forget: [], cutoffs });
+    while (this.running !== null) await this.running;
+  }
+
+  /** Resolves once every batch handed so far is written (or failed). */
+  async settled(): Promise<void> {
+    while (this.running !== null) await this.running;
+  }
+
+  private enqueue(batch: WriteBatch): void {
+    if (this.waiting === null) this.waiting = batch;
+    else this.waiting = merge(this.waiting, batch, this);
+    if (this.running === null) this.running = this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    while (this.waiting !== null) {
+      const batch = this.waiting;
+      this.waiting = null;
+      try {
+        await this.store.write(batch);
+        this.onWritten(batch);
+      } catch (error) {
+        this.onError(error);
+      }
+    }
+    this.running = null;
+  }
+}
+
+/** One batch for two: the later forgets cancel the earlier's rows of those names. */
+function merge(a: WriteBatch, b: WriteBatch, recorder: HistoryRecorder): WriteBatch {
+  const gone = new Set(b.forget);
+  let samples = a.samples.filter((s) => !gone.has(s.name));
+  const raw = samples.reduce((n, s) => n + (s.tier === 'raw' ? 1 : 0), 0);
+  if (raw >= WAITING_RAW_MAX) {
+    const kept = b.samples.filter((s) => s.tier !== 'raw');
+    recorder.shed += b.samples.length - kept.length;
+    samples = samples.concat(kept);
+  } else {
+    samples = samples.concat(b.samples);
+  }
+  return {
+    samples,
+    events: a.events.filter((e) => !gone.has(e.name)).concat(b.events),
+    forget: [...a.forget, ...b.forget],
+    cutoffs: b.cutoffs,
+  };
+}

@@ -1,0 +1,226 @@
+import { describe, expect, it } from 'vitest';
+import type { HistoryStore, Sample, WriteBatch } from './store.js';
+import { rawSample } from './tiers.js';
+
+/**
+ * The contract every HistoryStore passes (Hono's common.case pattern): each implementation's
+ * test file calls this with a factory of fresh, empty stores.
+ */
+export function storeContract(kind: string, open: () => Promise<HistoryStore>): void {
+  const T0 = 1_700_000_000; // epoch seconds, a multiple of 3600 minus nothing in particular
+  const keepAll = { raw: 0, m5: 0, h1: 0 };
+  const batch = (over: Partial<WriteBatch>): WriteBatch => ({
+    samples: [],
+    events: [],
+    forget: [],
+    cutoffs: keepAll,
+    ...over,
+  });
+  const values = (cpu: number | null, load = 1.5) => ({
+    cpu,
+    mem: 0.5,
+    load,
+    disk: 0.75,
+    latency_ms: 12.5,
+    bells: 2,
+  });
+  const agg = (t: number, n: number, cpu: number, cpuMax: number): Sample => ({
+    t,
+    n,
+    up: 0.5,
+    avg: { ...values(cpu), bells: 1 },
+    max: { ...values(cpuMax), bells: 3 },
+  });
+
+  describe(`HistoryStore contract: ${kind}`, () => {
+    it('is empty at first and knows no name', async () => {
+      const store = await open();
+      expect(await store.has('alpha')).toBe(false);
+      expect(await store.samples('alpha', 'raw', 0, T0 * 2)).toEqual([]);
+      expect(await store.events('alpha', 10)).toEqual([]);
+      expect(await store.uptimeTotals(T0 * 1000)).toEqual([]);
+      await store.close();
+    });
+
+    it('answers raw rows of one machine in [from, to), oldest first, values as written', async () => {
+      const store = await open();
+      await store.write(
+        batch({
+          samples: [
+            { tier: 'raw', name: 'alpha', sample: rawSample(T0 + 10, true, values(0.25)) },
+            { tier: 'raw', name: 'beta', sample: rawSample(T0 + 10, false, values(null)) },
+            { tier: 'raw', name: 'alpha', sample: rawSample(T0, true, values(0.125, 0.5)) },
+            { tier: 'raw', name: 'alpha', sample: rawSample(T0 + 20, false, values(null)) },
+          ],
+          events: [{ name: 'alpha', at: T0 * 1000, state: 'up', previous: null, reason: null }],
+        }),
+      );
+      const rows = await store.samples('alpha', 'raw', T0, T0 + 20);
+      expect(rows.map((r) => [r.t, r.up, r.avg.cpu, r.avg.load])).toEqual([
+        [T0, 1, 0.125, 0.5],
+        [T0 + 10, 1, 0.25, 1.5],
+      ]);
+      expect(rows[0]?.avg).toEqual(values(0.125, 0.5));
+      expect(rows[0]?.max).toEqual(values(0.125, 0.5));
+      const down = await store.samples('beta', 'raw', T0, T0 + 100);
+      expect(down.map((r) => [r.up, r.avg.cpu])).toEqual([[0, null]]);
+      await store.close();
+    });
+
+    it('keeps avg and max per aggregate bucket and merges a bucket written twice by weight', async () => {
+      const store = await open();
+      await store.write(
+        batch({ samples: [{ tier: 'm5', name: 'alpha', sample: agg(T0, 3, 0.2, 0.4) }] }),
+      );
+      await store.write(
+        batch({ samples: [{ tier: 'm5', name: 'alpha', sample: agg(T0, 1, 0.6, 0.9) }] }),
+      );
+      await store.write(
+        batch({ samples: [{ tier: 'h1', name: 'alpha', sample: agg(T0, 2, 0.3, 0.3) }] }),
+      );
+      const [m5] = await store.samples('alpha', 'm5', T0, T0 + 300);
+      expect(m5?.n).toBe(4);
+      expect(m5?.avg.cpu).toBeCloseTo(0.3, 3);
+      expect(m5?.max.cpu).toBeCloseTo(0.9, 3);
+      expect(m5?.avg.bells).toBeCloseTo(1, 2);
+      expect(m5?.max.bells).toBe(3);
+      expect(m5?.up).toBeCloseTo(0.5, 3);
+      const h1 = await store.samples('alpha', 'h1', T0, T0 + 3600);
+      expect(h1.map((r) => [r.n, r.avg.cpu])).toEqual([[2, 0.3]]);
+      expect(await store.samples('alpha', 'raw', 0, T0 * 2)).toEqual([]);
+      await store.close();
+    });
+
+    it('folds rows into buckets of a step: weighted averages, the max of the maxima, share up', async () => {
+      const store = await open();
+      await store.write(
+        batch({
+          samples: [
+            { tier: 'raw', name: 'alpha', sample: rawSample(T0 + 1, true, values(0.25)) },
+            { tier: 'raw', name: 'alpha', sample: rawSample(T0 + 6, true, values(0.75, 2.5)) },
+            { tier: 'raw', name: 'alpha', sample: rawSample(T0 + 11, false, values(null)) },
+            { tier: 'raw', name: 'alpha', sample: rawSample(T0 + 21, true, values(0.5)) },
+            { tier: 'h1', name: 'alpha', sample: agg(T0, 3, 0.2, 0.4) },
+            { tier: 'h1', name: 'alpha', sample: agg(T0 + 3600, 1, 0.6, 0.9) },
+          ],
+        }),
+      );
+      const raw = await store.samples('alpha', 'raw', T0, T0 + 30, 20);
+      expect(raw.map((r) => [r.t, r.n])).toEqual([
+        [T0, 3],
+        [T0 + 20, 1],
+      ]);
+      expect(raw[0]?.up).toBeCloseTo(2 / 3, 4);
+      expect(raw[0]?.avg.cpu).toBeCloseTo(0.5, 4);
+      expect(raw[0]?.max.cpu).toBeCloseTo(0.75, 4);
+      expect(raw[0]?.max.load).toBeCloseTo(2.5, 4);
+      const h1 = await store.samples('alpha', 'h1', T0, T0 + 7200, 7200);
+      expect(h1.map((r) => [r.t, r.n])).toEqual([[T0, 4]]);
+      expect(h1[0]?.avg.cpu).toBeCloseTo(0.3, 3);
+      expect(h1[0]?.max.cpu).toBeCloseTo(0.9, 3);
+      expect(h1[0]?.up).toBeCloseTo(0.5, 3);
+      await store.close();
+    });
+
+    it('lists state changes most recent first, up to the limit, and knows the name by them', async () => {
+      const store = await open();
+      const at = T0 * 1000;
+      await store.write(
+        batch({
+          events: [
+            { name: 'alpha', at, state: 'up', previous: null, reason: null },
+            { name: 'alpha', at: at + 5000, state: 'down', previous: 'up', reason: 'timed out' },
+            { name: 'alpha', at: at + 9000, state: 'up', previous: 'down', reason: null },
+          ],
+        }),
+      );
+      expect(await store.has('alpha')).toBe(true);
+      expect(await store.has('ALPHA')).toBe(false);
+      expect(await store.events('alpha', 2)).toEqual([
+        { at: at + 9000, state: 'up', previous: 'down', reason: null },
+        { at: at + 5000, state: 'down', previous: 'up', reason: 'timed out' },
+      ]);
+      await store.close();
+    });
+
+    it('totals the time up in each uptime window exactly, from state changes, since first seen', async () => {
+      const store = await open();
+      const now = T0 * 1000;
+      const H = 3_600_000;
+      const D = 24 * H;
+      await store.write(
+        batch({
+          events: [
+            { name: 'alpha', at: now - 10 * D, state: 'up', previous: null, reason: null },
+            { name: 'alpha', at: now - 2 * D, state: 'down', previous: 'up', reason: 'x' },
+            { name: 'alpha', at: now - 2 * D + 3 * H, state: 'up', previous: 'down', reason: null },
+            { name: 'alpha', at: now - 2 * H, state: 'down', previous: 'up', reason: 'y' },
+            { name: 'alpha', at: now - H, state: 'up', previous: 'down', reason: null },
+            { name: 'beta', at: now - 40 * D, state: 'down', previous: null, reason: 'refused' },
+            { name: 'beta', at: now - 5 * H, state: 'up', previous: 'down', reason: null },
+          ],
+        }),
+      );
+      expect(await store.uptimeTotals(now)).toEqual([
+        {
+          name: 'alpha',
+          firstSeen: now - 10 * D,
+          upMs: { '24h': 23 * H, '7d': 7 * D - 4 * H, '30d': 10 * D - 4 * H },
+        },
+        {
+          name: 'beta',
+          firstSeen: now - 40 * D,
+          upMs: { '24h': 5 * H, '7d': 5 * H, '30d': 5 * H },
+        },
+      ]);
+      await store.close();
+    });
+
+    it('forgets a machine at once; the same name seen again starts a new history', async () => {
+      const store = await open();
+      await store.write(
+        batch({
+          samples: [{ tier: 'raw', name: 'alpha', sample: rawSample(T0, true, values(0.5)) }],
+          events: [{ name: 'alpha', at: T0 * 1000, state: 'up', previous: null, reason: null }],
+        }),
+      );
+      await store.write(batch({ forget: ['alpha'] }));
+      expect(await store.has('alpha')).toBe(false);
+      expect(await store.samples('alpha', 'raw', 0, T0 * 2)).toEqual([]);
+      expect(await store.events('alpha', 10)).toEqual([]);
+      expect(await store.uptimeTotals(T0 * 1000)).toEqual([]);
+      await store.write(
+        batch({
+          events: [
+            { name: 'alpha', at: T0 * 1000 + 60_000, state: 'down', previous: null, reason: 'r' },
+          ],
+        }),
+      );
+      expect(await store.samples('alpha', 'raw', 0, T0 * 2)).toEqual([]);
+      expect((await store.uptimeTotals(T0 * 1000 + 120_000))[0]?.firstSeen).toBe(
+        T0 * 1000 + 60_000,
+      );
+      await store.close();
+    });
+
+    it('prunes the rows older than each tier cutoff', async () => {
+      const store = await open();
+      const samples: WriteBatch['samples'] = [];
+      for (let i = 0; i < 20; i += 1) {
+        samples.push({
+          tier: 'raw',
+          name: 'alpha',
+          sample: rawSample(T0 + i * 5, true, values(0.1)),
+        });
+      }
+      samples.push({ tier: 'm5', name: 'alpha', sample: agg(T0, 1, 0.2, 0.2) });
+      samples.push({ tier: 'm5', name: 'alpha', sample: agg(T0 + 300, 1, 0.2, 0.2) });
+      await store.write(batch({ samples }));
+      await store.write(batch({ cutoffs: { raw: T0 + 50, m5: T0 + 300, h1: 0 } }));
+      const raw = await store.samples('alpha', 'raw', 0, T0 * 2);
+      expect(raw.map((r) => r.t)).toEqual(Array.from({ length: 10 }, (_, i) => T0 + 50 + i * 5));
+      expect((await store.samples('alpha', 'm5', 0, T0 * 2)).map((r) => r.t)).toEqual([T0 + 300]);
+      await store.close();
+    });
+  });
+}

@@ -1,0 +1,91 @@
+/**
+ * The history store: what the board remembers, behind one small interface so that a PostgreSQL
+ * store can follow the libsql one (store-contract.case.ts is the test every store must pass).
+ */
+
+/** The tiers, finest first: raw sweeps, then aggregates (avg and max) at coarser steps. */
+export const TIERS = ['raw', 'm5', 'h1'] as const;
+export type TierName = (typeof TIERS)[number];
+
+/** The bucket of each aggregate tier, in seconds (raw: one row per sweep). */
+export const TIER_STEP_S: Readonly<Record<TierName, number>> = { raw: 0, m5: 300, h1: 3600 };
+
+/** The metrics recorded per machine per sweep (null: nothing known, e.g. the machine is down). */
+export const METRICS = ['cpu', 'mem', 'load', 'disk', 'latency_ms', 'bells'] as const;
+export type MetricName = (typeof METRICS)[number];
+
+/**
+ * One row of a tier: a sweep (raw, n = 1, max = avg) or a bucket's aggregate (`t` its start).
+ * `up` is the share of the samples in which the machine was up (0–1).
+ */
+export interface Sample {
+  /** Epoch seconds. */
+  t: number;
+  /** Samples folded into this row. */
+  n: number;
+  up: number;
+  avg: Record<MetricName, number | null>;
+  max: Record<MetricName, number | null>;
+}
+
+/** A state change, exact (not sampled). */
+export interface StateEvent {
+  /** ms since the epoch. */
+  at: number;
+  state: 'up' | 'down';
+  /** null: first seen since the board started. */
+  previous: 'up' | 'down' | null;
+  reason: string | null;
+}
+
+/** One sweep's worth of writes: committed together, or not at all. */
+export interface WriteBatch {
+  /** Rows per tier, by machine name. */
+  samples: { tier: TierName; name: string; sample: Sample }[];
+  events: ({ name: string } & StateEvent)[];
+  /** Machines forgotten: their history goes (at once for readers, in bounded chunks on disk). */
+  forget: string[];
+  /** Rows older than this (epoch seconds) are pruned, a bounded number per batch. */
+  cutoffs: Record<TierName, number>;
+}
+
+/** One machine's uptime figures: when first seen, and the ms it was up in each window to now. */
+export interface UptimeTotals {
+  name: string;
+  /** ms since the epoch of the first recorded state change. */
+  firstSeen: number;
+  /** ms up within [now − 24 h, now], [now − 7 d, now] and [now − 30 d, now]. */
+  upMs: { '24h': number; '7d': number; '30d': number };
+}
+
+/** Where the board's history lives. */
+export interface HistoryStore {
+  /** Commits one batch (one transaction), yielding to the event loop between small chunks. */
+  write(batch: WriteBatch): Promise<void>;
+  /**
+   * Rows of a tier for one machine with from ≤ t < to (epoch seconds), oldest first, folded into
+   * buckets of `stepS` seconds from `fromS` (default 1: as stored): each answered row is a
+   * bucket, `t` its start, averages weighted by samples, the max of the maxima. The store
+   * folds (in SQL for libsql), so a day of raw sweeps crosses into JavaScript as 300 rows.
+   */
+  samples(
+    name: string,
+    tier: TierName,
+    fromS: number,
+    toS: number,
+    stepS?: number,
+  ): Promise<Sample[]>;
+  /** The machine's latest state changes, most recent first. */
+  events(name: string, limit: number): Promise<StateEvent[]>;
+  /** Every machine with history: first seen and ms up in each uptime window up to `nowMs`. */
+  uptimeTotals(nowMs: number): Promise<UptimeTotals[]>;
+  /** Whether the store holds history for the name (forgotten names do not). */
+  has(name: string): Promise<boolean>;
+  /** Waits for pending work and releases the store. */
+  close(): Promise<void>;
+}
+
+/** A sample with every metric null. */
+export function emptyMetricRecord(): Record<MetricName, number | null> {
+  return { cpu: null, mem: null, load: null, disk: null, latency_ms: null, bells: null };
+}

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { plan, toSeries } from './query.js';
+import { HISTORY_DEFAULTS, historySettings } from './settings.js';
+import { Aggregator, mergeSamples, rawSample } from './tiers.js';
+import { shareOf, upMsWithin, uptimeOf } from './uptime.js';
+
+const v = (cpu: number | null) => ({ cpu, mem: 0.5, load: 1, disk: 0.5, latency_ms: 10, bells: 0 });
+
+describe('Aggregator', () => {
+  it('hands out a 5-minute bucket (avg, max, share up) once a sweep falls past its end', () => {
+    const agg = new Aggregator();
+    const T = 1_800_000_000 - (1_800_000_000 % 3600);
+    for (const [t, up, cpu] of [
+      [T, true, 0.2],
+      [T + 100, true, 0.6],
+      [T + 200, false, null],
+    ] as const) {
+      expect(agg.advance(t)).toEqual([]);
+      agg.add('a', rawSample(t, up, v(cpu)));
+    }
+    const out = agg.advance(T + 300);
+    expect(out.map((r) => r.tier)).toEqual(['m5']);
+    const s = out[0]?.sample;
+    expect(s?.t).toBe(T);
+    expect(s?.n).toBe(3);
+    expect(s?.up).toBeCloseTo(2 / 3, 9);
+    expect(s?.avg.cpu).toBeCloseTo(0.4, 9);
+    expect(s?.max.cpu).toBe(0.6);
+    // The hour bucket is still open; drain hands it out as it stands.
+    expect(agg.drain().map((r) => [r.tier, r.sample.n])).toEqual([['h1', 3]]);
+  });
+
+  it('forgets a machine’s open buckets', () => {
+    const agg = new Aggregator();
+    agg.advance(0);
+    agg.add('a', rawSample(0, true, v(0.1)));
+    agg.forget('a');
+    expect(agg.advance(3600)).toEqual([]);
+  });
+
+  it('merges two rows of one bucket by weight', () => {
+    const a = { ...rawSample(0, true, v(0.2)), n: 3 };
+    const b = rawSample(0, false, v(0.6));
+    const m = mergeSamples(a, b);
+    expect(m.n).toBe(4);
+    expect(m.avg.cpu).toBeCloseTo(0.3, 9);
+    expect(m.max.cpu).toBe(0.6);
+    expect(m.up).toBeCloseTo(0.75, 9);
+  });
+});
+
+describe('plan and toSeries', () => {
+  const now = 10_000_000;
+  it('picks the coarsest tier that still fills the points, within its retention', () => {
+    expect(plan({ fromS: now - 3600, toS: now }, 300, HISTORY_DEFAULTS, now).tier).toBe('raw');
+    expect(plan({ fromS: now - 86_400, toS: now }, 300, HISTORY_DEFAULTS, now).tier).toBe('raw');
+    expect(plan({ fromS: now - 7 * 86_400, toS: now }, 300, HISTORY_DEFAULTS, now).tier).toBe('m5');
+    expect(plan({ fromS: now - 30 * 86_400, toS: now }, 300, HISTORY_DEFAULTS, now).tier).toBe(
+      'h1',
+    );
+    // An hour two days ago: raw is pruned by then, the 5-minute tier still has it.
+    const old = plan(
+      { fromS: now - 2 * 86_400, toS: now - 2 * 86_400 + 3600 },
+      300,
+      HISTORY_DEFAULTS,
+      now,
+    );
+    expect(old).toEqual({ tier: 'm5', stepS: 300, count: 12 });
+  });
+
+  it('spans the whole window with at most `points` points, null where nothing was recorded', () => {
+    const w = { fromS: 1000, toS: 2000 };
+    const p = plan(w, 10, HISTORY_DEFAULTS, 2000);
+    expect(p).toEqual({ tier: 'raw', stepS: 100, count: 10 });
+    const s = toSeries(
+      [
+        rawSample(1010, true, v(0.2)),
+        rawSample(1050, true, v(0.4)),
+        rawSample(1950, false, v(null)),
+      ],
+      w,
+      p,
+    );
+    expect(s.t).toEqual([1000, 1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900]);
+    expect(s.avg.cpu[0]).toBeCloseTo(0.3, 9);
+    expect(s.max.cpu[0]).toBe(0.4);
+    expect(s.avg.cpu.slice(1)).toEqual(new Array(9).fill(null));
+    expect(s.up).toEqual([1, null, null, null, null, null, null, null, null, 0]);
+  });
+});
+
+describe('uptime', () => {
+  const H = 3_600_000;
+  const now = 100 * H;
+  const events = [
+    { at: now - 10 * H, state: 'up' as const, previous: null, reason: null },
+    { at: now - 4 * H, state: 'down' as const, previous: 'up' as const, reason: 'x' },
+    { at: now - 3 * H, state: 'up' as const, previous: 'down' as const, reason: null },
+  ];
+  it('adds up the time up within a window exactly, the state before the window included', () => {
+    expect(upMsWithin(events, now - 24 * H, now)).toBe(9 * H);
+    // A window that starts while it was down.
+    expect(upMsWithin(events, now - 3.5 * H, now)).toBe(3 * H);
+    expect(upMsWithin(events, now - 6 * H, now)).toBe(5 * H);
+  });
+  it('is a share counted from first seen; null before it', () => {
+    const totals = {
+      name: 'a',
+      firstSeen: now - 10 * H,
+      upMs: { '24h': 9 * H, '7d': 9 * H, '30d': 9 * H },
+    };
+    expect(uptimeOf(totals, now)).toEqual({ '24h': 0.9, '7d': 0.9, '30d': 0.9 });
+    expect(shareOf(0, now + 1, now - H, now)).toBeNull();
+    expect(shareOf(H / 2, now - 2 * H, now - H, now)).toBe(0.5);
+  });
+});
+
+describe('history settings', () => {
+  it('reads durations and turns history off', () => {
+    expect(historySettings(false)).toBeNull();
+    expect(historySettings(undefined)).toEqual(HISTORY_DEFAULTS);
+    expect(historySettings({ raw: '6h', '1h': 3600 })).toEqual({
+      ...HISTORY_DEFAULTS,
+      raw: 6 * 3_600_000,
+      h1: 3_600_000,
+    });
+  });
+});

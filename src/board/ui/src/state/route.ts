@@ -1,0 +1,36 @@
+import { useEffect, useState } from 'preact/hooks';
+
+/** The machine page's address: the board's own page with `?machine=NAME` (one URL per machine). */
+export function machineHref(name: string): string {
+  return `?machine=${encodeURIComponent(name)}`;
+}
+
+function machineOf(search: string): string | null {
+  const name = new URLSearchParams(search).get('machine');
+  return name === null || name === '' ? null : name;
+}
+
+/** Goes to an address of this page without a reload (a history entry, so Back returns). */
+export function navigate(href: string): void {
+  window.history.pushState(null, '', href);
+  window.dispatchEvent(new PopStateEvent('popstate'));
+}
+
+/** Opens a same-page link without a reload, unless the reader asked for a new tab. */
+export function followLink(event: MouseEvent, href: string): void {
+  if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)
+    return;
+  event.preventDefault();
+  navigate(href);
+}
+
+/** The machine whose page the address names, or null for the board. */
+export function useMachineRoute(): string | null {
+  const [machine, setMachine] = useState(() => machineOf(window.location.search));
+  useEffect(() => {
+    const onPop = () => setMachine(machineOf(window.location.search));
+    window.addEventListener('popstate', onPop);
+    return () => window.removeEventListener('popstate', onPop);
+  }, []);
+  return machine;
+}
