@@ -181,14 +181,15 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/language/{code}',
       '/api/languages',
       '/api/machines/{name}',
+      '/api/machines/{name}/events',
+      '/api/machines/{name}/history',
       '/api/machines/{name}/silence',
       '/api/notify',
       '/api/notify/test',
-      '/api/machines/{name}/events',
-      '/api/machines/{name}/history',
       '/api/openapi.json',
       '/api/report',
       '/api/uptime',
+      '/metrics',
     ]);
     expect(doc.components.schemas).toHaveProperty('HTTPValidationError');
     expect(doc.components.schemas).toHaveProperty('ValidationError');

@@ -17,6 +17,15 @@ const OPERATIONS: Record<string, string> = {
   'DELETE /api/machines/{name}': 'delete_machine_api_machines__name__delete',
   'POST /api/report': 'report_api_report_post',
   'GET /api/openapi.json': 'openapi_api_openapi_json_get',
+  // Round 2 (not in the FastAPI service of the comparison): named by the same formula.
+  'GET /api/machines/{name}/history': 'get_history_api_machines__name__history_get',
+  'GET /api/machines/{name}/events': 'get_events_api_machines__name__events_get',
+  'GET /api/uptime': 'get_uptime_api_uptime_get',
+  'GET /api/notify': 'get_notify_api_notify_get',
+  'POST /api/notify/test': 'test_notify_api_notify_test_post',
+  'POST /api/machines/{name}/silence': 'silence_machine_api_machines__name__silence_post',
+  'DELETE /api/machines/{name}/silence': 'end_silence_api_machines__name__silence_delete',
+  'GET /metrics': 'metrics_metrics_get',
 };
 
 type Operation = {

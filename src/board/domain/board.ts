@@ -5,7 +5,7 @@ import { KeyProofCheck } from '../../shared/wire/key-proof.js';
 import type { Report } from '../../shared/wire/report.js';
 import type { AgentClient, AgentTarget } from '../agent-client.js';
 import type { BoardSettings, MachineConfig } from '../config.js';
-import type { JournalEntry, Who } from '../schemas.js';
+import type { Who } from '../schemas.js';
 import type { ActionQueue } from './action-queue.js';
 import type { ChangeSet } from './change-set.js';
 import type { Journal } from './journal.js';
@@ -82,7 +82,7 @@ export class Board {
     const machine = registry.get(name);
     if (machine === undefined) {
       const detail = `No machine named '${name}' on this board`;
-      return this.refuse(who, 'do', target, 404, detail);
+      return this.notes.refuse(who, 'do', target, 404, detail);
     }
     if (machine.origin === 'configured') {
       const config = this.configured.get(name);
@@ -97,7 +97,7 @@ export class Board {
       const status = outcome.kind === 'timeout' ? 504 : 502;
       const detail = `Machine '${name}' is unreachable: ${clip(outcome.error)}`;
       this.actionFailed(name, what, action, status, detail);
-      await this.note(who, 'do', target, 'failed', status, detail);
+      await this.notes.note(who, 'do', target, 'failed', status, detail);
       return { status, body: { detail } };
     }
     const key = settings.announcedKeys.get(name) ?? null;
@@ -120,10 +120,10 @@ export class Board {
     const queued = await this.deps.queue.add(name, what, action);
     if (queued === null) {
       const detail = `Too many actions are already queued for '${name}'`;
-      return this.refuse(who, 'do', target, 409, detail);
+      return this.notes.refuse(who, 'do', target, 409, detail);
     }
     registry.setQueued(name, this.deps.queue.count(name));
-    await this.note(who, 'do', target, 'queued', 200, `queued as ${queued.id}: ${reason}`);
+    await this.notes.note(who, 'do', target, 'queued', 200, `queued as ${queued.id}: ${reason}`);
     return { status: 200, body: { queued: true, id: queued.id, name, what, action } };
   }
 
@@ -142,7 +142,7 @@ export class Board {
     const key = settings.announcedKeys.get(name);
     if (key === undefined && settings.announcedKeysOnly) {
       const detail = `'${name}' has no key in announced_keys, and this board takes reports only from machines it holds a key for (announced_keys_only)`;
-      return this.refuse(who, 'report', name, 403, detail);
+      return this.notes.refuse(who, 'report', name, 403, detail);
     }
     const unproved =
       key === undefined ? null : this.keyProofs.problem(key, report, this.deps.clock.now());
@@ -150,7 +150,7 @@ export class Board {
       // The board would relay this machine's key to the reported location: only believe a
       // location reported by someone who holds the key.
       const detail = `A report for '${name}' must prove it holds the key the board keeps for it (key_proof): ${unproved}`;
-      return this.refuse(who, 'report', name, 403, detail);
+      return this.notes.refuse(who, 'report', name, 403, detail);
     }
     // Past the room that announced machines' overviews share (max_announced_mb), a report is
     // refused as a new name past the cap is: a registration token cannot make the board hold
@@ -170,11 +170,11 @@ export class Board {
     if ('refused' in found) {
       if (found.refused === 'configured') {
         const detail = `'${name}' is a configured machine; the board polls it and refuses reports for it`;
-        return this.refuse(who, 'report', name, 409, detail);
+        return this.notes.refuse(who, 'report', name, 409, detail);
       }
       if (found.refused === 'lookalike') {
         const detail = `'${name}' differs only in case from '${found.existing}' on this board; names are unique without regard to case`;
-        return this.refuse(who, 'report', name, 409, detail);
+        return this.notes.refuse(who, 'report', name, 409, detail);
       }
       const detail = `The board already has ${found.cap} announced machines; forget some first`;
       await this.notes.capRefusal(who, detail);
@@ -197,7 +197,14 @@ export class Board {
     if (queue.count(name) > 0) {
       for (const a of queue.forMachine(name)) {
         if (await queue.markDelivered(a.id)) {
-          await this.note(who, 'do', targetOf(a), 'delivered', null, `handed over as ${a.id}`);
+          await this.notes.note(
+            who,
+            'do',
+            targetOf(a),
+            'delivered',
+            null,
+            `handed over as ${a.id}`,
+          );
         }
         actions.push({
           id: a.id,
@@ -217,11 +224,11 @@ export class Board {
     const machine = this.deps.registry.get(name);
     if (machine === undefined) {
       const detail = `No machine named '${name}' on this board`;
-      return this.refuse(who, 'forget', name, 404, detail);
+      return this.notes.refuse(who, 'forget', name, 404, detail);
     }
     if (machine.origin === 'configured') {
       const detail = `'${name}' is a configured machine; remove it from ${this.deps.settings.source}`;
-      return this.refuse(who, 'forget', name, 409, detail);
+      return this.notes.refuse(who, 'forget', name, 409, detail);
     }
     const dropped = this.deps.queue.forMachine(name);
     for (const a of dropped) await this.deps.queue.remove(a.id);
@@ -229,14 +236,14 @@ export class Board {
     await this.deps.persistIdentities?.();
     const detail =
       dropped.length > 0 ? `forgotten; ${dropped.length} queued action(s) dropped` : 'forgotten';
-    await this.note(who, 'forget', name, 'forgotten', 200, detail);
+    await this.notes.note(who, 'forget', name, 'forgotten', 200, detail);
     return { status: 200, body: { ok: true, name, forgotten: true, dropped: dropped.length } };
   }
 
   /** Journals a request refused for its token, by address only. */
   async refusedToken(address: string, method: string, path: string, status: number): Promise<void> {
     const detail = `${status === 403 ? 'token not valid here' : 'wrong token'}: ${method} ${clip(path)} from ${address}`;
-    await this.refuse('anonymous', 'auth', address, status, detail, address);
+    await this.notes.refuse('anonymous', 'auth', address, status, detail, address);
   }
 
   /**
@@ -270,7 +277,7 @@ export class Board {
     for (const a of queue.expired()) {
       await queue.remove(a.id);
       registry.setQueued(a.name, queue.count(a.name));
-      await this.note(
+      await this.notes.note(
         'board',
         'do',
         targetOf(a),
@@ -289,7 +296,7 @@ export class Board {
     const detail = `result of ${result.id}: ${summary(result.body)}`;
     if (outcome === 'failed')
       this.actionFailed(queued.name, queued.what, queued.action, result.status, detail);
-    await this.note(who, 'do', targetOf(queued), outcome, result.status, detail);
+    await this.notes.note(who, 'do', targetOf(queued), outcome, result.status, detail);
   }
 
   private async passThrough(
@@ -304,7 +311,7 @@ export class Board {
       const [name = '', what = '', action = ''] = target.split('/');
       this.actionFailed(name, what, action, status, detail);
     }
-    await this.note(who, 'do', target, outcome, status, detail);
+    await this.notes.note(who, 'do', target, outcome, status, detail);
     return { status, body };
   }
 
@@ -322,27 +329,5 @@ export class Board {
   /** Runs `work` behind the answer; a failure is reported, never unhandled. */
   private background(work: Promise<unknown>): void {
     work.catch((error: unknown) => this.deps.onListenerError?.(error));
-  }
-
-  private note(
-    who: Who,
-    op: string,
-    target: string,
-    outcome: string,
-    status: number | null,
-    detail: string,
-  ): Promise<JournalEntry> {
-    return this.notes.note(who, op, target, outcome, status, detail);
-  }
-
-  private refuse(
-    who: Who,
-    op: string,
-    target: string,
-    status: number,
-    detail: string,
-    source = target,
-  ): Promise<Answer> {
-    return this.notes.refuse(who, op, target, status, detail, source);
   }
 }

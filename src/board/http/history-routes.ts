@@ -88,6 +88,7 @@ export async function historyRoutes(
     '/api/machines/:name/history',
     {
       schema: {
+        operationId: 'get_history',
         summary: "A machine's recorded metrics over a window, as column arrays (uPlot's layout)",
         description:
           'At most `points` points spanning the whole window, from the coarsest tier that still fills them (raw sweeps, 5-minute or hourly aggregates); null where nothing was recorded.',
@@ -128,6 +129,7 @@ export async function historyRoutes(
     '/api/machines/:name/events',
     {
       schema: {
+        operationId: 'get_events',
         summary: "A machine's state changes, most recent first",
         params: NameParams,
         querystring: EventsQuery,
@@ -147,6 +149,7 @@ export async function historyRoutes(
     '/api/uptime',
     {
       schema: {
+        operationId: 'get_uptime',
         summary: 'Every machine: the share of the last 24 h, 7 d and 30 d it was up',
         description:
           'Exact, from state changes; counted from when the machine was first seen if that is later than the window start; null if not seen yet.',

@@ -50,6 +50,7 @@ export async function notifyRoutes(
     '/api/notify',
     {
       schema: {
+        operationId: 'get_notify',
         summary: 'The notification channels (name and kind) and rules',
         response: { 200: NotifyView },
       },
@@ -61,6 +62,7 @@ export async function notifyRoutes(
     '/api/notify/test',
     {
       schema: {
+        operationId: 'test_notify',
         summary: 'Send a test message through one channel (a real delivery, one try)',
         body: TestBody,
         response: {

@@ -29,6 +29,7 @@ export async function silenceRoutes(
     '/api/machines/:name/silence',
     {
       schema: {
+        operationId: 'silence_machine',
         summary: 'Silence notifications for a machine for a while (maintenance)',
         description:
           'The machine still shows its state; nothing is sent about it until the silence ends. Survives a restart; journaled.',
@@ -48,6 +49,7 @@ export async function silenceRoutes(
     '/api/machines/:name/silence',
     {
       schema: {
+        operationId: 'end_silence',
         summary: "End a machine's silence",
         params: NameParams,
         response: { 200: SilenceAnswer, 404: Detail },
