@@ -66,7 +66,7 @@ export class ThreadedClient implements AgentClient {
       workerData: this.options,
       // The poller's heap only holds polls in flight: kept small, it is collected often on
       // its own core instead of growing with the garbage of each sweep.
-      resourceLimits: { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 16 },
+      resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 },
     });
     worker.on('message', (answer: PollAnswer) => {
       const resolve = this.pending.get(answer.id);
