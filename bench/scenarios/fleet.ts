@@ -14,6 +14,7 @@ import { Fleet, type Program, startBare } from '../processes.js';
 import { median, nowMs, quantile } from '../stats.js';
 import { alternate, best, type Comparison, type WrkResult, wrk } from '../wrk.js';
 import { type BenchContext, count, launchBoard, RssSampler, scenarioDir } from './context.js';
+import { metricsRows } from './metrics-rows.js';
 
 /**
  * A board configured with N simulated machines (10 % black holes, 10 % refusing, 5 % slow):
@@ -113,6 +114,10 @@ export async function fleetScenario(
       await relayOverhead(ctx, board, boardToken, served.machines);
     } else {
       duringSweep = await p99DuringSweep(ctx, board, boardToken);
+      const measured = duringSweep;
+      await metricsRows(ctx, board, boardToken, n, measured, () =>
+        p99DuringSweep(ctx, board as Program, boardToken),
+      );
     }
 
     sampler.sample();
@@ -205,7 +210,7 @@ async function boardThroughput(
 }
 
 /** GET /api/board p99 on the large board while it sweeps (it sweeps back to back). */
-async function p99DuringSweep(
+export async function p99DuringSweep(
   ctx: BenchContext,
   board: Program,
   boardToken: string,
