@@ -135,9 +135,12 @@ describe('announced machines: no flapping, reconnecting after a half-open connec
   });
 
   it('after its connection to the board goes half-open, it reconnects by itself and reports again', async () => {
-    const before = (await lab())?.last_seen ?? '';
     link.freeze();
     expect(link.frozen()).toBeGreaterThan(0);
+    // The board view coalesces report refreshes (up to 250 ms): read "before" once the last
+    // report that got through before the freeze is surely in it.
+    await new Promise((r) => setTimeout(r, 600));
+    const before = (await lab())?.last_seen ?? '';
     // The frozen connection carries nothing; the agent's report on it times out (2 s for a short
     // interval), it backs off, and a new connection works. Generous: stale_after, the report
     // time-out and a few back-offs.
