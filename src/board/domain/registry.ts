@@ -2,13 +2,11 @@ import type { Clock } from '../../shared/clock.js';
 import type { MachineConfig } from '../config.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
-import { type Machine, type Observation, type Origin, ownBytes, recordBytes } from './machine.js';
+import { type Machine, type Observation, type Origin, ownBytes } from './machine.js';
 import { emptyMetrics, prepareOverview, type SessionMark } from './metrics.js';
+import { ViewCache } from './view-cache.js';
 
-const COMMA = Buffer.from(',');
-/** Changes between sweeps are coalesced into one rebuild of the view per this many ms. */
-export const VIEW_COALESCE_MS = 250;
-const CLOSE = Buffer.from(']}');
+export { VIEW_COALESCE_MS } from './view-cache.js';
 
 /** Who an announced machine is, as the identity snapshot keeps it (never the overview). */
 export interface Identity {
@@ -40,17 +38,8 @@ export class Registry {
   private announcedCount = 0;
   /** The length of all announced machines' overview JSON together. */
   private announcedBytes = 0;
-  private sortedNames: string[] | null = null;
-  private cachedView: { bytes: Buffer; etag: string } | null = null;
-  /** The view bytes are older than the machines (a report or the upkeep changed one). */
-  private dirty = true;
-  /** The next view() rebuilds whatever the time (after a sweep, or a removal). */
-  private forced = true;
-  private builtAt = Number.NEGATIVE_INFINITY;
-  private generation = 0;
-  private readonly epoch = Math.random().toString(36).slice(2, 10);
-  private sweptAt: number | null = null;
-  private sweepMs: number | null = null;
+  /** GET /api/board's bytes, rebuilt on the board's clock. */
+  private readonly viewCache: ViewCache;
   /** Bumped whenever the set of announced identities changes (for the snapshot writer). */
   identityVersion = 0;
 
@@ -63,6 +52,7 @@ export class Registry {
     /** Where state changes, bells and changed names are gathered for the next change set. */
     readonly changes: ChangeCollector = new ChangeCollector(),
   ) {
+    this.viewCache = new ViewCache(clock);
     for (const c of configured) {
       this.add({
         name: c.name,
@@ -254,8 +244,7 @@ export class Registry {
       if (m.origin !== 'configured' || wanted.has(m.name)) continue;
       this.machines.delete(m.name);
       this.folded.delete(foldName(m.name));
-      this.sortedNames = null;
-      this.invalidate(true);
+      this.viewCache.namesChanged();
       this.changes.removedName(m.name);
       removed.push(m.name);
       this.events.machineRemoved(m.name);
@@ -293,9 +282,8 @@ export class Registry {
     this.folded.delete(foldName(name));
     this.announcedCount -= 1;
     this.announcedBytes -= m.overviewBytes?.length ?? 0;
-    this.sortedNames = null;
     this.identityVersion += 1;
-    this.invalidate(true);
+    this.viewCache.namesChanged();
     this.changes.removedName(name);
     this.events.machineRemoved(name);
   }
@@ -334,49 +322,12 @@ export class Registry {
   }
 
   sweepFinished(startedAt: number, durationMs: number): void {
-    this.sweptAt = startedAt + durationMs;
-    this.sweepMs = durationMs;
-    this.invalidate(true);
+    this.viewCache.sweepFinished(startedAt, durationMs);
   }
 
-  /**
-   * The board view as JSON bytes with its ETag. Rebuilt after each sweep and each removal;
-   * changes from reports and the upkeep are coalesced to one rebuild per VIEW_COALESCE_MS, so
-   * a flood of reports never makes each GET copy the whole view again ("every machine as of
-   * the last sweep", and at most a quarter of a second behind a report).
-   */
+  /** The board view as JSON bytes with its ETag (see ViewCache: rebuilt on the board's clock). */
   view(): { bytes: Buffer; etag: string } {
-    const now = this.clock.now();
-    if (
-      this.cachedView !== null &&
-      (!this.dirty || (!this.forced && now - this.builtAt < VIEW_COALESCE_MS))
-    ) {
-      return this.cachedView;
-    }
-    this.dirty = false;
-    this.forced = false;
-    this.builtAt = now;
-    this.generation += 1;
-    if (this.sortedNames === null) {
-      this.sortedNames = [...this.machines.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    }
-    // One copy of each machine's bytes, encoded once per change of that machine: rebuilding
-    // the view of 10,000 machines is then one memcpy, not a join and a UTF-8 encode of it all.
-    const head = JSON.stringify({
-      swept_at: this.sweptAt === null ? null : new Date(this.sweptAt).toISOString(),
-      sweep_ms: this.sweepMs,
-    }).slice(0, -1);
-    const parts: Buffer[] = [Buffer.from(`${head},"machines":[`)];
-    for (const name of this.sortedNames) {
-      const m = this.machines.get(name);
-      if (m === undefined) continue;
-      if (parts.length > 1) parts.push(COMMA);
-      parts.push(recordBytes(m));
-    }
-    parts.push(CLOSE);
-    const bytes = Buffer.concat(parts);
-    this.cachedView = { bytes, etag: `"${this.epoch}-${this.generation}"` };
-    return this.cachedView;
+    return this.viewCache.get(this.machines);
   }
 
   private add(init: {
@@ -408,12 +359,11 @@ export class Registry {
     };
     this.machines.set(m.name, m);
     this.folded.set(foldName(m.name), m.name);
-    this.sortedNames = null;
     if (init.origin === 'announced') {
       this.announcedCount += 1;
       this.identityVersion += 1;
     }
-    this.invalidate(true);
+    this.viewCache.namesChanged();
     return m;
   }
 
@@ -425,7 +375,6 @@ export class Registry {
   }
 
   private invalidate(force = false): void {
-    this.dirty = true;
-    if (force) this.forced = true;
+    this.viewCache.invalidate(force);
   }
 }
