@@ -1,4 +1,4 @@
-import { ConfigError } from '../shared/config/config-error.js';
+import { logRestartFields, readForReload } from '../shared/config/reload-read.js';
 import type { ReloadReason } from '../shared/config/reload-trigger.js';
 import type { Logger } from '../shared/logger.js';
 import type { AgentSettings } from './config.js';
@@ -23,27 +23,11 @@ export async function reloadAgent(
 ): Promise<'done' | 'failed'> {
   const { log } = deps;
   const running = deps.current();
-  let next: AgentSettings;
-  try {
-    next = deps.load();
-  } catch (error) {
-    const problems =
-      error instanceof ConfigError
-        ? error.problems.map((p) => ({ file: error.file, field: p.field, problem: p.problem }))
-        : [{ file: running.source, field: '', problem: String((error as Error).message ?? error) }];
-    for (const p of problems) {
-      log.error(p, `reload refused: ${p.field === '' ? '(file)' : p.field}: ${p.problem}`);
-    }
-    log.warn({ file: running.source, reason: why }, 'reload refused; the running config is kept');
-    return 'failed';
-  }
+  const read = readForReload(() => deps.load(), running.source, why, log);
+  if (!('next' in read)) return 'failed';
+  const next = read.next;
   const change = diffAgentSettings(running, next);
-  for (const field of change.restart) {
-    log.warn(
-      { file: running.source, field },
-      `${field} changed in the config; it takes effect after a restart`,
-    );
-  }
+  logRestartFields(change.restart, running.source, log);
   await deps.apply(keepAgentRestartFields(running, next));
   log.info(
     { file: running.source, reason: why, applied: change.applied, restart: change.restart },

@@ -1,4 +1,4 @@
-import { ConfigError } from '../shared/config/config-error.js';
+import { fieldName, logRestartFields, readForReload } from '../shared/config/reload-read.js';
 import type { ReloadReason } from '../shared/config/reload-trigger.js';
 import type { Logger } from '../shared/logger.js';
 import type { BoardSettings } from './config.js';
@@ -23,19 +23,9 @@ export interface ReloadDeps {
 export async function reloadBoard(deps: ReloadDeps, why: ReloadReason): Promise<'done' | 'failed'> {
   const { log, journal } = deps;
   const running = deps.current();
-  let next: BoardSettings;
-  try {
-    next = deps.load();
-  } catch (error) {
-    const problems =
-      error instanceof ConfigError
-        ? error.problems.map((p) => ({ file: error.file, field: p.field, problem: p.problem }))
-        : [{ file: running.source, field: '', problem: String((error as Error).message ?? error) }];
-    for (const p of problems) {
-      log.error(p, `reload refused: ${p.field === '' ? '(file)' : p.field}: ${p.problem}`);
-    }
-    const listed = problems.map((p) => `${p.field === '' ? '(file)' : p.field}: ${p.problem}`);
-    log.warn({ file: running.source, reason: why }, 'reload refused; the running config is kept');
+  const read = readForReload(() => deps.load(), running.source, why, log);
+  if (!('next' in read)) {
+    const listed = read.problems.map((p) => `${fieldName(p)}: ${p.problem}`);
     await journal.record({
       who: 'board',
       op: 'reload',
@@ -46,13 +36,9 @@ export async function reloadBoard(deps: ReloadDeps, why: ReloadReason): Promise<
     });
     return 'failed';
   }
+  const next = read.next;
   const change = diffSettings(running, next);
-  for (const field of change.restart) {
-    log.warn(
-      { file: running.source, field },
-      `${field} changed in the config; it takes effect after a restart`,
-    );
-  }
+  logRestartFields(change.restart, running.source, log);
   const { added, removed } = deps.apply(keepRestartFields(running, next));
   const parts = [
     change.applied.length > 0 ? `applied: ${change.applied.join(', ')}` : 'no change to apply',
