@@ -153,3 +153,10 @@ export function best(rounds: readonly WrkResult[]): WrkResult {
     non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
   };
 }
+
+/** `rounds` wrk runs one after another with the same options; their best (see `best`). */
+export async function bestOf(rounds: number, options: WrkOptions): Promise<WrkResult> {
+  const results: WrkResult[] = [];
+  for (let i = 0; i < rounds; i++) results.push(await wrk(options));
+  return best(results);
+}

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { quantile } from '../stats.js';
-import { overview } from './overview.js';
+import { announcerReport } from './overview.js';
 import {
   ANNOUNCER_BLOCK,
   type AnnounceAnswer,
@@ -33,14 +33,11 @@ export async function announce(req: AnnounceRequest): Promise<AnnounceAnswer> {
   const started = performance.now();
 
   const post = (index: number): void => {
-    const name = machineName('a', index);
+    const _name = machineName('a', index);
     const seq = (seqs[index] ?? 0) + 1;
     seqs[index] = seq;
     const source = loopbackAddress(ANNOUNCER_BLOCK, index);
-    const body = JSON.stringify({
-      ...overview({ name, index }, seq, Date.now()),
-      location: `http://${source}:8701`,
-    });
+    const body = announcerReport(index, seq, Date.now());
     const t0 = performance.now();
     inFlight += 1;
     sent += 1;

@@ -1,3 +1,5 @@
+import { ANNOUNCER_BLOCK, loopbackAddress, machineName } from './protocol.js';
+
 /**
  * A realistic agent overview (about 2 KB, the shape of the agent's GET /api/overview), different
  * at every call: time, uptime, load, CPU use, free memory and disk, and now and then a bell.
@@ -82,4 +84,13 @@ export function overview(shape: MachineShape, seq: number, now: number): Record<
 /** The overview as JSON text. */
 export function overviewJson(shape: MachineShape, seq: number, now: number): string {
   return JSON.stringify(overview(shape, seq, now));
+}
+
+/** The report an announcing machine of the bench sends: its overview, name and location. */
+export function announcerReport(index: number, seq: number, now: number): string {
+  const name = machineName('a', index);
+  return JSON.stringify({
+    ...overview({ name, index }, seq, now),
+    location: `http://${loopbackAddress(ANNOUNCER_BLOCK, index)}:8701`,
+  });
 }

@@ -12,7 +12,7 @@ import {
 import type { SimMachine } from '../fleet/protocol.js';
 import { Fleet, type Program, startBare } from '../processes.js';
 import { median, nowMs, quantile } from '../stats.js';
-import { alternate, best, type Comparison, type WrkResult, wrk } from '../wrk.js';
+import { alternate, bestOf, type Comparison, type WrkResult } from '../wrk.js';
 import { type BenchContext, count, launchBoard, RssSampler, scenarioDir } from './context.js';
 import { metricsRows } from './metrics-rows.js';
 
@@ -216,18 +216,12 @@ export async function p99DuringSweep(
   boardToken: string,
 ): Promise<WrkResult> {
   const { wrkRounds: rounds, wrkSeconds: seconds } = ctx.options;
-  const results: WrkResult[] = [];
-  for (let i = 0; i < rounds; i++) {
-    results.push(
-      await wrk({
-        url: `${board.url}/api/board`,
-        connections: P99_CONNECTIONS,
-        durationS: seconds,
-        headers: AUTH(boardToken),
-      }),
-    );
-  }
-  const result = best(results);
+  const result = await bestOf(rounds, {
+    url: `${board.url}/api/board`,
+    connections: P99_CONNECTIONS,
+    durationS: seconds,
+    headers: AUTH(boardToken),
+  });
   noteWrkErrors(ctx, 'GET /api/board during sweep', result);
   return result;
 }
@@ -237,17 +231,11 @@ async function p99Bare(ctx: BenchContext, bytesFile: string): Promise<WrkResult>
   const { wrkRounds: rounds, wrkSeconds: seconds } = ctx.options;
   const bare = await startBare(['--bytes', bytesFile]);
   try {
-    const results: WrkResult[] = [];
-    for (let i = 0; i < rounds; i++) {
-      results.push(
-        await wrk({
-          url: `${bare.url}/api/board`,
-          connections: P99_CONNECTIONS,
-          durationS: seconds,
-        }),
-      );
-    }
-    return best(results);
+    return await bestOf(rounds, {
+      url: `${bare.url}/api/board`,
+      connections: P99_CONNECTIONS,
+      durationS: seconds,
+    });
   } finally {
     await bare.stop();
   }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Program, startBare } from '../processes.js';
-import { best, type WrkResult, wrk } from '../wrk.js';
+import { bestOf, type WrkResult } from '../wrk.js';
 import { type BenchContext, count } from './context.js';
 
 /**
@@ -24,27 +24,25 @@ export async function metricsRows(
   if (first.status !== 200 || !text.includes('panoptes_machine_up{')) {
     ctx.problems.push(`GET /metrics: status ${first.status}, no panoptes_machine_up series`);
   }
-  const scrapes: WrkResult[] = [];
-  for (let i = 0; i < rounds; i++) {
-    scrapes.push(
-      await wrk({ url: `${board.url}/metrics`, connections: 1, durationS: seconds, headers: auth }),
-    );
-  }
+  const scrape = await bestOf(rounds, {
+    url: `${board.url}/metrics`,
+    connections: 1,
+    durationS: seconds,
+    headers: auth,
+  });
   const file = join(ctx.tmp, 'metrics.txt');
   writeFileSync(file, text);
   const bare = await startBare(['--bytes', file]);
-  const bareScrapes: WrkResult[] = [];
+  let bareScrape: WrkResult;
   try {
-    for (let i = 0; i < rounds; i++) {
-      bareScrapes.push(
-        await wrk({ url: `${bare.url}/metrics`, connections: 1, durationS: seconds }),
-      );
-    }
+    bareScrape = await bestOf(rounds, {
+      url: `${bare.url}/metrics`,
+      connections: 1,
+      durationS: seconds,
+    });
   } finally {
     await bare.stop();
   }
-  const scrape = best(scrapes);
-  const bareScrape = best(bareScrapes);
   ctx.rows.push({
     what: `GET /metrics p99 while sweeping ${count(n)} (${(text.length / 1e6).toFixed(1)} MB, wrk -c1, best of ${rounds})`,
     board: scrape.p99,

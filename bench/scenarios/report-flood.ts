@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { overview } from '../fleet/overview.js';
-import { ANNOUNCER_BLOCK, loopbackAddress, machineName } from '../fleet/protocol.js';
+import { announcerReport } from '../fleet/overview.js';
 import { startBare } from '../processes.js';
 import { quantile } from '../stats.js';
 import { best, type WrkResult, wrk } from '../wrk.js';
@@ -37,11 +36,7 @@ export async function firstAnnounce(
     while (next < machines) {
       const index = next;
       next += 1;
-      const name = machineName('a', index);
-      const body = JSON.stringify({
-        ...overview({ name, index }, 1, Date.now()),
-        location: `http://${loopbackAddress(ANNOUNCER_BLOCK, index)}:8701`,
-      });
+      const body = announcerReport(index, 1, Date.now());
       const t0 = performance.now();
       try {
         const r = await pool.request({
