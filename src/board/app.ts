@@ -118,7 +118,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     queue,
     journal,
     persistIdentities: () => identities.save(registry),
-    onListenerError: (error) => logger.error({ err: error }, 'change-set listener failed'),
+    onError: (error) => logger.error({ err: error }, 'board background work failed'),
   });
   const silences = new Silences(clock, registry, journal, new SilenceStore(settings.dataDir));
   silences.restore();

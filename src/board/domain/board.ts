@@ -32,8 +32,11 @@ export interface BoardDeps {
    * each sweep) and before it acknowledges an action queued for a machine, never in a report.
    */
   persistIdentities?: () => Promise<void>;
-  /** A change-set listener failed (it is reported, the tick goes on). */
-  onListenerError?: (error: unknown) => void;
+  /**
+   * Work the board does on its own failed: a change-set listener, or a journal entry written
+   * behind an answer. It is reported; the board goes on.
+   */
+  onError?: (error: unknown) => void;
 }
 
 export { AUTH_JOURNAL_PER_MINUTE } from './journal-policy.js';
@@ -263,7 +266,7 @@ export class Board {
       settings.machines.length > 0 ? clock.now() - startedAt : null,
       () => registry.all(),
       registry.size(),
-      this.deps.onListenerError ?? (() => undefined),
+      this.deps.onError ?? (() => undefined),
     );
     await this.deps.persistIdentities?.();
     return set;
@@ -328,6 +331,6 @@ export class Board {
 
   /** Runs `work` behind the answer; a failure is reported, never unhandled. */
   private background(work: Promise<unknown>): void {
-    work.catch((error: unknown) => this.deps.onListenerError?.(error));
+    work.catch((error: unknown) => this.deps.onError?.(error));
   }
 }
