@@ -174,6 +174,8 @@ describe('UI: history', () => {
     await page.mouse.move(box.x + box.width * 0.7, box.y + box.height / 2, { steps: 8 });
     await page.mouse.up();
     await page.getByTestId('zoom-window').waitFor();
+    // The address is written by an effect after the render that shows the window.
+    await expect.poll(() => new URL(page.url()).searchParams.has('from')).toBe(true);
     const zoomed = new URL(page.url()).searchParams;
     const from = Number(zoomed.get('from'));
     const to = Number(zoomed.get('to'));
