@@ -67,7 +67,7 @@ export type Observation =
   | { ok: false; error: string };
 
 const NULL = Buffer.from('null');
-const CLOSE = Buffer.from('}');
+const CLOSE_BRACE = 0x7d; // }
 
 /**
  * `text` as UTF-8 in a buffer of its own. Buffer.from would cut small ones from a shared 8 KiB
@@ -82,12 +82,14 @@ export function ownBytes(text: string): Buffer {
 /** The machine's record as GET /api/board lists it, as UTF-8 JSON (made once per change). */
 export function recordBytes(m: Machine): Buffer {
   if (m.bytes === null) {
-    const head = ownBytes(`${recordHead(m).slice(0, -1)},"overview":`);
+    const head = `${recordHead(m).slice(0, -1)},"overview":`;
+    const headLength = Buffer.byteLength(head);
     const overview = m.overviewBytes ?? NULL;
-    const bytes = Buffer.allocUnsafeSlow(head.length + overview.length + 1);
-    head.copy(bytes, 0);
-    overview.copy(bytes, head.length);
-    CLOSE.copy(bytes, head.length + overview.length);
+    // One buffer of its own (see ownBytes), written in place: no intermediate copy of the head.
+    const bytes = Buffer.allocUnsafeSlow(headLength + overview.length + 1);
+    bytes.write(head, 0);
+    overview.copy(bytes, headLength);
+    bytes[headLength + overview.length] = CLOSE_BRACE;
     m.bytes = bytes;
   }
   return m.bytes;

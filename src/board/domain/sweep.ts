@@ -1,6 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import type { AgentClient } from '../agent-client.js';
 import type { MachineConfig } from '../config.js';
+import { recordBytes } from './machine.js';
 import type { Registry } from './registry.js';
 
 export interface SweepOptions {
@@ -43,6 +44,9 @@ export async function sweep(
     const machine = registry.get(config.name);
     if (machine === undefined) return;
     registry.observe(machine, observation.ok ? { ...observation, latencyMs: took } : observation);
+    // Its record is encoded now, while the sweep spreads the polls over seconds, so the view
+    // rebuilt at the end of the sweep is one copy, not 10,000 encodings in one turn.
+    recordBytes(machine);
   };
   const wide: MachineConfig[] = [];
   const narrow: MachineConfig[] = [];

@@ -1,6 +1,8 @@
+import { inSlices } from '../../shared/slices.js';
 import type { ChangeSet } from '../domain/change-set.js';
+import type { Machine } from '../domain/machine.js';
 import type { HistorySettings } from './settings.js';
-import { emptyMetricRecord, type HistoryStore, type MetricName, type WriteBatch } from './store.js';
+import { emptyMetricRecord, type HistoryStore, type WriteBatch } from './store.js';
 import { Aggregator, rawSample } from './tiers.js';
 
 /** Raw samples a waiting batch may hold: past this the store is behind and new sweeps are shed. */
@@ -16,6 +18,8 @@ export class HistoryRecorder {
   private readonly aggregator = new Aggregator();
   private waiting: WriteBatch | null = null;
   private running: Promise<void> | null = null;
+  /** The change sets being read, one after the other. */
+  private collecting: Promise<void> = Promise.resolve();
   /** Raw samples shed because the store fell behind (reported once per shed). */
   shed = 0;
 
@@ -26,59 +30,78 @@ export class HistoryRecorder {
     private readonly onWritten: (batch: WriteBatch) => void = () => undefined,
   ) {}
 
-  /** The change set listener: short and synchronous. */
+  /**
+   * The change set listener: copies what the set carries for this moment (its state changes,
+   * the names removed and the list of machines) and returns; the machines' numbers are read in
+   * slices (see inSlices), so 10,000 of them never hold a request up. Sets are taken in order.
+   */
   record(set: ChangeSet): void {
     const t = Math.floor(set.at / 1000);
-    const batch: WriteBatch = {
-      samples: this.aggregator.advance(t),
-      events: set.transitions.map((x) => ({
-        name: x.name,
-        at: x.at,
-        state: x.state,
-        previous: x.previous,
-        reason: x.reason,
-      })),
-      forget: [...set.removed],
-      cutoffs: {
-        raw: t - this.retention.raw / 1000,
-        m5: t - this.retention.m5 / 1000,
-        h1: t - this.retention.h1 / 1000,
-      },
-    };
-    for (const name of set.removed) this.aggregator.forget(name);
-    for (const m of set.machines()) {
-      // A machine the board has not observed since it started has nothing to say yet.
-      if (!m.observed) continue;
-      const values = emptyMetricRecord();
-      const up = m.state === 'up';
-      const x = m.metrics;
-      if (up && x !== null) {
-        const v: Record<MetricName, number | null> = {
-          cpu: x.cpu,
-          mem: x.mem,
-          load: x.load,
-          disk: x.disk,
-          latency_ms: x.latencyMs,
-          bells: x.bells,
-        };
-        Object.assign(values, v);
-      }
-      const sample = rawSample(t, up, values);
-      batch.samples.push({ tier: 'raw', name: m.name, sample });
-      this.aggregator.add(m.name, sample);
-    }
-    this.enqueue(batch);
+    const events = set.transitions.map((x) => ({
+      name: x.name,
+      at: x.at,
+      state: x.state,
+      previous: x.previous,
+      reason: x.reason,
+    }));
+    const removed = [...set.removed];
+    const machines = [...set.machines()];
+    this.collecting = this.collecting
+      .then(() => this.collect(t, events, removed, machines))
+      .catch(this.onError);
   }
 
   /** Writes what waits and the open buckets as they stand (at shutdown). */
   async flush(cutoffs: WriteBatch['cutoffs']): Promise<void> {
+    await this.collecting;
     this.enqueue({ samples: this.aggregator.drain(), events: [], forget: [], cutoffs });
     while (this.running !== null) await this.running;
   }
 
   /** Resolves once every batch handed so far is written (or failed). */
   async settled(): Promise<void> {
+    await this.collecting;
     while (this.running !== null) await this.running;
+  }
+
+  private async collect(
+    t: number,
+    events: WriteBatch['events'],
+    removed: string[],
+    machines: readonly Readonly<Machine>[],
+  ): Promise<void> {
+    const batch: WriteBatch = {
+      samples: this.aggregator.advance(t),
+      events,
+      forget: removed,
+      cutoffs: {
+        raw: t - this.retention.raw / 1000,
+        m5: t - this.retention.m5 / 1000,
+        h1: t - this.retention.h1 / 1000,
+      },
+    };
+    for (const name of removed) this.aggregator.forget(name);
+    // A machine read a few ms after its set closed may show a report taken since: the sample
+    // is then that newer one (the state changes above are the set's own, exact).
+    await inSlices(machines, (m) => {
+      // A machine the board has not observed since it started has nothing to say yet.
+      if (!m.observed) return;
+      const values = emptyMetricRecord();
+      const up = m.state === 'up';
+      const x = m.metrics;
+      if (up && x !== null) {
+        values.cpu = x.cpu;
+        values.mem = x.mem;
+        values.load = x.load;
+        values.disk = x.disk;
+        values.latency_ms = x.latencyMs;
+        values.bells = x.bells;
+      }
+      const sample = rawSample(t, up, values);
+      batch.samples.push({ tier: 'raw', name: m.name, sample });
+      this.aggregator.add(m.name, sample);
+    });
+    this.enqueue(batch);
   }
 
   private enqueue(batch: WriteBatch): void {

@@ -1,7 +1,18 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { inSlices } from '../../shared/slices.js';
 import type { ChangeSet } from '../domain/change-set.js';
+import type { Machine } from '../domain/machine.js';
 import type { JournalEntry } from '../schemas.js';
-import { FAMILY_COUNT, formatFamily, snapshotMachines } from './machine-families.js';
+import {
+  copyMachine,
+  FAMILY_COUNT,
+  familyHead,
+  familyRows,
+  newSnapshot,
+} from './machine-families.js';
+
+/** Machines whose lines of one family are made in one piece (≈ 1 ms at 10,000). */
+const ROWS_PER_PIECE = 1000;
 
 /** The Prometheus text format's content type. */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -62,29 +73,36 @@ export class MetricsExporter {
   }
 
   /**
-   * A change set closed: the numbers are copied at once (fast), and the text of the families is
-   * made one family per turn of the event loop, so no request waits for all 90,000 lines of
-   * 10,000 machines; scrapes meanwhile get the previous sweep's text.
+   * A change set closed: the machines' numbers are copied and their text made in slices of a
+   * few ms (see inSlices), so no request waits for all 90,000 lines of 10,000 machines;
+   * scrapes meanwhile get the previous set's text.
    */
   onChangeSet(set: ChangeSet): void {
-    const snapshot = snapshotMachines(set.machines());
-    const seq = set.seq;
-    this.preparing = seq;
-    const parts: Buffer[] = [];
-    const step = (family: number): void => {
-      if (this.preparing !== seq) return; // a newer set took over
-      if (family === FAMILY_COUNT) {
-        this.machineBytes = Buffer.concat(parts);
-        return;
-      }
-      parts.push(Buffer.from(formatFamily(snapshot, family)));
-      setImmediate(step, family + 1);
-    };
-    step(0);
     this.machines.set(set.size);
     this.sweeps.inc();
     if (set.sweepMs !== null) this.sweepSeconds.set(set.sweepMs / 1000);
     if (set.reports > 0) this.reports.inc(set.reports);
+    this.preparing = set.seq;
+    this.prepare(set.seq, [...set.machines()]).catch(() => undefined);
+  }
+
+  private async prepare(seq: number, machines: readonly Readonly<Machine>[]): Promise<void> {
+    const snapshot = newSnapshot(machines.length);
+    await inSlices(machines, (m, i) => copyMachine(snapshot, m, i));
+    const pieces: (() => string)[] = [];
+    for (let family = 0; family < FAMILY_COUNT; family += 1) {
+      pieces.push(() => familyHead(family));
+      for (let from = 0; from < machines.length; from += ROWS_PER_PIECE) {
+        const to = Math.min(from + ROWS_PER_PIECE, machines.length);
+        pieces.push(() => familyRows(snapshot, family, from, to));
+      }
+    }
+    const parts: Buffer[] = [];
+    await inSlices(pieces, (piece) => {
+      // A newer set took over: its preparation replaces this one.
+      if (this.preparing === seq) parts.push(Buffer.from(piece()));
+    });
+    if (this.preparing === seq) this.machineBytes = Buffer.concat(parts);
   }
 
   /** A journal entry: actions and notification deliveries are counted by outcome. */
