@@ -42,7 +42,14 @@ describe('ThreadedClient: polls in the poller thread', () => {
     try {
       const o = await client.overview({ url, key: 'k-0123456789abcdef' }, 2000);
       if (!o.ok || o.prepared === undefined) throw new Error(`poll failed: ${JSON.stringify(o)}`);
-      expect(JSON.parse(o.prepared.json)).toMatchObject({ name: 'web1', seen_key: true });
+      // The bytes of the overview, moved across threads in a buffer of their own.
+      const { json } = o.prepared;
+      if (typeof json === 'string') throw new Error('the poller sent text, not bytes');
+      expect(json.byteLength).toBe(json.buffer.byteLength);
+      expect(JSON.parse(Buffer.from(json).toString('utf8'))).toMatchObject({
+        name: 'web1',
+        seen_key: true,
+      });
       expect(o.prepared.metrics).toMatchObject({
         cpu: 0.5,
         mem: 0.6,

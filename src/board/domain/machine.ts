@@ -41,8 +41,11 @@ export interface Machine {
 
 /** What is read out of an overview once (possibly off the main thread, by the poller). */
 export interface PreparedOverview {
-  /** The overview as JSON text. */
-  json: string;
+  /**
+   * The overview as JSON text, or as its UTF-8 bytes in a buffer of their own (the poller
+   * sends bytes, moved across threads without a copy, so the board encodes nothing).
+   */
+  json: string | Uint8Array;
   metrics: MachineMetrics;
   sessions: SessionMark[];
 }

@@ -112,7 +112,11 @@ export class Registry {
           observation.json ?? JSON.stringify(observation.overview ?? {}),
           observation.latencyMs ?? null,
         );
-      machine.overviewBytes = ownBytes(prepared.json);
+      const { json } = prepared;
+      machine.overviewBytes =
+        typeof json === 'string'
+          ? ownBytes(json)
+          : Buffer.from(json.buffer, json.byteOffset, json.byteLength);
       machine.metrics = prepared.metrics;
       if (machine.origin === 'announced') {
         this.announcedBytes += machine.overviewBytes.length - held;

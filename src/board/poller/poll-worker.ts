@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createAgentClient } from '../agent-client.js';
+import { ownBytes } from '../domain/machine.js';
 import { prepareOverview } from '../domain/metrics.js';
 import type { PollAnswer, PollerOptions, PollRequest } from './protocol.js';
 
@@ -24,7 +25,13 @@ function send(answer: PollAnswer): void {
     setImmediate(() => {
       const batch = outbox;
       outbox = [];
-      port?.postMessage(batch);
+      // The overviews' bytes are moved, not copied (each has an ArrayBuffer of its own).
+      const moved: ArrayBuffer[] = [];
+      for (const a of batch) {
+        if (a.ok && typeof a.prepared.json !== 'string')
+          moved.push(a.prepared.json.buffer as ArrayBuffer);
+      }
+      port?.postMessage(batch, moved);
     });
   }
 }
@@ -47,7 +54,10 @@ port.on('message', (message: PollRequest | { type: 'close' }) => {
             id: message.id,
             ok: true,
             latencyMs,
-            prepared: prepareOverview(observation.overview, json, latencyMs),
+            prepared: {
+              ...prepareOverview(observation.overview, json, latencyMs),
+              json: ownBytes(json),
+            },
           };
         } else {
           answer = {
