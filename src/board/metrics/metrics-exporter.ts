@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { inSlices } from '../../shared/slices.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { Machine } from '../domain/machine.js';
@@ -10,6 +10,7 @@ import {
   familyRows,
   newSnapshot,
 } from './machine-families.js';
+import { registerProcessMetrics } from './process-metrics.js';
 
 /** Machines whose lines of one family are made in one piece (≈ 1 ms at 10,000). */
 const ROWS_PER_PIECE = 1000;
@@ -36,7 +37,7 @@ export class MetricsExporter {
   private readonly notifications: Counter;
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'panoptes_board_' });
+    registerProcessMetrics(this.registry);
     const registers = [this.registry];
     this.sweepSeconds = new Gauge({
       name: 'panoptes_sweep_duration_seconds',
