@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setImmediate as tick } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openLibsqlHistory } from './libsql-store.js';
+import { CHUNK_ROWS, openLibsqlHistory } from './libsql-store.js';
 import { storeContract } from './store-contract.case.js';
 import { rawSample } from './tiers.js';
 
@@ -34,6 +35,57 @@ describe('libsql history file', () => {
     expect(await again.has('alpha')).toBe(true);
     expect((await again.samples('alpha', 'raw', 0, 200)).map((s) => s.avg.cpu)).toEqual([0.5]);
     await again.close();
+  });
+
+  it('reads only what is committed, never a sweep whose write is under way', async () => {
+    const store = openLibsqlHistory(fresh());
+    const base = { forget: [], cutoffs: keep };
+    await store.write({
+      ...base,
+      samples: [{ tier: 'raw', name: 'alpha', sample: rawSample(100, true, values) }],
+      events: [{ name: 'alpha', at: 100_000, state: 'up', previous: null, reason: null }],
+    });
+    // Big enough that the write yields to the event loop several times before it commits.
+    const samples = Array.from({ length: CHUNK_ROWS * 8 }, (_, i) => ({
+      tier: 'raw' as const,
+      name: i % 2 === 0 ? 'alpha' : 'beta',
+      sample: rawSample(200 + i, true, values),
+    }));
+    const writing = store.write({
+      ...base,
+      samples,
+      events: [
+        { name: 'alpha', at: 150_000, state: 'down', previous: 'up', reason: 'r' },
+        { name: 'beta', at: 150_000, state: 'up', previous: null, reason: null },
+      ],
+    });
+    let settled = false;
+    void writing.then(() => {
+      settled = true;
+    });
+    const seen = async () => ({
+      alpha: (await store.samples('alpha', 'raw', 0, 10_000)).length,
+      beta: await store.has('beta'),
+      events: (await store.events('alpha', 10)).length,
+      uptime: (await store.uptimeTotals(200_000)).map((u) => [u.name, u.upMs['24h']]),
+    });
+    const before = { alpha: 1, beta: false, events: 1, uptime: [['alpha', 100_000]] };
+    for (let i = 0; i < 4; i += 1) {
+      await tick();
+      expect(settled).toBe(false);
+      expect(await seen()).toEqual(before);
+    }
+    await writing;
+    expect(await seen()).toEqual({
+      alpha: 1 + CHUNK_ROWS * 4,
+      beta: true,
+      events: 2,
+      uptime: [
+        ['alpha', 50_000],
+        ['beta', 50_000],
+      ],
+    });
+    await store.close();
   });
 
   it('reports a file another process holds locked', async () => {

@@ -1,0 +1,180 @@
+import type { StateEvent } from './store.js';
+import { UPTIME_WINDOWS, type UptimeWindow, upMsWithin } from './uptime.js';
+
+/** Where the ledger reads committed state changes when it needs more than it holds. */
+export interface ChangeSource {
+  /** Changes with from < at ≤ to, each machine's in order (machine id, at ms, up). */
+  between(from: number, to: number): Iterable<readonly [number, number, boolean]>;
+  /** Each machine's state in force at `at` (its last change at or before it). */
+  stateAt(at: number): Iterable<readonly [number, boolean]>;
+  /** One machine's changes, oldest first. */
+  of(id: number): readonly (readonly [number, boolean])[];
+}
+
+const WINDOWS = Object.keys(UPTIME_WINDOWS) as UptimeWindow[];
+const LONGEST = Math.max(...Object.values(UPTIME_WINDOWS));
+
+/**
+ * A machine's running figures. `cum` is the ms it was up from its origin (when first seen, or
+ * the longest window's start at a rebuild) to its last change; `starts[w]` holds the state in
+ * force at window w's start and the ms up to it, kept only while a change lies after that start
+ * (otherwise both follow from the last change).
+ */
+interface Entry {
+  lastAt: number;
+  lastUp: boolean;
+  cum: number;
+  starts: Partial<Record<UptimeWindow, { up: boolean; cum: number }>>;
+}
+
+/**
+ * Exact ms up in each uptime window for every machine, kept as state changes are committed so
+ * that a read does no work per change: memory per machine is constant (no list of changes), and
+ * moving a window's start forward reads only the changes it passes (few: those of one
+ * interval, 24 h, 7 d or 30 d ago). Anything out of order (a change older than a machine's
+ * last, a clock that went back) rebuilds it from the store at the next read.
+ */
+export class UptimeLedger {
+  private readonly entries = new Map<number, Entry>();
+  /** Each window's start as of the last read (ms). */
+  private readonly start = {} as Record<UptimeWindow, number>;
+  private readAt = 0;
+  private stale = true;
+
+  constructor(private readonly source: ChangeSource) {}
+
+  /** Reads the committed changes now (at start), so that the first read does not. */
+  prime(now: number): void {
+    this.rebuild(now);
+  }
+
+  /** A committed state change (each machine's in time order). */
+  apply(id: number, at: number, up: boolean): void {
+    if (this.stale) return;
+    const e = this.entries.get(id);
+    if (e === undefined) {
+      this.entries.set(id, { lastAt: at, lastUp: up, cum: 0, starts: {} });
+      return;
+    }
+    if (at < e.lastAt) {
+      this.stale = true;
+      return;
+    }
+    for (const w of WINDOWS) {
+      const s = this.start[w];
+      if (e.lastAt <= s && at > s) e.starts[w] = { up: e.lastUp, cum: upTo(e, s) };
+    }
+    e.cum = upTo(e, at);
+    e.lastAt = at;
+    e.lastUp = up;
+  }
+
+  /** A machine forgotten or pruned. */
+  drop(id: number): void {
+    this.entries.delete(id);
+  }
+
+  /**
+   * The ms each machine of `ids` was up in each window ending at `now` (null: not known, e.g.
+   * no state change yet).
+   */
+  read(now: number, ids: Iterable<number>): Map<number, Record<UptimeWindow, number>> {
+    if (this.stale || now < this.readAt) this.rebuild(now);
+    for (const w of WINDOWS) {
+      const s = now - UPTIME_WINDOWS[w];
+      if (s > this.start[w]) this.advance(w, s);
+    }
+    this.readAt = now;
+    const out = new Map<number, Record<UptimeWindow, number>>();
+    for (const id of ids) {
+      const e = this.entries.get(id);
+      if (e === undefined) continue;
+      if (e.lastAt > now) {
+        // A change after `now` (a clock set back): this machine is counted from its changes.
+        out.set(id, this.fromChanges(id, now));
+        continue;
+      }
+      const up = upTo(e, now);
+      const row = {} as Record<UptimeWindow, number>;
+      for (const w of WINDOWS) row[w] = up - this.upAtStart(e, w);
+      out.set(id, row);
+    }
+    return out;
+  }
+
+  /** Forgets everything and reads the machines' state at the longest window's start, then on. */
+  private rebuild(now: number): void {
+    this.entries.clear();
+    this.stale = false;
+    for (const w of WINDOWS) this.start[w] = now - UPTIME_WINDOWS[w];
+    const origin = now - LONGEST;
+    for (const [id, up] of this.source.stateAt(origin))
+      this.entries.set(id, { lastAt: origin, lastUp: up, cum: 0, starts: {} });
+    for (const [id, at, up] of this.source.between(origin, Number.MAX_SAFE_INTEGER))
+      this.apply(id, at, up);
+    this.readAt = now;
+  }
+
+  /** Moves window w's start to `to`, walking the changes it passes. */
+  private advance(w: UptimeWindow, to: number): void {
+    const from = this.start[w];
+    const walked = new Set<number>();
+    let id = -1;
+    let e: Entry | undefined;
+    let up: boolean | null = null;
+    let cum = 0;
+    let t = from;
+    const close = () => {
+      if (e === undefined) return;
+      if (up === true) cum += to - t;
+      if (e.lastAt > to && up !== null) e.starts[w] = { up, cum };
+      else delete e.starts[w];
+    };
+    for (const [m, at, isUp] of this.source.between(from, to)) {
+      if (m !== id) {
+        close();
+        id = m;
+        e = this.entries.get(m);
+        if (e === undefined) continue;
+        walked.add(m);
+        const held = e.starts[w];
+        // No start kept and a change after it: the machine was first seen after the start.
+        up = held?.up ?? (e.lastAt <= from ? e.lastUp : null);
+        cum = held?.cum ?? (e.lastAt <= from ? upTo(e, from) : 0);
+        t = from;
+      }
+      if (e === undefined) continue;
+      if (up === true) cum += at - t;
+      t = at;
+      up = isUp;
+    }
+    close();
+    for (const [m, entry] of this.entries) {
+      const held = entry.starts[w];
+      if (held === undefined || walked.has(m)) continue;
+      if (held.up) held.cum += to - from;
+    }
+    this.start[w] = to;
+  }
+
+  /** The ms up from the origin to window w's start. */
+  private upAtStart(e: Entry, w: UptimeWindow): number {
+    const s = this.start[w];
+    if (e.lastAt <= s) return upTo(e, s);
+    return e.starts[w]?.cum ?? 0;
+  }
+
+  private fromChanges(id: number, now: number): Record<UptimeWindow, number> {
+    const changes: StateEvent[] = this.source
+      .of(id)
+      .map(([at, up]) => ({ at, state: up ? 'up' : 'down', previous: null, reason: null }));
+    const row = {} as Record<UptimeWindow, number>;
+    for (const w of WINDOWS) row[w] = upMsWithin(changes, now - UPTIME_WINDOWS[w], now);
+    return row;
+  }
+}
+
+/** The ms up from the entry's origin to `t` (t at or after its last change). */
+function upTo(e: Entry, t: number): number {
+  return e.cum + (e.lastUp ? t - e.lastAt : 0);
+}
