@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHUNK_ROWS, openLibsqlHistory } from './libsql-store.js';
+import { CHUNK_ROWS, MACHINES_PER_BATCH, openLibsqlHistory } from './libsql-store.js';
 import { storeContract } from './store-contract.case.js';
 import { rawSample } from './tiers.js';
 
@@ -86,6 +86,40 @@ describe('libsql history file', () => {
       ],
     });
     await store.close();
+  });
+
+  it('prunes machines retention emptied a bounded number per batch, until none is left', async () => {
+    const path = fresh();
+    const store = openLibsqlHistory(path);
+    const count = MACHINES_PER_BATCH * 2 + 10;
+    const names = Array.from({ length: count }, (_, i) => `m${i}`);
+    await store.write({
+      samples: names.map((name) => ({ tier: 'raw', name, sample: rawSample(100, true, values) })),
+      events: names.map((name) => ({
+        name,
+        at: 100_000,
+        state: 'up',
+        previous: null,
+        reason: null,
+      })),
+      forget: [],
+      cutoffs: keep,
+    });
+    const gone = { raw: 200, m5: 200, h1: 200 };
+    const known = async () => (await Promise.all(names.map((n) => store.has(n)))).filter(Boolean);
+    await store.write({ samples: [], events: [], forget: [], cutoffs: gone });
+    expect((await known()).length).toBe(count - MACHINES_PER_BATCH);
+    for (let i = 0; i < 3; i += 1)
+      await store.write({ samples: [], events: [], forget: [], cutoffs: gone });
+    expect(await known()).toEqual([]);
+    await store.close();
+    const { default: Database } = await import('libsql');
+    const db = new Database(path);
+    const left = db.prepare(
+      'SELECT (SELECT count(*) FROM machines), (SELECT count(*) FROM events)',
+    );
+    expect(left.raw(true).get()).toEqual([0, 0]);
+    db.close();
   });
 
   it('reports a file another process holds locked', async () => {
