@@ -44,7 +44,7 @@ export interface WriterStatements {
 /** The reader connection's statements. */
 export interface ReaderStatements {
   machines: Statement;
-  folded: ByTier;
+  folded: Record<TierName, Folded>;
   events: Statement;
   changesBetween: Statement;
   stateAt: Statement;
@@ -105,8 +105,18 @@ export function writerStatements(db: Database.Database): WriterStatements {
   };
 }
 
-/** The statements that read, on the reader connection. */
+/**
+ * The statements that read, on the reader connection (made query-only here, once its table of
+ * bucket numbers is filled: a temporary table, in memory, of this connection alone).
+ */
 export function readerStatements(db: Database.Database): ReaderStatements {
+  db.pragma('temp_store = MEMORY');
+  db.exec('CREATE TEMP TABLE bucket (i INTEGER PRIMARY KEY)');
+  db.prepare(
+    `WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < ?)
+     INSERT INTO temp.bucket SELECT i FROM k`,
+  ).run(BUCKETS_MAX);
+  db.pragma('query_only = ON');
   return {
     machines: db.prepare('SELECT id, name, first_seen FROM machines').raw(true),
     folded: { raw: folded(db, 'raw'), m5: folded(db, 'm5'), h1: folded(db, 'h1') },
@@ -128,11 +138,25 @@ export function readerStatements(db: Database.Database): ReaderStatements {
   };
 }
 
+/** Buckets a query folds through the bucket table (more: the GROUP BY statement). */
+export const BUCKETS_MAX = 2000;
+
+/** One machine's rows of a tier folded into buckets, the two ways (see readerStatements). */
+export interface Folded {
+  /** Parameters: from, step, m, from, step, from, step, to, count. */
+  byBucket: Statement;
+  /** Parameters: from, from, step, step, m, from, to. */
+  grouped: Statement;
+}
+
 /**
- * One machine's rows of a tier folded into buckets in SQL (parameters: from, from, step, step,
- * m, from, to): the bucket start, samples, share up, then avg and max of each metric.
+ * The statements folding one machine's rows of a tier into buckets: the bucket start, samples,
+ * share up, then avg and max of each metric. `byBucket` walks a table of bucket numbers and
+ * reads each bucket's rows from the index: the groups come out in order, so SQLite does not sort
+ * the rows (a day of raw sweeps: about half the time of GROUP BY on a computed bucket, which
+ * sorts 17,280 rows first). `grouped` serves a window of more than BUCKETS_MAX buckets.
  */
-function folded(db: Database.Database, tier: TierName): Statement {
+function folded(db: Database.Database, tier: TierName): Folded {
   const metrics =
     tier === 'raw'
       ? COLUMNS.map((c) => `avg(${c}), max(${c})`)
@@ -141,12 +165,22 @@ function folded(db: Database.Database, tier: TierName): Statement {
             `sum(${c} * n) * 1.0 / sum(CASE WHEN ${c} IS NULL THEN NULL ELSE n END), max(${c}_x)`,
         );
   const head = tier === 'raw' ? 'count(*), avg(up)' : 'sum(n), sum(up * n) * 1.0 / sum(n)';
-  return db
-    .prepare(
-      `SELECT ? + CAST((t - ?) / ? AS INTEGER) * ? AS b, ${head}, ${metrics.join(', ')}
-       FROM ${tier} WHERE m = ? AND t >= ? AND t < ? GROUP BY b ORDER BY b`,
-    )
-    .raw(true);
+  const values = `${head}, ${metrics.join(', ')}`;
+  return {
+    byBucket: db
+      .prepare(
+        `SELECT ? + i * ?, ${values} FROM temp.bucket CROSS JOIN ${tier}
+         ON ${tier}.m = ? AND ${tier}.t >= ? + i * ? AND ${tier}.t < min(? + (i + 1) * ?, ?)
+         WHERE i < ? GROUP BY i`,
+      )
+      .raw(true),
+    grouped: db
+      .prepare(
+        `SELECT ? + CAST((t - ?) / ? AS INTEGER) * ? AS b, ${values}
+         FROM ${tier} WHERE m = ? AND t >= ? AND t < ? GROUP BY b ORDER BY b`,
+      )
+      .raw(true),
+  };
 }
 
 /** A folded row as a Sample. */

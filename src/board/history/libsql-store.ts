@@ -4,6 +4,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import Database from 'libsql';
 import { migrate } from './libsql-schema.js';
 import {
+  BUCKETS_MAX,
   decodeSample,
   encodeSample,
   type Row,
@@ -57,8 +58,6 @@ export function openLibsqlHistory(path: string, now: () => number = Date.now): L
     // writer's transaction is open (the writer yields between chunks, and a read in between on
     // the same connection would see rows that a crash then takes back).
     reader = new Database(path, { timeout: 0 });
-    reader.pragma('query_only = ON');
-    reader.pragma('temp_store = MEMORY');
     const store = new LibsqlHistoryStore(db, reader);
     store.uptime.prime(now());
     return store;
@@ -127,7 +126,14 @@ export class LibsqlHistoryStore implements HistoryStore {
     if (id === undefined) return [];
     const from = Math.floor(fromS);
     const step = Math.max(1, Math.floor(stepS));
-    const rows = this.read.folded[tier].all(from, from, step, step, id, from, Math.ceil(toS));
+    const to = Math.ceil(toS);
+    const count = Math.ceil((to - from) / step);
+    if (count <= 0) return [];
+    const folded = this.read.folded[tier];
+    const rows =
+      count <= BUCKETS_MAX
+        ? folded.byBucket.all(from, step, id, from, step, from, step, to, count)
+        : folded.grouped.all(from, from, step, step, id, from, to);
     return (rows as Row[]).map((r) => decodeSample(r, tier));
   }
 
