@@ -95,6 +95,8 @@ export class LibsqlHistoryStore implements HistoryStore {
   /** Running uptime totals, from the committed state changes. */
   readonly uptime: UptimeLedger;
   private writing: Promise<void> = Promise.resolve();
+  /** The committed machines sorted by name (null: to sort again, the names changed). */
+  private byName: [string, number][] | null = null;
   /** The last machine id the pruning pass checked. */
   private pruneCursor = 0;
 
@@ -155,7 +157,10 @@ export class LibsqlHistoryStore implements HistoryStore {
   }
 
   async uptimeTotals(nowMs: number): Promise<UptimeTotals[]> {
-    const seen = [...this.ids].filter(([, id]) => (this.firstSeen.get(id) ?? null) !== null);
+    if (this.byName === null) {
+      this.byName = [...this.ids].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    }
+    const seen = this.byName.filter(([, id]) => (this.firstSeen.get(id) ?? null) !== null);
     const totals = this.uptime.read(
       nowMs,
       seen.map(([, id]) => id),
@@ -164,10 +169,9 @@ export class LibsqlHistoryStore implements HistoryStore {
     for (const [name, id] of seen) {
       const upMs = totals.get(id);
       const firstSeen = this.firstSeen.get(id) ?? null;
-      if (upMs === undefined || firstSeen === null) continue;
-      out.push({ name, firstSeen, upMs });
+      if (upMs !== undefined && firstSeen !== null) out.push({ name, firstSeen, upMs });
     }
-    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return out;
   }
 
   async has(name: string): Promise<boolean> {
@@ -241,6 +245,7 @@ export class LibsqlHistoryStore implements HistoryStore {
       throw error;
     }
     // Committed: readers see it all at once, from here (no await between COMMIT and this).
+    if (pending.removed.size > 0 || pending.added.size > 0) this.byName = null;
     for (const [name, id] of pending.removed) {
       if (this.ids.get(name) === id) this.ids.delete(name);
       this.firstSeen.delete(id);
