@@ -18,17 +18,22 @@ const W = [0, 1, 2] as const;
 type Win = (typeof W)[number];
 const LONGEST = Math.max(...LENGTHS);
 
-/**
- * A machine's running figures. `cum` is the ms it was up from its origin (when first seen, or
- * the longest window's start at a rebuild) to its last change; `starts[w]` holds the state in
- * force at window w's start and the ms up to it, kept only while a change lies after that start
- * (otherwise both follow from the last change).
- */
-interface Entry {
-  lastAt: number;
-  lastUp: boolean;
+/** A state change and the ms up from the machine's origin to it. */
+interface Change {
+  at: number;
+  up: boolean;
   cum: number;
-  starts: ({ up: boolean; cum: number } | undefined)[];
+}
+
+/**
+ * A machine's running figures. `last` is its last change, `cum` the ms it was up from its origin
+ * (when first seen, or the longest window's start at a rebuild) to it; `starts[w]` is the change
+ * in force at window w's start, kept only while a later change exists (otherwise it is `last`).
+ * The ms up to any time t after a change c and before the next is c.cum (+ t − c.at if up): no
+ * figure moves as time passes, so a read touches only the machines whose changes it passes.
+ */
+interface Entry extends Change {
+  starts: (Change | undefined)[];
 }
 
 /**
@@ -58,24 +63,24 @@ export class UptimeLedger {
     const e = this.entries.get(id);
     if (e === undefined) {
       this.entries.set(id, {
-        lastAt: at,
-        lastUp: up,
+        at,
+        up,
         cum: 0,
         starts: [undefined, undefined, undefined],
       });
       return;
     }
-    if (at < e.lastAt) {
+    if (at < e.at) {
       this.stale = true;
       return;
     }
     for (const w of W) {
       const s = this.start[w] ?? 0;
-      if (e.lastAt <= s && at > s) e.starts[w] = { up: e.lastUp, cum: upTo(e, s) };
+      if (e.at <= s && at > s) e.starts[w] = { at: e.at, up: e.up, cum: e.cum };
     }
     e.cum = upTo(e, at);
-    e.lastAt = at;
-    e.lastUp = up;
+    e.at = at;
+    e.up = up;
   }
 
   /** A machine forgotten or pruned. */
@@ -98,7 +103,7 @@ export class UptimeLedger {
     for (const id of ids) {
       const e = this.entries.get(id);
       if (e === undefined) continue;
-      if (e.lastAt > now) {
+      if (e.at > now) {
         // A change after `now` (a clock set back): this machine is counted from its changes.
         out.set(id, this.fromChanges(id, now));
         continue;
@@ -121,8 +126,8 @@ export class UptimeLedger {
     const origin = now - LONGEST;
     for (const [id, up] of this.source.stateAt(origin))
       this.entries.set(id, {
-        lastAt: origin,
-        lastUp: up,
+        at: origin,
+        up,
         cum: 0,
         starts: [undefined, undefined, undefined],
       });
@@ -131,53 +136,37 @@ export class UptimeLedger {
     this.readAt = now;
   }
 
-  /** Moves window w's start to `to`, walking the changes it passes. */
+  /** Moves window w's start to `to`, walking the changes it passes (only those machines'). */
   private advance(w: Win, to: number): void {
     const from = this.start[w] ?? 0;
-    const walked = new Set<number>();
     let id = -1;
     let e: Entry | undefined;
-    let up: boolean | null = null;
-    let cum = 0;
-    let t = from;
+    // The change in force as the walk goes (undefined: the machine was not seen yet).
+    let held: Change | undefined;
     const close = () => {
-      if (e === undefined) return;
-      if (up === true) cum += to - t;
-      if (e.lastAt > to && up !== null) e.starts[w] = { up, cum };
-      else e.starts[w] = undefined;
+      if (e !== undefined) e.starts[w] = e.at > to ? held : undefined;
     };
-    for (const [m, at, isUp] of this.source.between(from, to)) {
+    for (const [m, at, up] of this.source.between(from, to)) {
       if (m !== id) {
         close();
         id = m;
         e = this.entries.get(m);
-        if (e === undefined) continue;
-        walked.add(m);
-        const held = e.starts[w];
-        // No start kept and a change after it: the machine was first seen after the start.
-        up = held?.up ?? (e.lastAt <= from ? e.lastUp : null);
-        cum = held?.cum ?? (e.lastAt <= from ? upTo(e, from) : 0);
-        t = from;
+        held = e?.starts[w];
       }
       if (e === undefined) continue;
-      if (up === true) cum += at - t;
-      t = at;
-      up = isUp;
+      held = { at, up, cum: held === undefined ? 0 : upTo(held, at) };
     }
     close();
-    for (const [m, entry] of this.entries) {
-      const held = entry.starts[w];
-      if (held === undefined || walked.has(m)) continue;
-      if (held.up) held.cum += to - from;
-    }
     this.start[w] = to;
   }
 
   /** The ms up from the origin to window w's start. */
   private upAtStart(e: Entry, w: Win): number {
     const s = this.start[w] ?? 0;
-    if (e.lastAt <= s) return upTo(e, s);
-    return e.starts[w]?.cum ?? 0;
+    if (e.at <= s) return upTo(e, s);
+    const held = e.starts[w];
+    // No change kept at the start and a later one: the machine was first seen after it.
+    return held === undefined ? 0 : upTo(held, s);
   }
 
   private fromChanges(id: number, now: number): Record<UptimeWindow, number> {
@@ -190,7 +179,7 @@ export class UptimeLedger {
   }
 }
 
-/** The ms up from the entry's origin to `t` (t at or after its last change). */
-function upTo(e: Entry, t: number): number {
-  return e.cum + (e.lastUp ? t - e.lastAt : 0);
+/** The ms up from the origin to `t`, t at or after the change c (and before the next). */
+function upTo(c: Change, t: number): number {
+  return c.cum + (c.up ? t - c.at : 0);
 }
