@@ -118,8 +118,11 @@ export class History {
     }
     const rows = this.uptimeCache.rows;
     const out = [...rows.values()].filter((r) => !this.forgetting.has(r.name));
+    const known = out.length;
     for (const name of names)
       if (!rows.has(name)) out.push({ name, '24h': null, '7d': null, '30d': null });
+    // The store answers by name: sort again only if names without history were added.
+    if (out.length === known) return out;
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 

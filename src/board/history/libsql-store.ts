@@ -4,39 +4,38 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import Database from 'libsql';
 import { migrate } from './libsql-schema.js';
 import {
-  type HistoryStore,
-  METRICS,
-  type MetricName,
-  type Sample,
-  type StateEvent,
-  TIERS,
-  type TierName,
-  type UptimeTotals,
-  type WriteBatch,
+  BUCKETS_MAX,
+  decodeSample,
+  encodeSample,
+  type Row,
+  readerStatements,
+  writerStatements,
+} from './libsql-sql.js';
+import type {
+  HistoryStore,
+  Sample,
+  StateEvent,
+  TierName,
+  UptimeTotals,
+  WriteBatch,
 } from './store.js';
-import { UPTIME_WINDOWS } from './uptime.js';
+import { TIERS } from './store.js';
+import { type ChangeSource, UptimeLedger } from './uptime-ledger.js';
 
 /** Rows written between two yields to the event loop (≈ 5 ms of work on the 2-core machine). */
 export const CHUNK_ROWS = 250;
 /** Rows a batch may prune per tier at least (more if it wrote more: pruning keeps pace). */
 const PRUNE_MIN = 2000;
+/** Machines a batch checks for having nothing left within retention (a full pass every few minutes). */
+export const MACHINES_PER_BATCH = 100;
 const REASON_MAX = 500;
-
-const SCALE: Record<MetricName, number> = {
-  cpu: 10_000,
-  mem: 10_000,
-  load: 100,
-  disk: 10_000,
-  latency_ms: 10,
-  bells: 100,
-};
-const UP_SCALE = 10_000;
-
-type Row = (number | null)[];
 const STATE = ['down', 'up'] as const;
 
-/** Opens (creating or migrating) DIR/data/history.db; throws with a clear message if it cannot. */
-export function openLibsqlHistory(path: string): LibsqlHistoryStore {
+/**
+ * Opens (creating or migrating) DIR/data/history.db; throws with a clear message if it cannot.
+ * `now` (ms) is the board's clock: the uptime figures are read from the file at once.
+ */
+export function openLibsqlHistory(path: string, now: () => number = Date.now): LibsqlHistoryStore {
   mkdirSync(dirname(path), { recursive: true });
   let db: Database.Database;
   try {
@@ -44,6 +43,7 @@ export function openLibsqlHistory(path: string): LibsqlHistoryStore {
   } catch (error) {
     throw new Error(`cannot open ${path}: ${message(error)}`);
   }
+  let reader: Database.Database | null = null;
   try {
     db.pragma('journal_mode = WAL');
     // WAL + NORMAL: a commit survives the process being killed (kill -9); only a power loss
@@ -54,8 +54,15 @@ export function openLibsqlHistory(path: string): LibsqlHistoryStore {
     db.exec('BEGIN IMMEDIATE');
     db.exec('COMMIT');
     migrate(db);
-    return new LibsqlHistoryStore(db);
+    // Reads go through a second connection: in WAL it sees the last committed batch while the
+    // writer's transaction is open (the writer yields between chunks, and a read in between on
+    // the same connection would see rows that a crash then takes back).
+    reader = new Database(path, { timeout: 0 });
+    const store = new LibsqlHistoryStore(db, reader);
+    store.uptime.prime(now());
+    return store;
   } catch (error) {
+    reader?.close();
     db.close();
     const text = message(error);
     if (/locked|busy/i.test(text))
@@ -68,83 +75,38 @@ export function openLibsqlHistory(path: string): LibsqlHistoryStore {
   }
 }
 
-/** The HistoryStore in a SQLite file (WAL), through libsql. */
+/** What a batch changed about the machines, published to readers once it is committed. */
+interface Pending {
+  added: Map<string, number>;
+  removed: Map<string, number>;
+  firstSeen: Map<number, number>;
+}
+
+/**
+ * The HistoryStore in a SQLite file (WAL), through libsql. Everything a reader sees (the
+ * rows, the names, first seen, uptime) is as of the last committed batch.
+ */
 export class LibsqlHistoryStore implements HistoryStore {
+  /** Committed machines: name → id, and id → first seen (null: no state change yet). */
   private readonly ids = new Map<string, number>();
   private readonly firstSeen = new Map<number, number | null>();
   private readonly sql;
+  private readonly read;
+  /** Running uptime totals, from the committed state changes. */
+  readonly uptime: UptimeLedger;
   private writing: Promise<void> = Promise.resolve();
+  /** The committed machines sorted by name (null: to sort again, the names changed). */
+  private byName: [string, number][] | null = null;
+  /** The last machine id the pruning pass checked. */
+  private pruneCursor = 0;
 
-  constructor(private readonly db: Database.Database) {
-    const aggregate = (tier: string) =>
-      db.prepare(
-        `INSERT INTO ${tier} VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (m, t) DO UPDATE SET
-         cpu = CASE WHEN cpu IS NULL THEN excluded.cpu WHEN excluded.cpu IS NULL THEN cpu ELSE (cpu * n + excluded.cpu * excluded.n) / (n + excluded.n) END,
-         mem = CASE WHEN mem IS NULL THEN excluded.mem WHEN excluded.mem IS NULL THEN mem ELSE (mem * n + excluded.mem * excluded.n) / (n + excluded.n) END,
-         load = CASE WHEN load IS NULL THEN excluded.load WHEN excluded.load IS NULL THEN load ELSE (load * n + excluded.load * excluded.n) / (n + excluded.n) END,
-         disk = CASE WHEN disk IS NULL THEN excluded.disk WHEN excluded.disk IS NULL THEN disk ELSE (disk * n + excluded.disk * excluded.n) / (n + excluded.n) END,
-         lat = CASE WHEN lat IS NULL THEN excluded.lat WHEN excluded.lat IS NULL THEN lat ELSE (lat * n + excluded.lat * excluded.n) / (n + excluded.n) END,
-         bells = CASE WHEN bells IS NULL THEN excluded.bells WHEN excluded.bells IS NULL THEN bells ELSE (bells * n + excluded.bells * excluded.n) / (n + excluded.n) END,
-         up = (up * n + excluded.up * excluded.n) / (n + excluded.n),
-         cpu_x = max(coalesce(cpu_x, excluded.cpu_x), coalesce(excluded.cpu_x, cpu_x)),
-         mem_x = max(coalesce(mem_x, excluded.mem_x), coalesce(excluded.mem_x, mem_x)),
-         load_x = max(coalesce(load_x, excluded.load_x), coalesce(excluded.load_x, load_x)),
-         disk_x = max(coalesce(disk_x, excluded.disk_x), coalesce(excluded.disk_x, disk_x)),
-         lat_x = max(coalesce(lat_x, excluded.lat_x), coalesce(excluded.lat_x, lat_x)),
-         bells_x = max(coalesce(bells_x, excluded.bells_x), coalesce(excluded.bells_x, bells_x)),
-         n = n + excluded.n`,
-      );
-    const prune = (tier: string) =>
-      db.prepare(
-        `DELETE FROM ${tier} WHERE rowid IN (SELECT rowid FROM ${tier} ORDER BY rowid LIMIT ?) AND t < ?`,
-      );
-    const dropMachine = (table: string) =>
-      db.prepare(
-        `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE m = ? LIMIT ?)`,
-      );
-    this.sql = {
-      addMachine: db.prepare('INSERT INTO machines (name, first_seen) VALUES (?, NULL)'),
-      firstSeen: db.prepare('UPDATE machines SET first_seen = ? WHERE id = ?'),
-      forgetMachine: db.prepare('DELETE FROM machines WHERE id = ?'),
-      markForgotten: db.prepare('INSERT OR IGNORE INTO forgotten (id) VALUES (?)'),
-      forgottenIds: db.prepare('SELECT id FROM forgotten LIMIT 16').pluck(),
-      unmarkForgotten: db.prepare('DELETE FROM forgotten WHERE id = ?'),
-      raw: db.prepare('INSERT INTO raw VALUES (?,?,?,?,?,?,?,?,?)'),
-      m5: aggregate('m5'),
-      h1: aggregate('h1'),
-      event: db.prepare('INSERT INTO events VALUES (?,?,?,?,?)'),
-      prune: { raw: prune('raw'), m5: prune('m5'), h1: prune('h1') },
-      // The last change of a machine is kept whatever its age: it is the state still in force.
-      pruneEvents: db.prepare(
-        `DELETE FROM events WHERE rowid IN (SELECT rowid FROM events ORDER BY rowid LIMIT ?) AND at < ?
-         AND EXISTS (SELECT 1 FROM events e WHERE e.m = events.m AND e.at > events.at)`,
-      ),
-      drop: ['raw', 'm5', 'h1', 'events'].map(dropMachine),
-      selectRaw: selectFolded(db, 'raw'),
-      selectAgg: {
-        m5: selectFolded(db, 'm5'),
-        h1: selectFolded(db, 'h1'),
-      },
-      events: db
-        .prepare(
-          'SELECT at, state, previous, reason FROM events WHERE m = ? ORDER BY at DESC, rowid DESC LIMIT ?',
-        )
-        .raw(true),
-      // Each change lasts until the next (the last until now); the up ones are clipped to each
-      // window, in SQL: 10,000 machines' changes cross into JavaScript as one row per machine.
-      // Parameters: now, now, start 24h, now, start 7d, now, start 30d, start 30d.
-      uptime: db
-        .prepare(
-          `WITH e AS (SELECT m, at, state, coalesce(lead(at) OVER (PARTITION BY m ORDER BY at, rowid), ?) AS until
-             FROM events)
-           SELECT m,
-             sum(CASE WHEN state = 1 THEN max(0, min(until, ?) - max(at, ?)) ELSE 0 END),
-             sum(CASE WHEN state = 1 THEN max(0, min(until, ?) - max(at, ?)) ELSE 0 END),
-             sum(CASE WHEN state = 1 THEN max(0, min(until, ?) - max(at, ?)) ELSE 0 END)
-           FROM e WHERE until > ? GROUP BY m`,
-        )
-        .raw(true),
-    };
+  constructor(
+    private readonly db: Database.Database,
+    private readonly reader: Database.Database,
+  ) {
+    this.sql = writerStatements(db);
+    this.read = readerStatements(reader);
+    this.uptime = new UptimeLedger(this.changeSource());
     this.loadMachines();
   }
 
@@ -166,71 +128,50 @@ export class LibsqlHistoryStore implements HistoryStore {
     if (id === undefined) return [];
     const from = Math.floor(fromS);
     const step = Math.max(1, Math.floor(stepS));
-    const args = [from, from, step, step, id, from, Math.ceil(toS)];
-    if (tier === 'raw') {
-      return (this.sql.selectRaw.all(...args) as Row[]).map((r) => {
-        const avg = {} as Record<MetricName, number | null>;
-        const max = {} as Record<MetricName, number | null>;
-        METRICS.forEach((k, i) => {
-          const a = r[3 + i * 2] ?? null;
-          const x = r[4 + i * 2] ?? null;
-          avg[k] = a === null ? null : a / SCALE[k];
-          max[k] = x === null ? null : x / SCALE[k];
-        });
-        return { t: Number(r[0]), n: Number(r[1]), up: Number(r[2]), avg, max };
-      });
-    }
-    return (this.sql.selectAgg[tier].all(...args) as Row[]).map((r) => {
-      const avg = {} as Record<MetricName, number | null>;
-      const max = {} as Record<MetricName, number | null>;
-      METRICS.forEach((k, i) => {
-        const a = r[3 + i * 2] ?? null;
-        const x = r[4 + i * 2] ?? null;
-        avg[k] = a === null ? null : a / SCALE[k];
-        max[k] = x === null ? null : x / SCALE[k];
-      });
-      return { t: Number(r[0]), n: Number(r[1]), up: Number(r[2]) / UP_SCALE, avg, max };
-    });
+    const to = Math.ceil(toS);
+    const count = Math.ceil((to - from) / step);
+    if (count <= 0) return [];
+    const folded = this.read.folded[tier];
+    const rows =
+      count <= BUCKETS_MAX
+        ? folded.byBucket.all(from, step, id, from, step, from, step, to, count)
+        : folded.grouped.all(from, from, step, step, id, from, to);
+    return (rows as Row[]).map((r) => decodeSample(r, tier));
   }
 
   async events(name: string, limit: number): Promise<StateEvent[]> {
     const id = this.ids.get(name);
     if (id === undefined) return [];
-    return (this.sql.events.all(id, limit) as [number, number, number | null, string | null][]).map(
-      ([at, state, previous, reason]) => ({
-        at: Number(at),
-        state: STATE[state] ?? 'down',
-        previous: previous === null ? null : (STATE[previous] ?? 'down'),
-        reason,
-      }),
-    );
+    const rows = this.read.events.all(id, limit) as [
+      number,
+      number,
+      number | null,
+      string | null,
+    ][];
+    return rows.map(([at, state, previous, reason]) => ({
+      at: Number(at),
+      state: STATE[state] ?? 'down',
+      previous: previous === null ? null : (STATE[previous] ?? 'down'),
+      reason,
+    }));
   }
 
   async uptimeTotals(nowMs: number): Promise<UptimeTotals[]> {
-    const w = UPTIME_WINDOWS;
-    const rows = this.sql.uptime.all(
-      nowMs,
-      nowMs,
-      nowMs - w['24h'],
-      nowMs,
-      nowMs - w['7d'],
-      nowMs,
-      nowMs - w['30d'],
-      nowMs - w['30d'],
-    ) as [number, number, number, number][];
-    const byId = new Map(rows.map((r) => [r[0], r]));
-    const out: UptimeTotals[] = [];
-    for (const [name, id] of this.ids) {
-      const first = this.firstSeen.get(id) ?? null;
-      if (first === null) continue;
-      const r = byId.get(id);
-      out.push({
-        name,
-        firstSeen: first,
-        upMs: { '24h': Number(r?.[1] ?? 0), '7d': Number(r?.[2] ?? 0), '30d': Number(r?.[3] ?? 0) },
-      });
+    if (this.byName === null) {
+      this.byName = [...this.ids].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     }
-    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const seen = this.byName.filter(([, id]) => (this.firstSeen.get(id) ?? null) !== null);
+    const totals = this.uptime.read(
+      nowMs,
+      seen.map(([, id]) => id),
+    );
+    const out: UptimeTotals[] = [];
+    for (const [name, id] of seen) {
+      const upMs = totals.get(id);
+      const firstSeen = this.firstSeen.get(id) ?? null;
+      if (upMs !== undefined && firstSeen !== null) out.push({ name, firstSeen, upMs });
+    }
+    return out;
   }
 
   async has(name: string): Promise<boolean> {
@@ -239,44 +180,37 @@ export class LibsqlHistoryStore implements HistoryStore {
 
   async close(): Promise<void> {
     await this.writing;
+    if (this.reader.open) this.reader.close();
     if (this.db.open) this.db.close();
   }
 
   private async writeNow(batch: WriteBatch): Promise<void> {
     const { sql } = this;
     const counts: Record<TierName, number> = { raw: 0, m5: 0, h1: 0 };
+    const pending: Pending = { added: new Map(), removed: new Map(), firstSeen: new Map() };
+    const events = [...batch.events].sort((a, b) => a.at - b.at);
+    const eventIds: number[] = [];
     this.db.exec('BEGIN IMMEDIATE');
     try {
       for (const name of batch.forget) {
-        const id = this.ids.get(name);
+        const id = this.idOf(name, pending, false);
         if (id === undefined) continue;
         sql.forgetMachine.run(id);
         sql.markForgotten.run(id);
-        this.ids.delete(name);
-        this.firstSeen.delete(id);
+        pending.added.delete(name);
+        pending.removed.set(name, id);
       }
       let done = 0;
       for (const { tier, name, sample } of batch.samples) {
-        const id = this.idOf(name);
+        const id = this.idOf(name, pending, true);
         counts[tier] += 1;
-        if (tier === 'raw') {
-          sql.raw.run(
-            id,
-            Math.floor(sample.t),
-            Math.round(sample.up),
-            ...METRICS.map((k) => scaled(sample.avg[k], SCALE[k])),
-          );
-        } else {
-          const values: Row = [id, sample.t, sample.n, scaled(sample.up, UP_SCALE)];
-          for (const k of METRICS)
-            values.push(scaled(sample.avg[k], SCALE[k]), scaled(sample.max[k], SCALE[k]));
-          sql[tier].run(...values);
-        }
+        sql[tier].run(id, ...encodeSample(tier, sample));
         done += 1;
         if (done % CHUNK_ROWS === 0) await yieldToLoop();
       }
-      for (const e of batch.events) {
-        const id = this.idOf(e.name);
+      for (const e of events) {
+        const id = this.idOf(e.name, pending, true);
+        eventIds.push(id);
         sql.event.run(
           id,
           e.at,
@@ -284,10 +218,10 @@ export class LibsqlHistoryStore implements HistoryStore {
           e.previous === null ? null : e.previous === 'up' ? 1 : 0,
           e.reason?.slice(0, REASON_MAX) ?? null,
         );
-        const first = this.firstSeen.get(id) ?? null;
+        const first = pending.firstSeen.get(id) ?? this.firstSeen.get(id) ?? null;
         if (first === null || e.at < first) {
           sql.firstSeen.run(e.at, id);
-          this.firstSeen.set(id, e.at);
+          pending.firstSeen.set(id, e.at);
         }
       }
       for (const tier of TIERS) {
@@ -301,13 +235,32 @@ export class LibsqlHistoryStore implements HistoryStore {
       }
       sql.pruneEvents.run(PRUNE_MIN, batch.cutoffs.h1 * 1000);
       await this.dropForgotten();
+      for (const [name, id] of this.pruneIdle(batch.cutoffs.h1 * 1000)) {
+        pending.removed.set(name, id);
+        pending.added.delete(name);
+      }
       this.db.exec('COMMIT');
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      // Ids handed out inside the rolled-back transaction are gone with it.
-      this.loadMachines();
       throw error;
     }
+    // Committed: readers see it all at once, from here (no await between COMMIT and this).
+    if (pending.removed.size > 0 || pending.added.size > 0) this.byName = null;
+    for (const [name, id] of pending.removed) {
+      if (this.ids.get(name) === id) this.ids.delete(name);
+      this.firstSeen.delete(id);
+      this.uptime.drop(id);
+    }
+    for (const [name, id] of pending.added) {
+      this.ids.set(name, id);
+      this.firstSeen.set(id, null);
+    }
+    for (const [id, first] of pending.firstSeen)
+      if (this.firstSeen.has(id)) this.firstSeen.set(id, first);
+    events.forEach((e, i) => {
+      const id = eventIds[i];
+      if (id !== undefined && this.firstSeen.has(id)) this.uptime.apply(id, e.at, e.state === 'up');
+    });
   }
 
   /** Deletes the rows of forgotten machines, a bounded number per batch. */
@@ -330,12 +283,43 @@ export class LibsqlHistoryStore implements HistoryStore {
     }
   }
 
-  private idOf(name: string): number {
-    let id = this.ids.get(name);
-    if (id === undefined) {
+  /**
+   * Checks the next few machines (in id order, round and round) and removes those retention
+   * emptied: no row in any tier and no state change since `cutoffMs`. Their last change (kept
+   * by event pruning as the state in force) goes with them. Returns their names and ids.
+   */
+  private pruneIdle(cutoffMs: number): [string, number][] {
+    let rows = this.sql.machinesAfter.all(this.pruneCursor, MACHINES_PER_BATCH) as [
+      number,
+      string,
+    ][];
+    if (rows.length === 0 && this.pruneCursor > 0) {
+      this.pruneCursor = 0;
+      rows = this.sql.machinesAfter.all(0, MACHINES_PER_BATCH) as [number, string][];
+    }
+    const gone: [string, number][] = [];
+    for (const [id, name] of rows) {
+      this.pruneCursor = id;
+      const idle = this.sql.idle.get(id, id, id, id, cutoffMs) as Row | undefined;
+      if (idle?.[0] !== 1) continue;
+      // Only changes older than the cutoff are left: few (event pruning keeps one per machine).
+      const events = this.sql.drop[3];
+      if (events === undefined || events.run(id, CHUNK_ROWS).changes >= CHUNK_ROWS) continue;
+      this.sql.forgetMachine.run(id);
+      gone.push([name, id]);
+    }
+    return gone;
+  }
+
+  /** The id of a name as this batch sees it (a new one if `create`). */
+  private idOf(name: string, pending: Pending, create: true): number;
+  private idOf(name: string, pending: Pending, create: false): number | undefined;
+  private idOf(name: string, pending: Pending, create: boolean): number | undefined {
+    let id =
+      pending.added.get(name) ?? (pending.removed.has(name) ? undefined : this.ids.get(name));
+    if (id === undefined && create) {
       id = Number(this.sql.addMachine.run(name).lastInsertRowid);
-      this.ids.set(name, id);
-      this.firstSeen.set(id, null);
+      pending.added.set(name, id);
     }
     return id;
   }
@@ -343,43 +327,33 @@ export class LibsqlHistoryStore implements HistoryStore {
   private loadMachines(): void {
     this.ids.clear();
     this.firstSeen.clear();
-    const rows = this.db.prepare('SELECT id, name, first_seen FROM machines').raw(true).all() as [
-      number,
-      string,
-      number | null,
-    ][];
-    for (const [id, name, first] of rows) {
+    for (const [id, name, first] of this.read.machines.all() as [number, string, number | null][]) {
       this.ids.set(name, id);
       this.firstSeen.set(id, first);
     }
   }
-}
 
-const COLUMNS = ['cpu', 'mem', 'load', 'disk', 'lat', 'bells'] as const;
-
-/**
- * One machine's rows of a tier folded into buckets in SQL (parameters: from, step, step, m,
- * from, to): the bucket start, samples, share up, then avg and max of each metric.
- */
-function selectFolded(db: Database.Database, tier: TierName) {
-  const metrics =
-    tier === 'raw'
-      ? COLUMNS.map((c) => `avg(${c}), max(${c})`)
-      : COLUMNS.map(
-          (c) =>
-            `sum(${c} * n) * 1.0 / sum(CASE WHEN ${c} IS NULL THEN NULL ELSE n END), max(${c}_x)`,
+  /** The committed state changes, as the uptime ledger reads them (known machines only). */
+  private changeSource(): ChangeSource {
+    const { read, firstSeen } = this;
+    return {
+      *between(from, to) {
+        for (const [m, at, state] of read.changesBetween.iterate(from, to) as Iterable<Row>) {
+          const id = Number(m);
+          if (firstSeen.has(id)) yield [id, Number(at), state === 1] as const;
+        }
+      },
+      *stateAt(at) {
+        for (const [id, state] of read.stateAt.iterate(at) as Iterable<Row>)
+          if (state !== null && state !== undefined) yield [Number(id), state === 1] as const;
+      },
+      of(id) {
+        return (read.changesOf.all(id) as Row[]).map(
+          ([at, state]) => [Number(at), state === 1] as const,
         );
-  const head = tier === 'raw' ? 'count(*), avg(up)' : 'sum(n), sum(up * n) * 1.0 / sum(n)';
-  return db
-    .prepare(
-      `SELECT ? + CAST((t - ?) / ? AS INTEGER) * ? AS b, ${head}, ${metrics.join(', ')}
-       FROM ${tier} WHERE m = ? AND t >= ? AND t < ? GROUP BY b ORDER BY b`,
-    )
-    .raw(true);
-}
-
-function scaled(value: number | null, scale: number): number | null {
-  return value === null ? null : Math.round(value * scale);
+      },
+    };
+  }
 }
 
 function message(error: unknown): string {

@@ -31,11 +31,16 @@ export class MemoryHistoryStore implements HistoryStore {
       kept.events.push(event);
       if (kept.firstSeen === null || event.at < kept.firstSeen) kept.firstSeen = event.at;
     }
-    for (const kept of this.machines.values()) {
+    for (const [name, kept] of this.machines) {
+      let rows = 0;
       for (const tier of Object.keys(kept.tiers) as TierName[]) {
         for (const t of kept.tiers[tier].keys())
           if (t < batch.cutoffs[tier]) kept.tiers[tier].delete(t);
+        rows += kept.tiers[tier].size;
       }
+      // Retention emptied it: no rows left and no state change since the hourly cutoff.
+      const recent = kept.events.some((e) => e.at >= batch.cutoffs.h1 * 1000);
+      if (rows === 0 && !recent) this.machines.delete(name);
     }
   }
 

@@ -31,7 +31,7 @@ export function openHistory(deps: {
   const path = join(dataDir, 'history.db');
   let history: History;
   try {
-    const store = openLibsqlHistory(path);
+    const store = openLibsqlHistory(path, () => clock.now());
     history = new History(store, settings ?? HISTORY_DEFAULTS, clock, (error) =>
       logger.error({ err: error, file: path }, 'history write failed (that sweep is not recorded)'),
     );

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { HistoryStore, Sample, WriteBatch } from './store.js';
+import type { HistoryStore, Sample, StateEvent, WriteBatch } from './store.js';
 import { rawSample } from './tiers.js';
+import { upMsWithin } from './uptime.js';
 
 /**
  * The contract every HistoryStore passes (Hono's common.case pattern): each implementation's
@@ -173,6 +174,66 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
           upMs: { '24h': 5 * H, '7d': 5 * H, '30d': 5 * H },
         },
       ]);
+      await store.close();
+    });
+
+    it('keeps uptime exact as changes are written and time passes between reads', async () => {
+      const store = await open();
+      const H = 3_600_000;
+      const D = 24 * H;
+      const t0 = T0 * 1000;
+      const written: ({ name: string } & StateEvent)[] = [];
+      const write = async (name: string, at: number, state: 'up' | 'down') => {
+        const e = { name, at, state, previous: null, reason: null };
+        written.push(e);
+        await store.write(batch({ events: [e] }));
+      };
+      const expected = (now: number) =>
+        ['alpha', 'beta'].map((name) => {
+          const mine = written.filter((e) => e.name === name).sort((a, b) => a.at - b.at);
+          const within = (w: number) => upMsWithin(mine, now - w, now);
+          return {
+            name,
+            firstSeen: mine[0]?.at,
+            upMs: { '24h': within(D), '7d': within(7 * D), '30d': within(30 * D) },
+          };
+        });
+      await write('alpha', t0, 'up');
+      await write('beta', t0 + H, 'down');
+      expect(await store.uptimeTotals(t0 + 2 * H)).toEqual(expected(t0 + 2 * H));
+      await write('alpha', t0 + 3 * H, 'down');
+      await write('beta', t0 + 3 * H, 'up');
+      // Each read later than the one before: window starts pass the changes one after another.
+      for (const now of [4 * H, 25 * H, 26 * H, 3 * D, 8 * D, 8 * D + 2 * H, 31 * D, 40 * D]) {
+        expect(await store.uptimeTotals(t0 + now)).toEqual(expected(t0 + now));
+        if (now === 8 * D) await write('alpha', t0 + now - 1000, 'up');
+      }
+      await store.close();
+    });
+
+    it('drops a machine once retention has emptied it (no rows left, no state change since)', async () => {
+      const store = await open();
+      const at = T0 * 1000;
+      await store.write(
+        batch({
+          samples: [
+            { tier: 'raw', name: 'alpha', sample: rawSample(T0, true, values(0.5)) },
+            { tier: 'h1', name: 'beta', sample: agg(T0 + 3600, 1, 0.2, 0.2) },
+          ],
+          events: [
+            { name: 'alpha', at, state: 'up', previous: null, reason: null },
+            { name: 'beta', at, state: 'up', previous: null, reason: null },
+            { name: 'gamma', at: at + 5000, state: 'down', previous: null, reason: 'r' },
+          ],
+        }),
+      );
+      // Past every cutoff for alpha; beta keeps an hourly row; gamma's change is within retention.
+      await store.write(batch({ cutoffs: { raw: T0 + 10, m5: T0 + 10, h1: T0 + 1 } }));
+      expect(await store.has('alpha')).toBe(false);
+      expect(await store.events('alpha', 10)).toEqual([]);
+      expect(await store.has('beta')).toBe(true);
+      expect(await store.has('gamma')).toBe(true);
+      expect((await store.uptimeTotals(at + 10_000)).map((u) => u.name)).toEqual(['beta', 'gamma']);
       await store.close();
     });
 

@@ -77,7 +77,7 @@ export interface HistoryStore {
   ): Promise<Sample[]>;
   /** The machine's latest state changes, most recent first. */
   events(name: string, limit: number): Promise<StateEvent[]>;
-  /** Every machine with history: first seen and ms up in each uptime window up to `nowMs`. */
+  /** Every machine with history, by name: first seen and ms up in each uptime window to `nowMs`. */
   uptimeTotals(nowMs: number): Promise<UptimeTotals[]>;
   /** Whether the store holds history for the name (forgotten names do not). */
   has(name: string): Promise<boolean>;
