@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import Database from 'libsql';
+import { SLICE_MS } from '../../shared/slices.js';
 import { migrate } from './libsql-schema.js';
 import {
   BUCKETS_MAX,
@@ -201,12 +202,17 @@ export class LibsqlHistoryStore implements HistoryStore {
         pending.removed.set(name, id);
       }
       let done = 0;
+      let sliceEnds = performance.now() + SLICE_MS;
       for (const { tier, name, sample } of batch.samples) {
         const id = this.idOf(name, pending, true);
         counts[tier] += 1;
         sql[tier].run(id, ...encodeSample(tier, sample));
         done += 1;
-        if (done % CHUNK_ROWS === 0) await yieldToLoop();
+        // A turn of the event loop every few ms of work (rows cost more on a busy machine).
+        if ((done % 16 === 0 && performance.now() > sliceEnds) || done % CHUNK_ROWS === 0) {
+          await yieldToLoop();
+          sliceEnds = performance.now() + SLICE_MS;
+        }
       }
       for (const e of events) {
         const id = this.idOf(e.name, pending, true);
