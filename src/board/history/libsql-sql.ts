@@ -36,7 +36,10 @@ export interface WriterStatements {
   event: Statement;
   prune: ByTier;
   pruneEvents: Statement;
+  /** A machine's rows, a bounded number at a time: each tier's, then its state changes'. */
   drop: Statement[];
+  /** The same for its state changes alone (the last entry of `drop`). */
+  dropEvents: Statement;
   machinesAfter: Statement;
   idle: Statement;
 }
@@ -72,6 +75,7 @@ export function writerStatements(db: Database.Database): WriterStatements {
     db.prepare(
       `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE m = ? LIMIT ?)`,
     );
+  const dropEvents = dropMachine('events');
   return {
     addMachine: db.prepare('INSERT INTO machines (name, first_seen) VALUES (?, NULL)'),
     firstSeen: db.prepare('UPDATE machines SET first_seen = ? WHERE id = ?'),
@@ -89,7 +93,8 @@ export function writerStatements(db: Database.Database): WriterStatements {
       `DELETE FROM events WHERE rowid IN (SELECT rowid FROM events ORDER BY rowid LIMIT ?) AND at < ?
        AND EXISTS (SELECT 1 FROM events e WHERE e.m = events.m AND e.at > events.at)`,
     ),
-    drop: ['raw', 'm5', 'h1', 'events'].map(dropMachine),
+    drop: [...['raw', 'm5', 'h1'].map(dropMachine), dropEvents],
+    dropEvents,
     machinesAfter: db
       .prepare('SELECT id, name FROM machines WHERE id > ? ORDER BY id LIMIT ?')
       .raw(true),

@@ -309,8 +309,7 @@ export class LibsqlHistoryStore implements HistoryStore {
       const idle = this.sql.idle.get(id, id, id, id, cutoffMs) as Row | undefined;
       if (idle?.[0] !== 1) continue;
       // Only changes older than the cutoff are left: few (event pruning keeps one per machine).
-      const events = this.sql.drop[3];
-      if (events === undefined || events.run(id, CHUNK_ROWS).changes >= CHUNK_ROWS) continue;
+      if (this.sql.dropEvents.run(id, CHUNK_ROWS).changes >= CHUNK_ROWS) continue;
       this.sql.forgetMachine.run(id);
       gone.push([name, id]);
     }

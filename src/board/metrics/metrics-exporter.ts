@@ -90,6 +90,7 @@ export class MetricsExporter {
   private async prepare(seq: number, machines: readonly Readonly<Machine>[]): Promise<void> {
     const snapshot = newSnapshot(machines.length);
     await inSlices(machines, (m, i) => copyMachine(snapshot, m, i));
+    if (this.preparing !== seq) return; // a newer set took over: its preparation replaces this
     const pieces: (() => string)[] = [];
     for (let family = 0; family < FAMILY_COUNT; family += 1) {
       pieces.push(() => familyHead(family));
@@ -100,7 +101,6 @@ export class MetricsExporter {
     }
     const parts: Buffer[] = [];
     await inSlices(pieces, (piece) => {
-      // A newer set took over: its preparation replaces this one.
       if (this.preparing === seq) parts.push(Buffer.from(piece()));
     });
     if (this.preparing === seq) this.machineBytes = Buffer.concat(parts);
