@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, Http } from './helpers/agent-fixtures.js';
-import { writeAgentConfig } from './helpers/fleet.js';
+import { reloadRefusalsLogged, writeAgentConfig } from './helpers/fleet.js';
 import { type RunningProgram, startAgent } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
@@ -87,20 +87,7 @@ describe('agent reload: SIGHUP and a change of its file, without a restart', () 
       colour: 'blue',
     });
     process.kill(agent.pid, 'SIGHUP');
-    for (const field of ['token', 'colour']) {
-      await eventually(
-        async () =>
-          agent.output.some(
-            (l) =>
-              l.includes('reload refused') &&
-              l.includes(`"file":"${file}"`) &&
-              l.includes(`"field":"${field}"`),
-          )
-            ? true
-            : undefined,
-        `a log line naming ${field}`,
-      );
-    }
+    await reloadRefusalsLogged(agent.output, file, ['token', 'colour']);
     expect((await services(TOKEN_2)).map((s) => s.name)).toEqual(['alpha', 'beta']);
   });
 

@@ -1,7 +1,13 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { eventually, Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
+import {
+  eventually,
+  Recorder,
+  reloadRefusalsLogged,
+  writeAgentConfig,
+  writeBoardConfig,
+} from './helpers/fleet.js';
 import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { recordMessages, scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
@@ -159,20 +165,11 @@ describe('board reload: SIGHUP and a change of board.yaml, without a restart', (
     expect(failed.detail).toContain('sweep_intervall: unknown key');
     expect(failed.detail).toContain('machines[0].url');
     const file = `${configDir}/board.yaml`;
-    for (const field of ['board_token', 'sweep_intervall', 'machines[0].url']) {
-      await eventually(
-        async () =>
-          board.output.some(
-            (l) =>
-              l.includes('reload refused') &&
-              l.includes(`"file":"${file}"`) &&
-              l.includes(`"field":"${field}"`),
-          )
-            ? true
-            : undefined,
-        `a log line naming ${field}`,
-      );
-    }
+    await reloadRefusalsLogged(board.output, file, [
+      'board_token',
+      'sweep_intervall',
+      'machines[0].url',
+    ]);
     // Still running, with the config it had: the same token and machines.
     expect(await names(TOKEN_2)).toEqual(['lab1', 'silent', 'web1', 'web2']);
   });

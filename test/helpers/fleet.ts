@@ -89,6 +89,28 @@ export class Recorder {
   }
 }
 
+/** Waits until a program's log has a "reload refused" line naming `file` and each of `fields`. */
+export async function reloadRefusalsLogged(
+  output: readonly string[],
+  file: string,
+  fields: readonly string[],
+): Promise<void> {
+  for (const field of fields) {
+    await eventually(
+      async () =>
+        output.some(
+          (l) =>
+            l.includes('reload refused') &&
+            l.includes(`"file":"${file}"`) &&
+            l.includes(`"field":"${field}"`),
+        )
+          ? true
+          : undefined,
+      `a log line naming ${field}`,
+    );
+  }
+}
+
 /** Polls `check` until it returns a value that is not undefined, or fails after `timeoutMs`. */
 export async function eventually<T>(
   check: () => Promise<T | undefined>,
