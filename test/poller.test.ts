@@ -11,6 +11,17 @@ describe('ThreadedClient: polls in the poller thread', () => {
   beforeAll(async () => {
     server = createServer((req, res) => {
       if (hang) return; // never answers
+      if (req.url === '/bad-utf8/api/overview') {
+        // A name with a byte that is not UTF-8: the board must not pass it on as it came.
+        const bytes = Buffer.concat([
+          Buffer.from('{"name":"w'),
+          Buffer.from([0xff]),
+          Buffer.from('b"}'),
+        ]);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(bytes);
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
@@ -59,6 +70,21 @@ describe('ThreadedClient: polls in the poller thread', () => {
       });
       expect(o.prepared.sessions).toHaveLength(1);
       expect(o.overview).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an overview that is not valid UTF-8 is kept as the text it decodes to, in UTF-8', async () => {
+    const client = new ThreadedClient(
+      { client: { connectTimeoutMs: 1000 } },
+      createAgentClient({ connectTimeoutMs: 1000 }),
+    );
+    try {
+      const o = await client.overview({ url: `${url}/bad-utf8`, key: null }, 2000);
+      if (!o.ok || o.prepared === undefined) throw new Error(`poll failed: ${JSON.stringify(o)}`);
+      const json = Buffer.from(o.prepared.json);
+      expect(json.equals(Buffer.from('{"name":"w\uFFFDb"}'))).toBe(true);
     } finally {
       await client.close();
     }

@@ -59,6 +59,8 @@ export type Observation =
       prepared?: PreparedOverview;
       /** The overview's JSON text as received, when it is exactly the overview (a poll). */
       json?: string;
+      /** `json` as UTF-8 in a buffer of its own, when the poll received exactly those bytes. */
+      jsonBytes?: Buffer;
       location?: string;
       /** configured: the poll's round trip. */
       latencyMs?: number;

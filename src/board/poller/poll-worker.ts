@@ -56,7 +56,7 @@ port.on('message', (message: PollRequest | { type: 'close' }) => {
             latencyMs,
             prepared: {
               ...prepareOverview(observation.overview, json, latencyMs),
-              json: ownBytes(json),
+              json: observation.jsonBytes ?? ownBytes(json),
             },
           };
         } else {
