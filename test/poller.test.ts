@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentClient } from '../dist/board/agent-client.js';
-import { ThreadedClient } from '../dist/board/poller/threaded-client.js';
+import { pollerOf, ThreadedClient } from '../dist/board/poller/threaded-client.js';
 
 /** The poller thread (built code: the worker runs dist/board/poller/poll-worker.js). */
 describe('ThreadedClient: polls in the poller thread', () => {
@@ -90,6 +90,39 @@ describe('ThreadedClient: polls in the poller thread', () => {
     }
   });
 
+  it('with two pollers, each agent always goes to the same one, and every poll is answered', async () => {
+    const client = new ThreadedClient(
+      { client: { connectTimeoutMs: 1000 } },
+      createAgentClient({ connectTimeoutMs: 1000 }),
+      () => undefined,
+      2,
+    );
+    try {
+      const urls = Array.from({ length: 8 }, (_, i) => `${url}/m${i}`);
+      const chosen = urls.map((u) => pollerOf(u, 2));
+      expect(new Set(chosen).size).toBe(2);
+      expect(urls.map((u) => pollerOf(u, 2))).toEqual(chosen);
+      const answers = await Promise.all(
+        urls.map((u) => client.overview({ url: u, key: null }, 2000)),
+      );
+      expect(answers.every((o) => o.ok)).toBe(true);
+      // A poller that dies fails only its own polls.
+      hang = true;
+      const first = urls.find((u) => pollerOf(u, 2) === 0) ?? '';
+      const second = urls.find((u) => pollerOf(u, 2) === 1) ?? '';
+      const lost = client.overview({ url: first, key: null }, 30_000);
+      const kept = client.overview({ url: second, key: null }, 1500);
+      await new Promise((r) => setTimeout(r, 200));
+      const { workers } = client as unknown as { workers: { terminate(): Promise<number> }[] };
+      await workers[0]?.terminate();
+      expect(await lost).toEqual({ ok: false, error: 'the poller restarted' });
+      expect(await kept).toMatchObject({ ok: false, error: 'no answer within 1.5 s' });
+    } finally {
+      hang = false;
+      await client.close();
+    }
+  });
+
   it('a poller that dies fails the polls it had, and the next poll works again', async () => {
     const errors: unknown[] = [];
     const client = new ThreadedClient(
@@ -102,7 +135,9 @@ describe('ThreadedClient: polls in the poller thread', () => {
       const waiting = client.overview({ url, key: null }, 30_000);
       await new Promise((r) => setTimeout(r, 200));
       // Kill the worker as an out-of-memory or a crash would.
-      await (client as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+      await (
+        client as unknown as { workers: { terminate(): Promise<number> }[] }
+      ).workers[0]?.terminate();
       expect(await waiting).toEqual({ ok: false, error: 'the poller restarted' });
       hang = false;
       const again = await client.overview({ url, key: null }, 2000);

@@ -31,7 +31,7 @@ import { BUILTIN_LANG_DIR, Languages } from './languages.js';
 import { MetricsExporter } from './metrics/metrics-exporter.js';
 import { Notifier, type NotifierDeps } from './notify/notifier.js';
 import { Silences } from './notify/silences.js';
-import { ThreadedClient } from './poller/threaded-client.js';
+import { pollerThreads, ThreadedClient } from './poller/threaded-client.js';
 import { casChanged } from './settings-diff.js';
 import { IdentityStore } from './store/identity-store.js';
 import { openLogs } from './store/logs.js';
@@ -80,11 +80,14 @@ export interface BoardApp {
 export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const { settings, logger } = deps;
   const clock = deps.clock ?? systemClock;
-  // Polls run in the poller thread (second core); relays on this one.
+  // Polls run in poller threads (see POLLER_THREADS); relays on this one.
   const newClient = (s: BoardSettings): AgentClient => {
     const options = { connectTimeoutMs: Math.min(s.pollTimeoutMs, 10_000) };
-    return new ThreadedClient({ client: options }, createAgentClient(options), (error) =>
-      logger.error({ err: error }, 'poller failed'),
+    return new ThreadedClient(
+      { client: options },
+      createAgentClient(options),
+      (error) => logger.error({ err: error }, 'poller failed'),
+      pollerThreads(),
     );
   };
   const client = new SwitchableClient(deps.client ?? newClient(settings));

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { AgentClient, AgentTarget, RelayOutcome } from '../agent-client.js';
 import type { Observation } from '../domain/machine.js';
@@ -8,14 +9,16 @@ const WORKER_URL = new URL('./poll-worker.js', import.meta.url);
 const ANSWERS_PER_TURN = 64;
 
 /**
- * An AgentClient whose polls run in a worker thread (the poller) and whose relays run on the
- * main thread through `relays`. A poller that dies is started again; the polls it had under
- * way fail with a clear error and the next sweep polls those machines again.
+ * An AgentClient whose polls run in worker threads (the pollers) and whose relays run on the
+ * main thread through `relays`. Each agent is always polled by the same poller (chosen by its
+ * URL), so its kept-alive connection is found again. A poller that dies is started again; the
+ * polls it had under way fail with a clear error and the next sweep polls those machines again.
  */
 export class ThreadedClient implements AgentClient {
-  private worker: Worker;
+  private readonly workers: Worker[];
   private nextId = 1;
-  private readonly pending = new Map<number, (o: Observation) => void>();
+  /** Polls under way: how to answer each, and which poller has it. */
+  private readonly pending = new Map<number, { resolve: (o: Observation) => void; by: number }>();
   private closing = false;
   /** Answers received and not yet handed over (from `taken` on). */
   private inbox: PollAnswer[] = [];
@@ -26,15 +29,18 @@ export class ThreadedClient implements AgentClient {
     private readonly options: PollerOptions,
     private readonly relays: AgentClient,
     private readonly onError: (error: unknown) => void = () => undefined,
+    /** How many pollers (threads); at least 1. */
+    threads = 1,
   ) {
-    this.worker = this.start();
+    this.workers = Array.from({ length: Math.max(1, threads) }, (_, i) => this.start(i));
   }
 
   overview(target: AgentTarget, timeoutMs: number): Promise<Observation> {
     return new Promise((resolve) => {
       const id = this.nextId;
       this.nextId += 1;
-      this.pending.set(id, resolve);
+      const by = pollerOf(target.url, this.workers.length);
+      this.pending.set(id, { resolve, by });
       const request: PollRequest = {
         type: 'poll',
         id,
@@ -43,7 +49,7 @@ export class ThreadedClient implements AgentClient {
         ca: target.ca ?? null,
         timeoutMs,
       };
-      this.worker.postMessage(request);
+      this.workers[by]?.postMessage(request);
     });
   }
 
@@ -58,20 +64,24 @@ export class ThreadedClient implements AgentClient {
 
   async close(): Promise<void> {
     this.closing = true;
-    this.worker.postMessage({ type: 'close' });
-    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-    const timer = setTimeout(() => void this.worker.terminate(), 5000);
-    await exited;
-    clearTimeout(timer);
-    this.failAll('the board is shutting down');
+    await Promise.all(
+      this.workers.map(async (worker) => {
+        worker.postMessage({ type: 'close' });
+        const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+        const timer = setTimeout(() => void worker.terminate(), 5000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+    this.failAll('the board is shutting down', null);
     await this.relays.close();
   }
 
-  private start(): Worker {
+  private start(index: number): Worker {
     const worker = new Worker(WORKER_URL, {
       workerData: this.options,
-      // The poller's heap only holds polls in flight: kept small, it is collected often on
-      // its own core instead of growing with the garbage of each sweep.
+      // A poller's heap only holds polls in flight: kept small, it is collected often on its
+      // own core instead of growing with the garbage of each sweep.
       resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 },
     });
     worker.on('message', (answers: PollAnswer[]) => {
@@ -84,8 +94,8 @@ export class ThreadedClient implements AgentClient {
     worker.on('error', (error) => this.onError(error));
     worker.on('exit', () => {
       if (this.closing) return;
-      this.failAll('the poller restarted');
-      this.worker = this.start();
+      this.failAll('the poller restarted', index);
+      this.workers[index] = this.start(index);
     });
     worker.unref();
     return worker;
@@ -101,10 +111,10 @@ export class ThreadedClient implements AgentClient {
     for (; this.taken < end; this.taken += 1) {
       const answer = this.inbox[this.taken];
       if (answer === undefined) continue;
-      const resolve = this.pending.get(answer.id);
-      if (resolve === undefined) continue;
+      const waiting = this.pending.get(answer.id);
+      if (waiting === undefined) continue;
       this.pending.delete(answer.id);
-      resolve(
+      waiting.resolve(
         answer.ok
           ? { ok: true, prepared: answer.prepared, latencyMs: answer.latencyMs }
           : { ok: false, error: answer.error },
@@ -119,9 +129,32 @@ export class ThreadedClient implements AgentClient {
     this.draining = false;
   };
 
-  private failAll(error: string): void {
-    const waiting = [...this.pending.values()];
-    this.pending.clear();
-    for (const resolve of waiting) resolve({ ok: false, error });
+  /** Fails the polls under way in poller `by` (null: in all of them). */
+  private failAll(error: string, by: number | null): void {
+    for (const [id, waiting] of [...this.pending]) {
+      if (by !== null && waiting.by !== by) continue;
+      this.pending.delete(id);
+      waiting.resolve({ ok: false, error });
+    }
   }
+}
+
+/** The poller of an agent: a stable hash (FNV-1a) of its URL, so its connection is reused. */
+export function pollerOf(url: string, pollers: number): number {
+  if (pollers <= 1) return 0;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < url.length; i++) {
+    hash ^= url.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % pollers;
+}
+
+/**
+ * How many pollers a board runs: one per core beside the main thread's, at most 2. On 2 cores
+ * that is 1: there a second poller took ~10 % off a 10,000-machine sweep but added ~35 MB of
+ * RSS (measured; docs/performance.md).
+ */
+export function pollerThreads(): number {
+  return Math.max(1, Math.min(2, availableParallelism() - 1));
 }
