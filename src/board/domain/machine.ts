@@ -96,6 +96,9 @@ export function recordBytes(m: Machine): Buffer {
     overview.copy(bytes, headLength);
     bytes[headLength + overview.length] = CLOSE_BRACE;
     m.bytes = bytes;
+    // The overview is kept once: as the part of the record that holds it (~1.3 KB a machine).
+    if (m.overviewBytes !== null)
+      m.overviewBytes = bytes.subarray(headLength, headLength + overview.length);
   }
   return m.bytes;
 }
