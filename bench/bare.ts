@@ -65,7 +65,8 @@ if (handler === null) {
 }
 const server = createServer(handler);
 server.keepAliveTimeout = 5000;
-server.listen(0, '127.0.0.1', () => {
+// The board's listen backlog (src/board/run.ts LISTEN_BACKLOG), so both queue alike.
+server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
   const address = server.address();
   if (address !== null && typeof address === 'object') {
     process.stdout.write(`bare server listening at http://127.0.0.1:${address.port}\n`);

@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { connect } from 'node:net';
 import { quantile } from '../stats.js';
 import { announcerReport } from './overview.js';
 import {
@@ -52,35 +52,38 @@ export async function announce(req: AnnounceRequest): Promise<AnnounceAnswer> {
       if (good) ok += 1;
       else failed += 1;
     };
-    const r = request(
-      {
-        host: board.hostname,
-        port: board.port,
-        path: '/api/report',
-        method: 'POST',
-        agent: false,
-        localAddress: source,
-        timeout: 10_000,
-        headers: {
-          authorization: `Bearer ${req.token}`,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const status = String(res.statusCode ?? 0);
-          settle(status, null, res.statusCode === 200 && text.startsWith('{"ok":true'));
-        });
-        res.on('error', (e: NodeJS.ErrnoException) => settle(null, e.code ?? 'error', false));
-      },
+    // The request is written on the socket as is and the answer read from it: Node's http client
+    // costs ~3× the CPU per new connection, which made the generator (not the server) the
+    // bottleneck at 3,000/s on 2 cores (measured: 106 % CPU, and bare node:http's p99 1.2 s).
+    const bodyBytes = Buffer.from(body);
+    const head = Buffer.from(
+      `POST /api/report HTTP/1.1\r\nhost: ${board.host}\r\nauthorization: Bearer ${req.token}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${bodyBytes.length}\r\n` +
+        'connection: close\r\n\r\n',
     );
-    r.on('timeout', () => r.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
-    r.on('error', (e: NodeJS.ErrnoException) => settle(null, e.code ?? 'error', false));
-    r.end(body);
+    const socket = connect({
+      host: board.hostname,
+      port: Number(board.port),
+      localAddress: source,
+    });
+    socket.setTimeout(10_000, () =>
+      socket.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })),
+    );
+    socket.on('connect', () => socket.end(Buffer.concat([head, bodyBytes])));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      const answer = parseAnswer(Buffer.concat(chunks));
+      if (answer === null) return;
+      settle(
+        String(answer.status),
+        null,
+        answer.status === 200 && answer.body.startsWith('{"ok":true'),
+      );
+      socket.destroy();
+    });
+    socket.on('error', (e: NodeJS.ErrnoException) => settle(null, e.code ?? 'error', false));
+    socket.on('close', () => settle(null, 'closed before the answer', false));
   };
 
   await new Promise<void>((resolve) => {
@@ -127,4 +130,16 @@ export async function announce(req: AnnounceRequest): Promise<AnnounceAnswer> {
       max: quantile(latencies, 1),
     },
   };
+}
+
+/** A whole HTTP/1.1 answer with a content-length (as the board and the bare server send), or null. */
+function parseAnswer(bytes: Buffer): { status: number; body: string } | null {
+  const end = bytes.indexOf('\r\n\r\n');
+  if (end < 0) return null;
+  const head = bytes.subarray(0, end).toString('latin1');
+  const status = Number(head.slice(9, 12));
+  const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? Number.NaN);
+  if (!Number.isFinite(length)) return { status, body: '' };
+  if (bytes.length < end + 4 + length) return null;
+  return { status, body: bytes.subarray(end + 4, end + 4 + length).toString('utf8') };
 }

@@ -22,6 +22,14 @@ export interface RunOptions {
   reload?: () => BoardSettings;
 }
 
+/**
+ * The queue of connections the kernel has accepted for the board and the board has not yet
+ * taken (the kernel caps it at net.core.somaxconn, as Go's servers ask for that maximum). With
+ * Node's default of 511, machines reporting on a new connection each at 3,000/s overflowed it in
+ * bursts; each dropped handshake waits for its retransmission (1 s), which made the p99.
+ */
+export const LISTEN_BACKLOG = 4096;
+
 /** Builds a board, listens (logging the one listening line) and starts its timers. */
 export async function runBoard(
   settings: BoardSettings,
@@ -32,6 +40,7 @@ export async function runBoard(
   const url = await boardApp.app.listen({
     host: settings.host,
     port: settings.port,
+    backlog: LISTEN_BACKLOG,
     listenTextResolver: (address) => `board listening at ${address}`,
   });
   const scheduler = startScheduler(boardApp, logger);
