@@ -90,7 +90,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         ...shared,
         mode: 'full',
         fleetSizes: [1000, 10_000],
-        sweepsMeasured: 2,
+        sweepsMeasured: 3,
         wrkRounds: 4,
         wrkSeconds: 3,
         relayCalls: 1000,

@@ -6,9 +6,13 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[rank] ?? Number.NaN;
 }
 
-/** The median of `values`. */
+/** The median of `values` (of an even count: the mean of the two middle ones, not the lower). */
 export function median(values: readonly number[]): number {
-  return quantile(values, 0.5);
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const upper = sorted[mid] ?? Number.NaN;
+  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? Number.NaN) + upper) / 2;
 }
 
 /** A number for the table: NaN when missing, so the check can find it. */
