@@ -132,6 +132,37 @@ describe('UI: sign-in and the token', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('panoptes.token'))).toBeNull();
   });
 
+  it("a wrong token's late 401 does not sign out the right token entered after it", async () => {
+    const { page } = watched;
+    watched.allow(/Failed to load resource: the server responded with a status of 401/);
+    const WRONG = 'not-the-board-token-either';
+    // Every request made with the wrong token, except the view that refuses it, answers late:
+    // after the right token has been entered.
+    const late: string[] = [];
+    await page.route('**/api/**', async (route) => {
+      const request = route.request();
+      const path = new URL(request.url()).pathname;
+      if (request.headers().authorization === `Bearer ${WRONG}` && path !== '/api/board') {
+        late.push(path);
+        await new Promise((r) => setTimeout(r, 1500));
+      }
+      await route.continue().catch(() => undefined);
+    });
+    await page.goto(`${fleet.board.url}/`);
+    await page.getByLabel('Board token').fill(WRONG);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    await page.getByLabel('Board token').fill(BOARD_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('summary').waitFor();
+    expect(late.length).toBeGreaterThan(0);
+    // The late answers have come back (401) by now; the right token is still signed in.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await page.getByLabel('Board token').count()).toBe(0);
+    expect(await page.evaluate(() => sessionStorage.getItem('panoptes.token'))).toBe(BOARD_TOKEN);
+    await page.getByTestId('summary').waitFor();
+  });
+
   it('a wrong token in the address is refused and taken off the address too', async () => {
     const { page } = watched;
     watched.allow(/Failed to load resource: the server responded with a status of 401/);

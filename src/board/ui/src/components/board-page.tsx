@@ -31,7 +31,8 @@ const JOURNAL_FETCH = 200;
 
 export interface BoardPageProps {
   token: string;
-  onSignOut(why: SignInProblem | null): void;
+  /** `from`: the token that was refused (a sign-out for another one is ignored). */
+  onSignOut(why: SignInProblem | null, from?: string): void;
   onCatalogue(catalogue: Catalogue): void;
 }
 
@@ -41,7 +42,7 @@ export function BoardPage(props: BoardPageProps) {
   const { t } = i18n;
   const { onSignOut, onCatalogue } = props;
   const api = useMemo(
-    () => createApi(props.token, () => onSignOut({ kind: 'wrong' })),
+    () => createApi(props.token, () => onSignOut({ kind: 'wrong' }, props.token)),
     [props.token, onSignOut],
   );
   const board = useMemo(() => createBoardStore(), []);
@@ -86,7 +87,7 @@ export function BoardPage(props: BoardPageProps) {
   // The first view over HTTP (it also proves the token), then the live socket.
   useEffect(() => {
     const problemText = (error: unknown) => problemTextRef.current(error);
-    const onSignOut = (why: SignInProblem) => onSignOutRef.current(why);
+    const onSignOut = (why: SignInProblem) => onSignOutRef.current(why, props.token);
     let cancelled = false;
     let live: { close(): void } | null = null;
     const loadJournal = () => {

@@ -50,12 +50,13 @@ function writeAddress(name: string, w: HistoryWindow): void {
 export function MachinePage(props: {
   token: string;
   name: string;
-  onSignOut(why: SignInProblem | null): void;
+  /** `from`: the token that was refused (a sign-out for another one is ignored). */
+  onSignOut(why: SignInProblem | null, from?: string): void;
 }) {
   const { t, percent, number, time } = useI18n();
   const { name, onSignOut } = props;
   const api = useMemo(
-    () => createApi(props.token, () => onSignOut({ kind: 'wrong' })),
+    () => createApi(props.token, () => onSignOut({ kind: 'wrong' }, props.token)),
     [props.token, onSignOut],
   );
   const [win, setWin] = useState<HistoryWindow>(windowFromAddress);

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Catalogue } from '../api/types.js';
 import { I18nContext } from '../hooks.js';
 import { createI18n, ENGLISH } from '../i18n/i18n.js';
@@ -45,7 +45,16 @@ export function Root() {
     setProblem(null);
     setToken(value);
   }, []);
-  const signOut = useCallback((why: SignInProblem | null) => {
+  // The token in use, for sign-outs that answer a token no longer in use (see signOut).
+  const current = useRef(token);
+  current.current = token;
+  /**
+   * Back to the form. `from`: the token that was refused. A page signed in with a wrong token
+   * may still have requests under way when the right one is entered; their late 401 must not
+   * sign out the right one (seen as a flaky test under load).
+   */
+  const signOut = useCallback((why: SignInProblem | null, from?: string) => {
+    if (from !== undefined && from !== current.current) return;
     tabStore.set(KEYS.token, null);
     setProblem(why);
     setToken(null);
