@@ -153,7 +153,7 @@ export function pollerOf(url: string, pollers: number): number {
 /**
  * How many pollers a board runs: one per core beside the main thread's, at most 2. On 2 cores
  * that is 1: there a second poller took ~10 % off a 10,000-machine sweep but added ~35 MB of
- * RSS (measured; docs/performance.md).
+ * RSS (measured; docs/performance-fleet.md).
  */
 export function pollerThreads(): number {
   return Math.max(1, Math.min(2, availableParallelism() - 1));
