@@ -80,7 +80,7 @@ export interface BoardApp {
 export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const { settings, logger } = deps;
   const clock = deps.clock ?? systemClock;
-  // Polls run in poller threads (see POLLER_THREADS); relays on this one.
+  // Polls run in poller threads (see pollerThreads); relays on this one.
   const newClient = (s: BoardSettings): AgentClient => {
     const options = { connectTimeoutMs: Math.min(s.pollTimeoutMs, 10_000) };
     return new ThreadedClient(
