@@ -3,6 +3,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentClient } from '../dist/board/agent-client.js';
 import { pollerOf, ThreadedClient } from '../dist/board/poller/threaded-client.js';
 
+/** A client with its own pollers (and relays), time-outs of 1 s for connecting. */
+function startClient(
+  options: { threads?: number; onError?: (error: unknown) => void } = {},
+): ThreadedClient {
+  return new ThreadedClient(
+    { client: { connectTimeoutMs: 1000 } },
+    createAgentClient({ connectTimeoutMs: 1000 }),
+    options.onError,
+    options.threads,
+  );
+}
+
+/** Kills poller `index` as an out-of-memory or a crash would. */
+async function killPoller(client: ThreadedClient, index: number): Promise<void> {
+  const { workers } = client as unknown as { workers: { terminate(): Promise<number> }[] };
+  await workers[index]?.terminate();
+}
+
 /** The poller thread (built code: the worker runs dist/board/poller/poll-worker.js). */
 describe('ThreadedClient: polls in the poller thread', () => {
   let server: Server;
@@ -46,10 +64,7 @@ describe('ThreadedClient: polls in the poller thread', () => {
   });
 
   it('sends back the overview text, its metrics and sessions, measured there', async () => {
-    const client = new ThreadedClient(
-      { client: { connectTimeoutMs: 1000 } },
-      createAgentClient({ connectTimeoutMs: 1000 }),
-    );
+    const client = startClient();
     try {
       const o = await client.overview({ url, key: 'k-0123456789abcdef' }, 2000);
       if (!o.ok || o.prepared === undefined) throw new Error(`poll failed: ${JSON.stringify(o)}`);
@@ -76,10 +91,7 @@ describe('ThreadedClient: polls in the poller thread', () => {
   });
 
   it('an overview that is not valid UTF-8 is kept as the text it decodes to, in UTF-8', async () => {
-    const client = new ThreadedClient(
-      { client: { connectTimeoutMs: 1000 } },
-      createAgentClient({ connectTimeoutMs: 1000 }),
-    );
+    const client = startClient();
     try {
       const o = await client.overview({ url: `${url}/bad-utf8`, key: null }, 2000);
       if (!o.ok || o.prepared === undefined) throw new Error(`poll failed: ${JSON.stringify(o)}`);
@@ -91,12 +103,7 @@ describe('ThreadedClient: polls in the poller thread', () => {
   });
 
   it('with two pollers, each agent always goes to the same one, and every poll is answered', async () => {
-    const client = new ThreadedClient(
-      { client: { connectTimeoutMs: 1000 } },
-      createAgentClient({ connectTimeoutMs: 1000 }),
-      () => undefined,
-      2,
-    );
+    const client = startClient({ threads: 2 });
     try {
       const urls = Array.from({ length: 8 }, (_, i) => `${url}/m${i}`);
       const chosen = urls.map((u) => pollerOf(u, 2));
@@ -113,8 +120,7 @@ describe('ThreadedClient: polls in the poller thread', () => {
       const lost = client.overview({ url: first, key: null }, 30_000);
       const kept = client.overview({ url: second, key: null }, 1500);
       await new Promise((r) => setTimeout(r, 200));
-      const { workers } = client as unknown as { workers: { terminate(): Promise<number> }[] };
-      await workers[0]?.terminate();
+      await killPoller(client, 0);
       expect(await lost).toEqual({ ok: false, error: 'the poller restarted' });
       expect(await kept).toMatchObject({ ok: false, error: 'no answer within 1.5 s' });
     } finally {
@@ -125,19 +131,12 @@ describe('ThreadedClient: polls in the poller thread', () => {
 
   it('a poller that dies fails the polls it had, and the next poll works again', async () => {
     const errors: unknown[] = [];
-    const client = new ThreadedClient(
-      { client: { connectTimeoutMs: 1000 } },
-      createAgentClient({ connectTimeoutMs: 1000 }),
-      (e) => errors.push(e),
-    );
+    const client = startClient({ onError: (e) => errors.push(e) });
     try {
       hang = true;
       const waiting = client.overview({ url, key: null }, 30_000);
       await new Promise((r) => setTimeout(r, 200));
-      // Kill the worker as an out-of-memory or a crash would.
-      await (
-        client as unknown as { workers: { terminate(): Promise<number> }[] }
-      ).workers[0]?.terminate();
+      await killPoller(client, 0);
       expect(await waiting).toEqual({ ok: false, error: 'the poller restarted' });
       hang = false;
       const again = await client.overview({ url, key: null }, 2000);
