@@ -62,8 +62,11 @@ async function main(): Promise<number> {
     log,
   };
 
+  let running = 'the start';
   const watchdog = setTimeout(() => {
     log(`over the time limit of ${options.deadlineS} s: stopping everything`);
+    // A run cut short is a failed run, whatever the rows produced so far say.
+    ctx.problems.push(`stopped by the ${options.deadlineS}-s watchdog during ${running}`);
     report(ctx, started, machine);
     killEverything();
     rmSync(tmp, { recursive: true, force: true });
@@ -77,8 +80,9 @@ async function main(): Promise<number> {
     });
   }
 
-  const part = (name: string) => options.only === null || options.only.has(name);
+  const part = (name: string) => runsPart(options, name);
   const attempt = async (name: string, run: () => Promise<void>) => {
+    running = name;
     try {
       await run();
     } catch (error) {
@@ -143,9 +147,20 @@ function report(ctx: BenchContext, started: number, machine: string): number {
 
 function expectedRows(options: BenchOptions): number {
   if (options.soak) return 1;
-  const part = (name: string) => options.only === null || options.only.has(name);
-  // fleet: 2 sweeps + cold sweep, 2 GET, 2 relay, 1 p99, 2 RSS; reports: capacity, 2 sustained, RSS.
-  return (part('fleet') ? 10 : 0) + (part('reports') ? 4 : 0);
+  // fleet: small 6 (sweep, GET throughput and p99, relay median and p99, RSS), large 6 (sweep,
+  // cold sweep, /metrics p99, p99 while scraped, RSS, p99 while sweeping); reports 7 (first
+  // announce, capacity, GET during the flood, 3 sustained, RSS); notify 4; history 9 (write,
+  // longest block, 3 queries, uptime, 2 disk, the real board's p99).
+  const rows = { fleet: 12, reports: 7, notify: 4, history: 9 };
+  return Object.entries(rows).reduce(
+    (sum, [name, n]) => sum + (runsPart(options, name) ? n : 0),
+    0,
+  );
+}
+
+/** Whether this run includes scenario `name` (all of them unless `--only` names some). */
+function runsPart(options: BenchOptions, name: string): boolean {
+  return options.only === null || options.only.has(name);
 }
 
 /** RSS of a board with no machines, a few seconds after it started. */

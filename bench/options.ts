@@ -32,7 +32,7 @@ export interface BenchOptions {
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--soak] [--check] [--cpu-prof DIR] [--only PART,...]
-  --quick     smaller fleets and shorter runs (under 2 minutes)
+  --quick     smaller fleets and shorter runs (about 3 minutes)
   --soak      the 10-minute soak only (1 minute with --quick): board RSS growth under load
   --check     verify that every figure was produced and the board answered correctly; exit 1 if not
   --cpu-prof  start each board with --cpu-prof, writing .cpuprofile files to DIR
@@ -84,7 +84,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         announcers: 3000,
         reportSeconds: 5,
         soakSeconds: 60,
-        deadlineS: soak ? 240 : 170,
+        deadlineS: soak ? 240 : 480,
       }
     : {
         ...shared,
@@ -97,7 +97,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         announcers: 15_000,
         reportSeconds: 20,
         soakSeconds: 600,
-        deadlineS: soak ? 900 : 900,
+        deadlineS: soak ? 900 : 1200,
       };
 }
 

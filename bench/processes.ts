@@ -1,6 +1,7 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type {
   AnnounceAnswer,
@@ -93,20 +94,20 @@ export async function startProgram(
     const timer = setTimeout(() => {
       reject(new Error(`${name} did not listen in time:\n${output.join('\n')}`));
     }, options.timeoutMs ?? 60_000);
-    const onData = (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n')) {
-        if (line === '') continue;
-        output.push(line);
-        if (output.length > 200) output.shift();
-        const match = LISTENING.exec(line);
-        if (match?.[1] !== undefined) {
-          clearTimeout(timer);
-          resolve(match[1]);
-        }
+    const onLine = (line: string) => {
+      if (line === '') return;
+      output.push(line);
+      if (output.length > 200) output.shift();
+      const match = LISTENING.exec(line);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
       }
     };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
+    // Whole lines: a chunk read from a pipe can end in the middle of one.
+    for (const input of [child.stdout, child.stderr]) {
+      if (input !== null) createInterface({ input, crlfDelay: Infinity }).on('line', onLine);
+    }
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       reject(
@@ -134,6 +135,40 @@ export function startBoard(
 /** A bare node:http baseline server (see bare.ts). */
 export function startBare(args: string[]): Promise<Program> {
   return startProgram('bare server', `${ROOT}dist/bench/bare.js`, args);
+}
+
+/** The sweep baseline (see bare-sweep.ts): a bare client's cold and warm sweeps. */
+export interface BareSweeps {
+  /** ms */
+  cold: number;
+  /** ms, each warm sweep */
+  warm: number[];
+  /** How many machines answered in each sweep, the cold one first. */
+  answered: number[];
+}
+
+export async function bareSweeps(
+  machinesFile: string,
+  options: { sweeps: number; timeoutMs: number; concurrency: number },
+): Promise<BareSweeps> {
+  const child = spawn(
+    process.execPath,
+    [
+      `${ROOT}dist/bench/bare-sweep.js`,
+      ...['--machines', machinesFile, '--sweeps', String(options.sweeps)],
+      ...['--timeout-ms', String(options.timeoutMs), '--concurrency', String(options.concurrency)],
+    ],
+    { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  track(child);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  // 'close', not 'exit': the output is read to its end only by then.
+  const [code] = (await once(child, 'close')) as [number | null];
+  if (code !== 0) throw new Error(`bare sweep exited (${code})`);
+  return JSON.parse(output) as BareSweeps;
 }
 
 /** The fleet simulator, a child over IPC. */

@@ -135,6 +135,7 @@ describe('announced machines: no flapping, reconnecting after a half-open connec
   });
 
   it('after its connection to the board goes half-open, it reconnects by itself and reports again', async () => {
+    const from = agent.output.length;
     link.freeze();
     expect(link.frozen()).toBeGreaterThan(0);
     // The board view coalesces report refreshes (up to 250 ms): read "before" once the last
@@ -153,7 +154,21 @@ describe('announced machines: no flapping, reconnecting after a half-open connec
       30_000,
     );
     expect(again.state).toBe('up');
-    expect(agent.output.some((l) => l.includes('board reachable again'))).toBe(true);
+    // The board shows the report before the agent has its answer and logs it, the agent's output
+    // reaches this test through a pipe, and on a busy machine "before" may have been read ahead
+    // of the last report that got through before the freeze: wait for the line, as long as for
+    // the report itself, rather than race it.
+    await eventually(
+      async () =>
+        agent.output.slice(from).some((l) => l.includes('board reachable again'))
+          ? true
+          : undefined,
+      "the agent's 'board reachable again'",
+      30_000,
+    );
+    expect(agent.output.slice(from).some((l) => l.includes('report failed; backing off'))).toBe(
+      true,
+    );
   });
 
   it('a stopped machine goes down once, stays listed and red, and leaves only when a person removes it', async () => {

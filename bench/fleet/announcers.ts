@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { parseAnswer } from '../http-answer.js';
 import { quantile } from '../stats.js';
 import { announcerReport } from './overview.js';
 import {
@@ -6,7 +7,6 @@ import {
   type AnnounceAnswer,
   type AnnounceRequest,
   loopbackAddress,
-  machineName,
 } from './protocol.js';
 
 const TICK_MS = 5;
@@ -33,7 +33,6 @@ export async function announce(req: AnnounceRequest): Promise<AnnounceAnswer> {
   const started = performance.now();
 
   const post = (index: number): void => {
-    const _name = machineName('a', index);
     const seq = (seqs[index] ?? 0) + 1;
     seqs[index] = seq;
     const source = loopbackAddress(ANNOUNCER_BLOCK, index);
@@ -130,16 +129,4 @@ export async function announce(req: AnnounceRequest): Promise<AnnounceAnswer> {
       max: quantile(latencies, 1),
     },
   };
-}
-
-/** A whole HTTP/1.1 answer with a content-length (as the board and the bare server send), or null. */
-function parseAnswer(bytes: Buffer): { status: number; body: string } | null {
-  const end = bytes.indexOf('\r\n\r\n');
-  if (end < 0) return null;
-  const head = bytes.subarray(0, end).toString('latin1');
-  const status = Number(head.slice(9, 12));
-  const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? Number.NaN);
-  if (!Number.isFinite(length)) return { status, body: '' };
-  if (bytes.length < end + 4 + length) return null;
-  return { status, body: bytes.subarray(end + 4, end + 4 + length).toString('utf8') };
 }

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -68,28 +69,31 @@ export async function startProgram(
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start ${program}`);
   const output: string[] = [];
-  const exited = once(child, 'exit').then(([code, signal]) => ({
-    code: code as number | null,
-    signal: signal as NodeJS.Signals | null,
-  }));
+  // 'exit' can come before the last output has been read from the pipes; 'close' comes after.
+  // Wait for both (the second at most 2 s: a leftover grandchild could hold a pipe open).
+  const closed = once(child, 'close');
+  const exited = once(child, 'exit').then(async ([code, signal]) => {
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 2000))]);
+    return { code: code as number | null, signal: signal as NodeJS.Signals | null };
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       killGroup(pid, 'SIGKILL');
       reject(new Error(`${program} did not listen within time:\n${output.join('\n')}`));
     }, options.timeoutMs ?? 15_000);
-    const onLine = (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n')) {
-        if (line === '') continue;
-        output.push(line);
-        const match = LISTENING.exec(line);
-        if (match?.[1] !== undefined) {
-          clearTimeout(timer);
-          resolve(match[1]);
-        }
+    const onLine = (line: string) => {
+      if (line === '') return;
+      output.push(line);
+      const match = LISTENING.exec(line);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
       }
     };
-    child.stdout?.on('data', onLine);
-    child.stderr?.on('data', onLine);
+    // Whole lines: a chunk read from a pipe can end in the middle of one.
+    for (const input of [child.stdout, child.stderr]) {
+      if (input !== null) createInterface({ input, crlfDelay: Infinity }).on('line', onLine);
+    }
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
       reject(
@@ -151,7 +155,8 @@ export async function runToExit(
     output += c.toString('utf8');
   });
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
-  const [code] = (await once(child, 'exit')) as [number | null];
+  // 'close', not 'exit': the output is read to its end only by then.
+  const [code] = (await once(child, 'close')) as [number | null];
   clearTimeout(timer);
   return { code, output };
 }
