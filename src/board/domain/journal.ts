@@ -1,4 +1,5 @@
 import type { Clock } from '../../shared/clock.js';
+import { safeText } from '../../shared/wire/free-text.js';
 import type { JournalEntry } from '../schemas.js';
 import type { BoardEvents } from './events.js';
 import { clip } from './outcome.js';
@@ -56,7 +57,8 @@ export class Journal {
       ...input,
       // The last line of defence: callers already cut what a client supplied to 200.
       target: clip(input.target, TARGET_MAX),
-      detail: clip(input.detail, DETAIL_MAX),
+      // A detail may quote a client or a machine's answer: no control or bidi characters.
+      detail: safeText(clip(input.detail, DETAIL_MAX)),
     };
     this.nextId += 1;
     this.entries.push(entry);

@@ -1,3 +1,5 @@
+import { safeText } from '../../shared/wire/free-text.js';
+
 /** One disk's used share (0–1), by mount path. */
 export interface DiskUse {
   path: string;
@@ -101,7 +103,13 @@ export function sessionsOf(overview: Record<string, unknown>): SessionMark[] {
       typeof v.text === 'string' &&
       typeof v.at === 'string'
     ) {
-      out.push({ session: v.session, why: v.why, text: v.text, at: v.at });
+      // An older or home-made agent may not refuse what the bell schema refuses: cleaned here.
+      out.push({
+        session: safeText(v.session),
+        why: v.why,
+        text: safeText(v.text, true),
+        at: v.at,
+      });
     }
   }
   return out;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { ONE_LINE_PATTERN } from '../../shared/wire/free-text.js';
 import { KINDS } from '../notify/channels/types.js';
 import { EVENTS } from '../notify/config.js';
 import type { Notifier } from '../notify/notifier.js';
@@ -35,7 +36,7 @@ const NotifyView = Type.Object({
 });
 
 const TestBody = Type.Object(
-  { channel: Type.String({ minLength: 1, maxLength: 64 }) },
+  { channel: Type.String({ minLength: 1, maxLength: 64, pattern: ONE_LINE_PATTERN }) },
   { additionalProperties: false },
 );
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { ONE_LINE_PATTERN } from '../../shared/wire/free-text.js';
 import { SILENCE_MINUTES_MAX, type Silences } from '../notify/silences.js';
 import { Detail, NameParams } from '../schemas.js';
 import { sendAnswer } from './send-answer.js';
@@ -7,7 +8,13 @@ import { sendAnswer } from './send-answer.js';
 const SilenceBody = Type.Object(
   {
     minutes: Type.Integer({ minimum: 1, maximum: SILENCE_MINUTES_MAX }),
-    reason: Type.Optional(Type.String({ maxLength: 500 })),
+    reason: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        pattern: ONE_LINE_PATTERN,
+        description: 'why: one line, no control or bidi-override characters',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

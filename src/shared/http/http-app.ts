@@ -13,6 +13,7 @@ import type { Logger } from '../logger.js';
 import type { TlsPair } from '../tls/pem-files.js';
 import { clientAddress, TrustedProxies } from './client-address.js';
 import { BODY_LIMIT_BYTES, errors, HttpError } from './errors.js';
+import { lingerAfterEarlyAnswer } from './lingering-close.js';
 import { type OpenApiInfo, openApiTransform } from './openapi.js';
 import {
   isJsonContentType,
@@ -203,6 +204,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   });
 
   app.setErrorHandler(async (error, request, reply) => {
+    // An error answer may come before the body was read (413 from the Content-Length, 401).
+    lingerAfterEarlyAnswer(request.raw, () => reply.removeHeader('connection'));
     if (error instanceof JsonInvalid) return reply.code(422).send(jsonInvalidBody(error));
     if (error instanceof HttpError) {
       return reply.code(error.statusCode).headers(error.headers).send({ detail: error.message });

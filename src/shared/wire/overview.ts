@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Action, Name } from './common.js';
+import { LINES_PATTERN, ONE_LINE_PATTERN } from './free-text.js';
 
 /** Why a session rang: it finished, it wants a person, or it failed. */
 export const BellWhy = Type.Union(
@@ -13,17 +14,26 @@ export const BELL_SESSIONS_MAX = 200;
 
 /** POST /api/bell on the agent. */
 export const Bell = Type.Object({
-  session: Type.String({ minLength: 1, maxLength: 200 }),
+  session: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: ONE_LINE_PATTERN,
+    description: 'one line, no control or bidi-override characters',
+  }),
   why: BellWhy,
-  text: Type.String({ maxLength: BELL_TEXT_MAX }),
+  text: Type.String({
+    maxLength: BELL_TEXT_MAX,
+    pattern: LINES_PATTERN,
+    description: 'lines (LF and tab allowed), no other control or bidi-override characters',
+  }),
 });
 export type Bell = Static<typeof Bell>;
 
 /** The latest bell of one session, as the overview shows it. */
 export const SessionView = Type.Object({
-  session: Type.String(),
+  session: Type.String({ pattern: ONE_LINE_PATTERN }),
   why: BellWhy,
-  text: Type.String(),
+  text: Type.String({ pattern: LINES_PATTERN }),
   at: Type.String({ description: 'ISO 8601 time the bell rang' }),
 });
 export type SessionView = Static<typeof SessionView>;

@@ -1,3 +1,4 @@
+import { safeText } from '../../../../shared/wire/free-text.js';
 import type {
   ActionName,
   Board,
@@ -80,7 +81,13 @@ function session(value: unknown): Session | null {
   const id = str(value.session);
   const why = str(value.why);
   if (id === null || why === null) return null;
-  return { session: id, why, text: str(value.text) ?? '', at: str(value.at) ?? '' };
+  // Polled overviews are shown as the agent sent them: the same cleaning as the board's.
+  return {
+    session: safeText(id),
+    why,
+    text: safeText(str(value.text) ?? '', true),
+    at: str(value.at) ?? '',
+  };
 }
 
 function compact<T>(values: (T | null)[]): T[] {
