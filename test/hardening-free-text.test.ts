@@ -9,6 +9,7 @@ const TOKEN = 'round3-board-token-5d7f9b1c3e'; // secret-scan: token
 const REGISTRATION = 'round3-registration-6e8a0c2d4f'; // secret-scan: token
 /** The reason issue 25 showed stored, echoed, journaled and sent. */
 const REASON = 'rack\u0000move\u202E\u2066gnp.exe\r\nfake entry\u001b[31m';
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what the test looks for
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
 interface Issue {

@@ -36,6 +36,7 @@ import { casChanged } from './settings-diff.js';
 import { IdentityStore } from './store/identity-store.js';
 import { openLogs } from './store/logs.js';
 import { SilenceStore } from './store/silence-store.js';
+import { isStoreUnavailable, StoreHealth } from './store/store-health.js';
 import { SwitchableClient } from './switchable-client.js';
 
 export interface BoardAppDeps {
@@ -91,7 +92,9 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     );
   };
   const client = new SwitchableClient(deps.client ?? newClient(settings));
-  const logs = await openLogs(settings.dataDir);
+  // Every write to the data directory reports here: a full disk is logged once, not per write.
+  const health = new StoreHealth(logger, () => clock.now());
+  const logs = await openLogs(settings.dataDir, health);
   for (const [name, opened] of Object.entries(logs)) {
     if (opened.contents.skipped > 0) {
       logger.warn(
@@ -108,7 +111,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     settings.maxAnnounced,
     settings.maxAnnouncedBytes,
   );
-  const identities = new IdentityStore(settings.dataDir);
+  const identities = new IdentityStore(settings.dataDir, health);
   registry.restore(identities.load());
   const queue = new ActionQueue(clock, logs.queue.log, logs.queue.contents.records);
   for (const m of registry.announced()) registry.setQueued(m.name, queue.count(m.name));
@@ -121,9 +124,16 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     queue,
     journal,
     persistIdentities: () => identities.save(registry),
-    onError: (error) => logger.error({ err: error }, 'board background work failed'),
+    onError: (error) => {
+      if (!isStoreUnavailable(error)) logger.error({ err: error }, 'board background work failed');
+    },
   });
-  const silences = new Silences(clock, registry, journal, new SilenceStore(settings.dataDir));
+  const silences = new Silences(
+    clock,
+    registry,
+    journal,
+    new SilenceStore(settings.dataDir, health),
+  );
   silences.restore();
   const notifier = new Notifier(
     {
@@ -140,9 +150,9 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   notifier.restorePending();
   registry.changes.subscribe((set) => {
     // Silences that ran out end first, so what fires in this very set is sent.
-    silences
-      .expire(set.at)
-      ?.catch((error: unknown) => logger.error({ err: error }, 'ending a silence failed'));
+    silences.expire(set.at)?.catch((error: unknown) => {
+      if (!isStoreUnavailable(error)) logger.error({ err: error }, 'ending a silence failed');
+    });
     notifier.onChangeSet(set);
   });
   // /metrics rides on the per-sweep change set and on the journal.
@@ -156,6 +166,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     logger,
     registry,
     events,
+    health,
   });
 
   const trustedProxies = new TrustedProxies(settings.trustedProxies ?? []);

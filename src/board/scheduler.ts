@@ -1,5 +1,6 @@
 import type { Logger } from '../shared/logger.js';
 import type { BoardApp } from './app.js';
+import { isStoreUnavailable } from './store/store-health.js';
 
 /** The board's timers: the sweep loop (each sweep closes a change set) and the upkeep tick. */
 export interface Scheduler {
@@ -34,7 +35,9 @@ export function startScheduler(boardApp: BoardApp, log: Logger): Scheduler {
     sweeping = board
       .sweep()
       .then(() => undefined)
-      .catch((error: unknown) => log.error({ err: error }, 'sweep failed'))
+      .catch((error: unknown) => {
+        if (!isStoreUnavailable(error)) log.error({ err: error }, 'sweep failed');
+      })
       .finally(() => {
         if (stopped) return;
         const wait = Math.max(0, boardApp.settings().sweepIntervalMs - (Date.now() - started));
@@ -48,7 +51,9 @@ export function startScheduler(boardApp: BoardApp, log: Logger): Scheduler {
     upkeepRunning = true;
     board
       .upkeep()
-      .catch((error: unknown) => log.error({ err: error }, 'upkeep failed'))
+      .catch((error: unknown) => {
+        if (!isStoreUnavailable(error)) log.error({ err: error }, 'upkeep failed');
+      })
       .finally(() => {
         upkeepRunning = false;
       });

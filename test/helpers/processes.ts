@@ -27,6 +27,8 @@ export interface StartOptions {
   /** How long to wait for the listening line. */
   timeoutMs?: number;
   cwd?: string;
+  /** A command the program is started under (e.g. `unshare -m …`), ending in what execs it. */
+  wrap?: string[];
 }
 
 const running = new Set<RunningProgram>();
@@ -60,7 +62,8 @@ export async function startProgram(
   const fullArgs = [`${ROOT}dist/${program}/main.js`, ...args];
   if (!args.includes('--port')) fullArgs.push('--port', '0');
   if (!args.includes('--host')) fullArgs.push('--host', '127.0.0.1');
-  const child = spawn(process.execPath, fullArgs, {
+  const [command, ...prefix] = [...(options.wrap ?? []), process.execPath];
+  const child = spawn(command as string, [...prefix, ...fullArgs], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, PANOPTES_LOG_LEVEL: 'debug', ...options.env },
     detached: true,

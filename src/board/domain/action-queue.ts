@@ -59,7 +59,13 @@ export class ActionQueue {
       delivered: false,
     };
     this.index(queued);
-    await this.store.append({ op: 'add', action: queued });
+    try {
+      await this.store.append({ op: 'add', action: queued });
+    } catch (error) {
+      // Not on disk, so not acknowledged: it must not be handed over either.
+      this.unindex(queued.id);
+      throw error;
+    }
     return queued;
   }
 

@@ -6,6 +6,7 @@ import type { Report } from '../../shared/wire/report.js';
 import type { AgentClient, AgentTarget } from '../agent-client.js';
 import type { BoardSettings, MachineConfig } from '../config.js';
 import type { Who } from '../schemas.js';
+import { isStoreUnavailable } from '../store/store-health.js';
 import type { ActionQueue } from './action-queue.js';
 import type { ChangeSet } from './change-set.js';
 import type { Journal } from './journal.js';
@@ -126,7 +127,14 @@ export class Board {
       return this.notes.refuse(who, 'do', target, 409, detail);
     }
     registry.setQueued(name, this.deps.queue.count(name));
-    await this.notes.note(who, 'do', target, 'queued', 200, `queued as ${queued.id}: ${reason}`);
+    try {
+      await this.notes.note(who, 'do', target, 'queued', 200, `queued as ${queued.id}: ${reason}`);
+    } catch (error) {
+      // The action is kept and will be handed over: answering 503 now would make the client
+      // queue it twice. Its journal entry is lost (a nearly full disk took one write and not
+      // the other); the store's health counted the failure.
+      if (!isStoreUnavailable(error)) throw error;
+    }
     return { status: 200, body: { queued: true, id: queued.id, name, what, action } };
   }
 

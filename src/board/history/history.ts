@@ -41,9 +41,11 @@ export class History {
     readonly retention: HistorySettings,
     private readonly clock: Clock,
     onError: (error: unknown) => void,
+    onWritten: () => void = () => undefined,
   ) {
     this.recorder = new HistoryRecorder(store, retention, onError, (batch) => {
       for (const name of batch.forget) this.forgetting.delete(name);
+      onWritten();
     });
   }
 

@@ -3,6 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import type { EventHub } from '../domain/events.js';
 import type { Registry } from '../domain/registry.js';
+import type { StoreHealth } from '../store/store-health.js';
 import { History } from './history.js';
 import { openLibsqlHistory } from './libsql-store.js';
 import { HISTORY_DEFAULTS, type HistorySettings } from './settings.js';
@@ -25,15 +26,22 @@ export function openHistory(deps: {
   logger: Logger;
   registry: Registry;
   events: EventHub;
+  /** Where a failed write is counted (a full disk is logged once, not each sweep). */
+  health: StoreHealth;
 }): OpenedHistory {
-  const { settings, dataDir, clock, logger, registry, events } = deps;
+  const { settings, dataDir, clock, logger, registry, events, health } = deps;
   if (settings === null) return { history: null, unavailable: null };
   const path = join(dataDir, 'history.db');
   let history: History;
   try {
     const store = openLibsqlHistory(path, () => clock.now());
-    history = new History(store, settings ?? HISTORY_DEFAULTS, clock, (error) =>
-      logger.error({ err: error, file: path }, 'history write failed (that sweep is not recorded)'),
+    // A failed write loses that sweep's samples (they are not held back); the next one retries.
+    history = new History(
+      store,
+      settings ?? HISTORY_DEFAULTS,
+      clock,
+      (error) => health.failed('history.db', error),
+      () => health.succeeded(),
     );
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);

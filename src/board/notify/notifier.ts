@@ -5,6 +5,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { Journal } from '../domain/journal.js';
 import { readSnapshot, writeSnapshot } from '../store/snapshot-file.js';
+import { isStoreUnavailable } from '../store/store-health.js';
 import type { Channel, NotifySettings } from './config.js';
 import { deliver } from './deliver.js';
 import { DeliveryQueue, type Pending } from './delivery-queue.js';
@@ -239,9 +240,11 @@ export class Notifier {
 
   /** Journals behind the tick (the listener is synchronous); a failure is logged. */
   private note(name: string, outcome: string, status: number | null, detail: string): void {
-    this.record('board', name, outcome, status, detail).catch((error: unknown) =>
-      this.deps.logger.error({ err: error }, 'journal write failed'),
-    );
+    this.record('board', name, outcome, status, detail).catch((error: unknown) => {
+      // A store that cannot write has said so once already (StoreHealth).
+      if (!isStoreUnavailable(error))
+        this.deps.logger.error({ err: error }, 'journal write failed');
+    });
   }
 
   private async record(

@@ -34,9 +34,11 @@ export class Silences {
   /** POST /api/machines/{name}/silence. */
   async set(who: Who, name: string, minutes: number, reason: string): Promise<Answer> {
     const until = this.clock.now() + minutes * 60_000;
+    const before = this.registry.get(name)?.silencedUntil ?? null;
+    const reasonBefore = this.reasons.get(name);
     if (!this.registry.setSilence(name, until)) return notFound(name);
     this.reasons.set(name, reason);
-    await this.store.save(() => this.records());
+    await this.saveOrUndo(name, before, reasonBefore);
     const at = new Date(until).toISOString();
     await this.journal.record({
       who,
@@ -54,9 +56,10 @@ export class Silences {
     const machine = this.registry.get(name);
     if (machine === undefined) return notFound(name);
     const was = machine.silencedUntil;
+    const reasonBefore = this.reasons.get(name);
     this.registry.setSilence(name, null);
     this.reasons.delete(name);
-    await this.store.save(() => this.records());
+    await this.saveOrUndo(name, was, reasonBefore);
     if (was !== null) {
       await this.journal.record({
         who,
@@ -68,6 +71,18 @@ export class Silences {
       });
     }
     return { status: 200, body: { name, silenced_until: null, reason: null } };
+  }
+
+  /** Saves the silences; if that fails, `name`'s silence is as it was (the answer is a 503). */
+  private async saveOrUndo(name: string, until: number | null, reason?: string): Promise<void> {
+    try {
+      await this.store.save(() => this.records());
+    } catch (error) {
+      this.registry.setSilence(name, until);
+      if (reason === undefined) this.reasons.delete(name);
+      else this.reasons.set(name, reason);
+      throw error;
+    }
   }
 
   /** Whether notifications for `name` are silenced at `now`. */

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { type FileHandle, open, rename } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
+import type { StoreHealth } from './store-health.js';
 
 /** What was read back from a log file at start. */
 export interface LogContents<T> {
@@ -21,25 +22,33 @@ export class AppendLog<T> {
   /** Every write and rewrite runs in this chain, one after another. */
   private chain: Promise<void> = Promise.resolve();
   private lines = 0;
+  /** Bytes in the file after the last write that succeeded. */
+  private size = 0;
   /** Whether the file read at open ended without its last newline. */
   private tornTail = false;
 
-  private constructor(private readonly file: string) {}
+  private constructor(
+    private readonly file: string,
+    private readonly health: StoreHealth | null,
+  ) {}
 
   /** Opens (creating) the file and reads back every whole record in it. */
   static async open<T>(
     file: string,
     parse: (value: unknown) => T | null,
+    health: StoreHealth | null = null,
   ): Promise<{ log: AppendLog<T>; contents: LogContents<T> }> {
     mkdirSync(dirname(file), { recursive: true });
-    const log = new AppendLog<T>(file);
+    const log = new AppendLog<T>(file, health);
     const contents = log.read(parse);
     log.handle = await open(file, 'a');
+    log.size = (await log.handle.stat()).size;
     // A torn last line (a crash mid-write) is ended here: appended to, it would swallow the
     // next record, which a later start would then skip, acknowledged as it was.
     if (log.tornTail) {
       await log.handle.write('\n');
       await log.handle.datasync();
+      log.size += 1;
     }
     log.lines = contents.records.length + contents.skipped;
     return { log, contents };
@@ -70,22 +79,31 @@ export class AppendLog<T> {
    * follow it in the new file, so a reader must tolerate a record written twice.
    */
   rewrite(snapshot: () => readonly T[]): Promise<void> {
-    return this.enqueue(async () => {
-      const records = snapshot();
-      const temp = `${this.file}.tmp`;
-      const out = await open(temp, 'w');
-      try {
-        await out.writeFile(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
-        await out.datasync();
-      } finally {
-        await out.close();
-      }
-      await rename(temp, this.file);
-      await syncDir(dirname(this.file));
-      await this.handle?.close();
-      this.handle = await open(this.file, 'a');
-      this.lines = records.length + this.pending.length;
-    });
+    return this.enqueue(() => this.guarded(() => this.replace(snapshot)));
+  }
+
+  private async replace(snapshot: () => readonly T[]): Promise<void> {
+    const records = snapshot();
+    const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
+    const temp = `${this.file}.tmp`;
+    const out = await open(temp, 'w');
+    try {
+      await out.writeFile(text);
+      await out.datasync();
+    } finally {
+      await out.close();
+    }
+    await rename(temp, this.file);
+    await syncDir(dirname(this.file));
+    await this.handle?.close();
+    this.handle = await open(this.file, 'a');
+    this.size = Buffer.byteLength(text);
+    this.lines = records.length + this.pending.length;
+  }
+
+  /** A write through the store's health (counted and answered 503 when it fails), if any. */
+  private guarded(write: () => Promise<void>): Promise<void> {
+    return this.health === null ? write() : this.health.guard(basename(this.file), write);
   }
 
   /** Waits for every append so far to be on disk, then closes the file. */
@@ -108,9 +126,23 @@ export class AppendLog<T> {
     this.pending = [];
     if (batch.length === 0) return;
     try {
-      if (this.handle === null) throw new Error(`${this.file} is closed`);
-      await this.handle.write(batch.map((p) => p.line).join(''));
-      await this.handle.datasync();
+      await this.guarded(async () => {
+        const handle = this.handle;
+        if (handle === null) throw new Error(`${this.file} is closed`);
+        const bytes = Buffer.from(batch.map((p) => p.line).join(''));
+        try {
+          // A nearly full disk can take part of a write and say so only by its count.
+          const { bytesWritten } = await handle.write(bytes);
+          if (bytesWritten < bytes.length) throw shortWrite(this.file);
+          await handle.datasync();
+        } catch (error) {
+          // A write cut short (a full disk) leaves part of a line: cut back to the last whole
+          // one, or the next append would be glued to it and lost at the next start.
+          await handle.truncate(this.size).catch(() => undefined);
+          throw error;
+        }
+        this.size += bytes.length;
+      });
       for (const p of batch) p.resolve();
     } catch (error) {
       for (const p of batch) p.reject(error);
@@ -141,6 +173,12 @@ export class AppendLog<T> {
     }
     return { records, skipped };
   }
+}
+
+function shortWrite(file: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(`ENOSPC: short write to ${file}`);
+  error.code = 'ENOSPC';
+  return error;
 }
 
 async function syncDir(dir: string): Promise<void> {

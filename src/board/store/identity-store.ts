@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Identity } from '../domain/registry.js';
 import { readSnapshot, writeSnapshot } from './snapshot-file.js';
+import type { StoreHealth } from './store-health.js';
 
 /** Where the identities come from: a version that changes with them, and the list. */
 export interface IdentitySource {
@@ -19,7 +20,10 @@ export class IdentityStore {
   private chain: Promise<void> = Promise.resolve();
   private next: Promise<void> | null = null;
 
-  constructor(dataDir: string) {
+  constructor(
+    dataDir: string,
+    private readonly health: StoreHealth | null = null,
+  ) {
     this.file = join(dataDir, 'announced.json');
   }
 
@@ -44,7 +48,7 @@ export class IdentityStore {
       this.next = null;
       const version = source.identityVersion;
       if (version === this.savedVersion) return;
-      await writeSnapshot(this.file, source.identities());
+      await writeSnapshot(this.file, source.identities(), this.health);
       this.savedVersion = version;
     });
     this.next = run;

@@ -3,6 +3,7 @@ import { Value } from 'typebox/value';
 import type { QueueOp } from '../domain/action-queue.js';
 import { JournalEntry } from '../schemas.js';
 import { AppendLog, type LogContents } from './append-log.js';
+import type { StoreHealth } from './store-health.js';
 
 function parseJournalEntry(value: unknown): JournalEntry | null {
   return Value.Check(JournalEntry, value) ? value : null;
@@ -28,11 +29,14 @@ function parseQueueOp(value: unknown): QueueOp | null {
 }
 
 /** Opens the journal and the action queue logs under the data directory. */
-export async function openLogs(dataDir: string): Promise<{
+export async function openLogs(
+  dataDir: string,
+  health: StoreHealth | null = null,
+): Promise<{
   journal: { log: AppendLog<JournalEntry>; contents: LogContents<JournalEntry> };
   queue: { log: AppendLog<QueueOp>; contents: LogContents<QueueOp> };
 }> {
-  const journal = await AppendLog.open(join(dataDir, 'journal.jsonl'), parseJournalEntry);
-  const queue = await AppendLog.open(join(dataDir, 'queue.jsonl'), parseQueueOp);
+  const journal = await AppendLog.open(join(dataDir, 'journal.jsonl'), parseJournalEntry, health);
+  const queue = await AppendLog.open(join(dataDir, 'queue.jsonl'), parseQueueOp, health);
   return { journal, queue };
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { readSnapshot, writeSnapshot } from './snapshot-file.js';
+import type { StoreHealth } from './store-health.js';
 
 /** One machine's silence as the snapshot keeps it. */
 export interface SilenceRecord {
@@ -17,7 +18,10 @@ export class SilenceStore {
   private readonly file: string;
   private chain: Promise<void> = Promise.resolve();
 
-  constructor(dataDir: string) {
+  constructor(
+    dataDir: string,
+    private readonly health: StoreHealth | null = null,
+  ) {
     this.file = join(dataDir, 'silences.json');
   }
 
@@ -36,7 +40,7 @@ export class SilenceStore {
 
   /** Resolves once `records()` (read when this write's turn comes) is on disk. */
   save(records: () => SilenceRecord[]): Promise<void> {
-    const run = this.chain.then(() => writeSnapshot(this.file, records()));
+    const run = this.chain.then(() => writeSnapshot(this.file, records(), this.health));
     this.chain = run.catch(() => undefined);
     return run;
   }

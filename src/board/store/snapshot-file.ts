@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
+import type { StoreHealth } from './store-health.js';
 
 /** Reads a JSON file written by `writeSnapshot`; null when absent or unreadable. */
 export function readSnapshot(file: string): unknown {
@@ -11,8 +12,20 @@ export function readSnapshot(file: string): unknown {
   }
 }
 
-/** Writes a JSON file atomically: temp file, fsync, rename. */
-export async function writeSnapshot(file: string, value: unknown): Promise<void> {
+/**
+ * Writes a JSON file atomically: temp file, fsync, rename; through the store's health (a
+ * failure counted and turned into a 503) when one is given.
+ */
+export function writeSnapshot(
+  file: string,
+  value: unknown,
+  health: StoreHealth | null = null,
+): Promise<void> {
+  const write = () => writeAtomically(file, value);
+  return health === null ? write() : health.guard(basename(file), write);
+}
+
+async function writeAtomically(file: string, value: unknown): Promise<void> {
   mkdirSync(dirname(file), { recursive: true });
   const temp = `${file}.tmp`;
   const out = await open(temp, 'w');
