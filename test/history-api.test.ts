@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BoardApp, buildBoard } from '../src/board/app.js';
-import { boardSettings } from '../src/board/config.js';
+import { boardSettings } from '../src/board/config/config.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { createLogger } from '../src/shared/logger.js';
 import { FakeClient, TOKEN } from './helpers/board-kit.js';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentClient } from '../dist/board/agent-client.js';
-import { pollerOf, ThreadedClient } from '../dist/board/poller/threaded-client.js';
+import { createAgentClient } from '../dist/board/polling/agent-client.js';
+import { pollerOf, ThreadedClient } from '../dist/board/polling/threaded-client.js';
 
 /** A client with its own pollers (and relays), time-outs of 1 s for connecting. */
 function startClient(
@@ -21,7 +21,7 @@ async function killPoller(client: ThreadedClient, index: number): Promise<void> 
   await workers[index]?.terminate();
 }
 
-/** The poller thread (built code: the worker runs dist/board/poller/poll-worker.js). */
+/** The poller thread (built code: the worker runs dist/board/polling/poll-worker.js). */
 describe('ThreadedClient: polls in the poller thread', () => {
   let server: Server;
   let url = '';

@@ -16,7 +16,7 @@ import { alternate, bestOf, type Comparison, type WrkResult } from '../wrk.js';
 import { type BenchContext, count, launchBoard, RssSampler, scenarioDir } from './context.js';
 import { metricsRows } from './metrics-rows.js';
 
-/** The board's default sweep_concurrency (src/board/config.ts), which the bench's boards use. */
+/** The board's default sweep_concurrency (src/board/config/config.ts), which the bench's boards use. */
 const BOARD_SWEEP_CONCURRENCY = 256;
 
 /**

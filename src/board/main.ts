@@ -2,7 +2,7 @@
 import { parseCli } from '../shared/cli.js';
 import { createLogger } from '../shared/logger.js';
 import { runMain } from '../shared/run-main.js';
-import { loadBoardConfig } from './config.js';
+import { loadBoardConfig } from './config/config.js';
 import { exitOnSignal, runBoard } from './run.js';
 
 runMain('panoptes-board', async () => {

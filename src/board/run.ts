@@ -1,8 +1,8 @@
 import { startReloadTrigger } from '../shared/config/reload-trigger.js';
 import type { Logger } from '../shared/logger.js';
 import { type BoardApp, buildBoard } from './app.js';
-import type { BoardSettings } from './config.js';
-import { reloadBoard } from './reload.js';
+import type { BoardSettings } from './config/config.js';
+import { reloadBoard } from './config/reload.js';
 import { startScheduler } from './scheduler.js';
 
 /** A board that is listening and sweeping. */

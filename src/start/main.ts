@@ -6,7 +6,7 @@ import { agentSettings } from '../agent/config.js';
 import { systemClock as agentClock } from '../agent/domain/clock.js';
 import { childEnv, nodeSpawner } from '../agent/io/node-spawner.js';
 import { nodeSystemProbe } from '../agent/io/system-probe.js';
-import { boardSettings, loadBoardConfig } from '../board/config.js';
+import { boardSettings, loadBoardConfig } from '../board/config/config.js';
 import { exitOnSignal, runBoard } from '../board/run.js';
 import { parseCli } from '../shared/cli.js';
 import { userDataDir } from '../shared/data-dir.js';

@@ -1,11 +1,15 @@
-import type { AgentClient, AgentTarget, RelayOutcome } from '../../src/board/agent-client.js';
-import { type BoardSettings, boardSettings } from '../../src/board/config.js';
+import { type BoardSettings, boardSettings } from '../../src/board/config/config.js';
 import { ActionQueue } from '../../src/board/domain/action-queue.js';
 import { Board } from '../../src/board/domain/board.js';
 import { EventHub } from '../../src/board/domain/events.js';
 import { Journal } from '../../src/board/domain/journal.js';
 import type { Observation } from '../../src/board/domain/machine.js';
 import { Registry } from '../../src/board/domain/registry.js';
+import type {
+  AgentClient,
+  AgentTarget,
+  RelayOutcome,
+} from '../../src/board/polling/agent-client.js';
 import { ManualClock } from '../../src/shared/clock.js';
 
 /** An in-memory log with the shape of AppendLog, for domain tests. */

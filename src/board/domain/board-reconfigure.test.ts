@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
-import { boardSettings } from '../config.js';
+import { boardSettings } from '../config/config.js';
 
 const KEY = 'machine-key-0123456789';
 const TOKEN = 'board-token-0123456789';

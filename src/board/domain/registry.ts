@@ -1,5 +1,5 @@
 import type { Clock } from '../../shared/clock.js';
-import type { MachineConfig } from '../config.js';
+import type { MachineConfig } from '../config/config.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
 import { type Machine, type Observation, type Origin, ownBytes } from './machine.js';

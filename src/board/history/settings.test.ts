@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/helpers/tmp.js';
 import { ConfigError } from '../../shared/config/config-error.js';
-import { loadBoardConfig } from '../config.js';
+import { loadBoardConfig } from '../config/config.js';
 import { HISTORY_DEFAULTS } from './settings.js';
 
 const dir = tempDir();

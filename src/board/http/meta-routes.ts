@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { errors } from '../../shared/http/errors.js';
 import { NO_SECURITY } from '../../shared/http/openapi.js';
 import { VERSION } from '../../shared/version.js';
-import type { Languages } from '../languages.js';
+import type { Languages } from '../lang/languages.js';
 import { Catalogue, CodeParams, Detail, LanguageItem } from '../schemas.js';
 
 /** GET /api/health, /api/openapi.json, /api/languages and /api/language/{code}. */

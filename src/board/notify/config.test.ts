@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../shared/config/config-error.js';
-import { boardSettings } from '../config.js';
+import { boardSettings } from '../config/config.js';
 
 const TOKEN = 'board-token-0123456789';
 const SECRET_URL = 'discord://discord-token-secret-42@1234';

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { AgentClient, AgentTarget, RelayOutcome } from '../agent-client.js';
 import type { Observation } from '../domain/machine.js';
-import type { PollAnswer, PollerOptions, PollRequest } from './protocol.js';
+import type { AgentClient, AgentTarget, RelayOutcome } from './agent-client.js';
+import type { PollAnswer, PollerOptions, PollRequest } from './poller-protocol.js';
 
 const WORKER_URL = new URL('./poll-worker.js', import.meta.url);
 /** Answers handed over per turn of the event loop (≈ 2–3 ms of the board's work at 10,000). */

@@ -1,13 +1,19 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { type Static, Type } from 'typebox';
-import type { CliOptions } from '../shared/cli.js';
-import { ConfigError, type ConfigProblem } from '../shared/config/config-error.js';
-import { type EnvOverride, loadConfig } from '../shared/config/load-config.js';
-import { proxyEntryProblem } from '../shared/http/client-address.js';
-import { FilePath, readCa, readTlsPair, TlsFile, type TlsPair } from '../shared/tls/pem-files.js';
-import { HttpUrl, NAME_PATTERN, Name, Token } from '../shared/wire/common.js';
-import { HistoryConfig, type HistorySettings, historySettings } from './history/settings.js';
-import { NotifyConfigFile, type NotifySettings, notifySettings } from './notify/config.js';
+import type { CliOptions } from '../../shared/cli.js';
+import { ConfigError, type ConfigProblem } from '../../shared/config/config-error.js';
+import { type EnvOverride, loadConfig } from '../../shared/config/load-config.js';
+import { proxyEntryProblem } from '../../shared/http/client-address.js';
+import {
+  FilePath,
+  readCa,
+  readTlsPair,
+  TlsFile,
+  type TlsPair,
+} from '../../shared/tls/pem-files.js';
+import { HttpUrl, NAME_PATTERN, Name, Token } from '../../shared/wire/common.js';
+import { HistoryConfig, type HistorySettings, historySettings } from '../history/settings.js';
+import { NotifyConfigFile, type NotifySettings, notifySettings } from '../notify/config.js';
 
 const Seconds = Type.Number({ exclusiveMinimum: 0 });
 

@@ -1,8 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { createAgentClient } from '../agent-client.js';
 import { ownBytes } from '../domain/machine.js';
 import { prepareOverview } from '../domain/metrics.js';
-import type { PollAnswer, PollerOptions, PollRequest } from './protocol.js';
+import { createAgentClient } from './agent-client.js';
+import type { PollAnswer, PollerOptions, PollRequest } from './poller-protocol.js';
 
 /**
  * The poller thread: polls agents for the board's sweeps on the second core, and sends back

@@ -1,8 +1,8 @@
-import { fieldName, logRestartFields, readForReload } from '../shared/config/reload-read.js';
-import type { ReloadReason } from '../shared/config/reload-trigger.js';
-import type { Logger } from '../shared/logger.js';
+import { fieldName, logRestartFields, readForReload } from '../../shared/config/reload-read.js';
+import type { ReloadReason } from '../../shared/config/reload-trigger.js';
+import type { Logger } from '../../shared/logger.js';
+import type { Journal } from '../domain/journal.js';
 import type { BoardSettings } from './config.js';
-import type { Journal } from './domain/journal.js';
 import { diffSettings, keepRestartFields } from './settings-diff.js';
 
 export interface ReloadDeps {

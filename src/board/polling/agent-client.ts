@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { Agent, errors as undiciErrors } from 'undici';
-import { tooDeepAt } from '../shared/json-depth.js';
-import type { Observation } from './domain/machine.js';
+import { tooDeepAt } from '../../shared/json-depth.js';
+import type { Observation } from '../domain/machine.js';
 import { relayAnswer } from './relay-answer.js';
 
 /** Where and how to reach one agent. */

@@ -2,11 +2,11 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Value } from 'typebox/value';
-import type { Logger } from '../shared/logger.js';
-import { Catalogue, LANGUAGE_CODE_PATTERN } from './schemas.js';
+import type { Logger } from '../../shared/logger.js';
+import { Catalogue, LANGUAGE_CODE_PATTERN } from '../schemas.js';
 
 /** The catalogues that ship with the board (from dist/board/ to src/board/lang/). */
-export const BUILTIN_LANG_DIR = fileURLToPath(new URL('../../src/board/lang/', import.meta.url));
+export const BUILTIN_LANG_DIR = fileURLToPath(new URL('../../../src/board/lang/', import.meta.url));
 
 const CODE = new RegExp(LANGUAGE_CODE_PATTERN);
 const FILE_LIMIT_BYTES = 1024 * 1024;

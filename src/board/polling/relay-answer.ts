@@ -1,4 +1,4 @@
-import { tooDeepAt } from '../shared/json-depth.js';
+import { tooDeepAt } from '../../shared/json-depth.js';
 
 /** What the board makes of an agent's answer to a relayed action. */
 export type RelayAnswer =

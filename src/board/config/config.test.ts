@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../test/helpers/tmp.js';
-import { ConfigError } from '../shared/config/config-error.js';
+import { tempDir } from '../../../test/helpers/tmp.js';
+import { ConfigError } from '../../shared/config/config-error.js';
 import { loadBoardConfig } from './config.js';
 
 const dir = tempDir();
