@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHUNK_ROWS } from '../src/board/history/libsql-store.js';
+import { CHUNK_ROWS } from '../src/board/store/sqlite/history-store.js';
 import { closedPort, eventually, writeBoardConfig } from './helpers/fleet.js';
 import { startBoard } from './helpers/processes.js';
 import { tempDir } from './helpers/tmp.js';

@@ -3,9 +3,9 @@ import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import type { EventHub } from '../domain/events.js';
 import type { Registry } from '../domain/registry.js';
+import { openLibsqlHistory } from '../store/sqlite/history-store.js';
 import type { StoreHealth } from '../store/store-health.js';
 import { History } from './history.js';
-import { openLibsqlHistory } from './libsql-store.js';
 import { HISTORY_DEFAULTS, type HistorySettings } from './settings.js';
 
 /** The board's history, or why there is none (history: false, or the file cannot be used). */

@@ -1,4 +1,3 @@
-import type { HistorySettings } from './settings.js';
 import {
   METRICS,
   type MetricName,
@@ -6,7 +5,8 @@ import {
   TIER_STEP_S,
   TIERS,
   type TierName,
-} from './store.js';
+} from '../store/history-store.js';
+import type { HistorySettings } from './settings.js';
 
 /** The named windows of GET /api/machines/{name}/history, in seconds. */
 export const RANGES = {

@@ -1,8 +1,8 @@
 import { inSlices } from '../../shared/slices.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { Machine } from '../domain/machine.js';
+import { emptyMetricRecord, type HistoryStore, type WriteBatch } from '../store/history-store.js';
 import type { HistorySettings } from './settings.js';
-import { emptyMetricRecord, type HistoryStore, type WriteBatch } from './store.js';
 import { Aggregator, rawSample } from './tiers.js';
 
 /** Raw samples a waiting batch may hold: past this the store is behind and new sweeps are shed. */

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import type { TierName } from './store.js';
+import type { TierName } from '../store/history-store.js';
 
 const Duration = Type.Union(
   [

@@ -3,8 +3,8 @@ import { Type } from 'typebox';
 import type { Registry } from '../domain/registry.js';
 import type { History } from '../history/history.js';
 import { parseInstant, RANGES, type RangeName } from '../history/query.js';
-import { METRICS } from '../history/store.js';
 import { Detail, NameParams } from '../schemas.js';
+import { METRICS } from '../store/history-store.js';
 
 const Column = Type.Array(Type.Union([Type.Number(), Type.Null()]));
 const Metrics = Type.Object(Object.fromEntries(METRICS.map((k) => [k, Column])));

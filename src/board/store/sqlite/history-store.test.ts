@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from './libsql-schema.js';
-import { CHUNK_ROWS, MACHINES_PER_BATCH, openLibsqlHistory } from './libsql-store.js';
-import { MemoryHistoryStore } from './memory-store.js';
-import type { Sample, WriteBatch } from './store.js';
-import { storeContract } from './store-contract.case.js';
-import { rawSample } from './tiers.js';
+import { rawSample } from '../../history/tiers.js';
+import { storeContract } from '../history-contract.case.js';
+import type { Sample, WriteBatch } from '../history-store.js';
+import { MemoryHistoryStore } from '../memory/history-store.js';
+import { MIGRATIONS } from './history-schema.js';
+import { CHUNK_ROWS, MACHINES_PER_BATCH, openLibsqlHistory } from './history-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'panoptes-history-'));
 let files = 0;

@@ -1,5 +1,5 @@
 import type Database from 'libsql';
-import { METRICS, type MetricName, type Sample, type TierName } from './store.js';
+import { METRICS, type MetricName, type Sample, type TierName } from '../history-store.js';
 
 /**
  * The statements of the libsql history store: the writer's (one connection, one transaction per

@@ -1,3 +1,5 @@
+import { mergeSamples } from '../../history/tiers.js';
+import { UPTIME_WINDOWS, upMsWithin } from '../../history/uptime.js';
 import type {
   HistoryStore,
   Sample,
@@ -5,9 +7,7 @@ import type {
   TierName,
   UptimeTotals,
   WriteBatch,
-} from './store.js';
-import { mergeSamples } from './tiers.js';
-import { UPTIME_WINDOWS, upMsWithin } from './uptime.js';
+} from '../history-store.js';
 
 interface Kept {
   firstSeen: number | null;

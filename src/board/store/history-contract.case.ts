@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { HistoryStore, Sample, StateEvent, WriteBatch } from './store.js';
-import { rawSample } from './tiers.js';
-import { upMsWithin } from './uptime.js';
+import { rawSample } from '../history/tiers.js';
+import { upMsWithin } from '../history/uptime.js';
+import type { HistoryStore, Sample, StateEvent, WriteBatch } from './history-store.js';
 
 /**
  * The contract every HistoryStore passes (Hono's common.case pattern): each implementation's

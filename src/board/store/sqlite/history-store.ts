@@ -2,16 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import Database from 'libsql';
-import { SLICE_MS } from '../../shared/slices.js';
-import { migrate } from './libsql-schema.js';
-import {
-  BUCKETS_MAX,
-  decodeSample,
-  encodeSample,
-  type Row,
-  readerStatements,
-  writerStatements,
-} from './libsql-sql.js';
+import { SLICE_MS } from '../../../shared/slices.js';
+import { type ChangeSource, UptimeLedger } from '../../history/uptime-ledger.js';
 import type {
   HistoryStore,
   Sample,
@@ -19,9 +11,17 @@ import type {
   TierName,
   UptimeTotals,
   WriteBatch,
-} from './store.js';
-import { TIERS } from './store.js';
-import { type ChangeSource, UptimeLedger } from './uptime-ledger.js';
+} from '../history-store.js';
+import { TIERS } from '../history-store.js';
+import { migrate } from './history-schema.js';
+import {
+  BUCKETS_MAX,
+  decodeSample,
+  encodeSample,
+  type Row,
+  readerStatements,
+  writerStatements,
+} from './history-sql.js';
 
 /** Rows written between two yields to the event loop (≈ 5 ms of work on the 2-core machine). */
 export const CHUNK_ROWS = 250;

@@ -1,6 +1,6 @@
 /**
  * The history store: what the board remembers, behind one small interface so that a PostgreSQL
- * store can follow the libsql one (store-contract.case.ts is the test every store must pass).
+ * store can follow the libsql one (history-contract.case.ts is the test every store must pass).
  */
 
 /** The tiers, finest first: raw sweeps, then aggregates (avg and max) at coarser steps. */
