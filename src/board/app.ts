@@ -29,15 +29,16 @@ import { silenceRoutes } from './http/silence-routes.js';
 import { uiRoutes } from './http/ui-routes.js';
 import { BUILTIN_LANG_DIR, Languages } from './lang/languages.js';
 import { MetricsExporter } from './metrics/metrics-exporter.js';
+import { registerStoreMetrics } from './metrics/store-metrics.js';
 import { Notifier, type NotifierDeps } from './notify/notifier.js';
 import { Silences } from './notify/silences.js';
 import { type AgentClient, createAgentClient } from './polling/agent-client.js';
 import { SwitchableClient } from './polling/switchable-client.js';
 import { pollerThreads, ThreadedClient } from './polling/threaded-client.js';
 import { IdentityStore } from './store/identity-store.js';
-import { openLogs } from './store/logs.js';
+import { openStore } from './store/open-store.js';
 import { SilenceStore } from './store/silence-store.js';
-import { isStoreUnavailable, StoreHealth } from './store/store-health.js';
+import { isStoreUnavailable } from './store/store-health.js';
 
 export interface BoardAppDeps {
   settings: BoardSettings;
@@ -92,17 +93,9 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     );
   };
   const client = new SwitchableClient(deps.client ?? newClient(settings));
-  // Every write to the data directory reports here: a full disk is logged once, not per write.
-  const health = new StoreHealth(logger, () => clock.now());
-  const logs = await openLogs(settings.dataDir, health);
-  for (const [name, opened] of Object.entries(logs)) {
-    if (opened.contents.skipped > 0) {
-      logger.warn(
-        { file: name, skipped: opened.contents.skipped },
-        'unreadable lines skipped (a torn write after a crash?)',
-      );
-    }
-  }
+  // Everything durable goes through the store: one engine, its health, the tables the domain uses.
+  const opened = await openStore(settings.store, settings.dataDir, logger, () => clock.now());
+  const { store, health, tables, loaded } = opened;
   const events = new EventHub();
   const registry = new Registry(
     clock,
@@ -111,11 +104,10 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     settings.maxAnnounced,
     settings.maxAnnouncedBytes,
   );
-  const identities = new IdentityStore(settings.dataDir, health);
-  registry.restore(identities.load());
-  const queue = new ActionQueue(clock, logs.queue.log, logs.queue.contents.records);
+  registry.restore(loaded.identities);
+  const queue = new ActionQueue(clock, tables.queue, loaded.queue);
   for (const m of registry.announced()) registry.setQueued(m.name, queue.count(m.name));
-  const journal = new Journal(clock, events, logs.journal.log, logs.journal.contents.records);
+  const journal = new Journal(clock, events, tables.journal, loaded.journal);
   const board = new Board({
     settings,
     clock,
@@ -128,11 +120,17 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       if (!isStoreUnavailable(error)) logger.error({ err: error }, 'board background work failed');
     },
   });
+  const identities = new IdentityStore(tables.identities, (name) =>
+    board.keyProofs.lastAccepted(name),
+  );
+  for (const i of loaded.identities) {
+    if (i.key_proof_at !== null) board.keyProofs.restore(i.name, i.key_proof_at);
+  }
   const silences = new Silences(
     clock,
     registry,
     journal,
-    new SilenceStore(settings.dataDir, health),
+    new SilenceStore(tables.silences, loaded.silences),
   );
   silences.restore();
   const notifier = new Notifier(
@@ -140,14 +138,14 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       clock,
       journal,
       logger,
-      dataDir: settings.dataDir,
+      deliveries: store.deliveries,
       publicUrl: settings.publicUrl,
       silenced: (name, now) => silences.silenced(name, now),
       ...deps.notify,
     },
     settings.notify,
   );
-  notifier.restorePending();
+  await notifier.restorePending();
   registry.changes.subscribe((set) => {
     // Silences that ran out end first, so what fires in this very set is sent.
     silences.expire(set.at)?.catch((error: unknown) => {
@@ -156,16 +154,24 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     notifier.onChangeSet(set);
   });
   // /metrics rides on the per-sweep change set and on the journal.
-  const exporter = new MetricsExporter();
+  const exporter = new MetricsExporter((registry) =>
+    registerStoreMetrics(registry, {
+      engine: store.engine,
+      health,
+      journalBuffered: () => tables.journalBuffered,
+      historyDropped: () => history?.recorder.shedTotal ?? 0,
+    }),
+  );
   registry.changes.subscribe((set) => exporter.onChangeSet(set));
   events.subscribe({ journalAppended: (entry) => exporter.onJournal(entry) });
-  const { history, unavailable } = openHistory({
+  const { history, unavailable } = await openHistory({
     settings: settings.history,
-    dataDir: settings.dataDir,
+    store,
     clock,
     logger,
     registry,
     events,
+    journal,
     health,
   });
 
@@ -240,9 +246,16 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       await app.close();
       await notifier.close();
       await history?.close();
-      await identities.save(registry);
-      await logs.journal.log.close();
-      await logs.queue.log.close();
+      // Identities with their last key proofs, and what waits for the store, if it can take it.
+      await identities.save(registry, true).catch(() => undefined);
+      if (!(await tables.flush())) {
+        logger.warn(
+          { journal: tables.journalBuffered },
+          'the store is away: journal entries waiting for it are lost at this stop',
+        );
+      }
+      health.close();
+      await store.close();
       await client.close();
     },
   };

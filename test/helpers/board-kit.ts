@@ -10,23 +10,8 @@ import type {
   AgentTarget,
   RelayOutcome,
 } from '../../src/board/polling/agent-client.js';
+import { MemoryStore } from '../../src/board/store/memory/state-store.js';
 import { ManualClock } from '../../src/shared/clock.js';
-
-/** An in-memory log with the shape of AppendLog, for domain tests. */
-export class MemoryLog<T> {
-  records: T[] = [];
-  append(record: T): Promise<void> {
-    this.records.push(structuredClone(record));
-    return Promise.resolve();
-  }
-  rewrite(snapshot: () => readonly T[]): Promise<void> {
-    this.records = structuredClone([...snapshot()]);
-    return Promise.resolve();
-  }
-  get lineCount(): number {
-    return this.records.length;
-  }
-}
 
 /** A scripted AgentClient: answers by machine URL, records every call. */
 export class FakeClient implements AgentClient {
@@ -77,10 +62,9 @@ export function testBoard(raw: Partial<Parameters<typeof boardSettings>[0]> = {}
     settings.maxAnnounced,
     settings.maxAnnouncedBytes,
   );
-  const queueLog = new MemoryLog<import('../../src/board/domain/action-queue.js').QueueOp>();
-  const queue = new ActionQueue(clock, queueLog, []);
-  const journalLog = new MemoryLog<import('../../src/board/schemas.js').JournalEntry>();
-  const journal = new Journal(clock, events, journalLog, []);
+  const store = new MemoryStore();
+  const queue = new ActionQueue(clock, store.queue, []);
+  const journal = new Journal(clock, events, store.journal, []);
   const board = new Board({ settings, clock, client, registry, queue, journal });
   return {
     settings,
@@ -89,9 +73,8 @@ export function testBoard(raw: Partial<Parameters<typeof boardSettings>[0]> = {}
     events,
     registry,
     queue,
-    queueLog,
+    store,
     journal,
-    journalLog,
     board,
     changes,
     removed,

@@ -42,6 +42,15 @@ export const BoardConfigFile = Type.Object(
     max_announced_mb: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     sweep_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
     data_dir: Type.Optional(Type.String({ minLength: 1 })),
+    store: Type.Optional(
+      Type.Union([
+        Type.String({ minLength: 1, maxLength: 2000 }),
+        Type.Object(
+          { url: Type.String({ minLength: 1, maxLength: 2000 }), ca: Type.Optional(FilePath) },
+          { additionalProperties: false },
+        ),
+      ]),
+    ),
     tls: Type.Optional(TlsFile),
     ca: Type.Optional(FilePath),
     trusted_proxies: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 1000 })),
@@ -86,6 +95,8 @@ export interface BoardSettings {
   maxAnnouncedBytes: number;
   sweepConcurrency: number;
   dataDir: string;
+  /** Where durable state lives: the embedded SQLite in dataDir, or a PostgreSQL server. */
+  store: StoreSettings;
   /** The board's own certificate and key: it serves HTTPS (and WSS) when set. */
   tls: TlsPair | null;
   /** PEM of the board-wide CA for agents' https URLs (announced machines, and configured ones without their own). */
@@ -104,9 +115,15 @@ export interface BoardSettings {
   history?: HistorySettings | null;
 }
 
+/** `store:` in board.yaml: absent or `sqlite` = embedded; a `postgres://` URL = PostgreSQL. */
+export type StoreSettings =
+  | { engine: 'sqlite' }
+  | { engine: 'postgres'; url: string; caFile: string | null };
+
 export const BOARD_ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: 'PANOPTES_BOARD_TOKEN', field: ['board_token'] },
   { env: 'PANOPTES_REGISTRATION_TOKEN', field: ['registration_token'] },
+  { env: 'PANOPTES_STORE', field: ['store'] },
 ];
 
 export const BOARD_DEFAULTS = {
@@ -172,6 +189,7 @@ export function boardSettings(
     }
   }
   problems.push(...trustedProxyProblems(raw.trusted_proxies ?? []));
+  const store = storeSettings(raw.store, configDir, problems);
   const notify = notifySettings(raw.notify, problems);
   if (problems.length > 0) throw new ConfigError(file, problems);
   const dataDir = raw.data_dir ?? 'data';
@@ -189,6 +207,7 @@ export function boardSettings(
     maxAnnouncedBytes: (raw.max_announced_mb ?? BOARD_DEFAULTS.maxAnnouncedMb) * 1024 * 1024,
     sweepConcurrency: raw.sweep_concurrency ?? BOARD_DEFAULTS.sweepConcurrency,
     dataDir: isAbsolute(dataDir) || configDir === null ? dataDir : join(configDir, dataDir),
+    store,
     tls,
     ca,
     machines,
@@ -199,6 +218,38 @@ export function boardSettings(
     notify,
     history: historySettings(raw.history),
   };
+}
+
+/** Checks `store:`; a problem never quotes the URL (it holds the database password). */
+function storeSettings(
+  raw: BoardConfigFile['store'],
+  configDir: string | null,
+  problems: ConfigProblem[],
+): StoreSettings {
+  if (raw === undefined || raw === 'sqlite') return { engine: 'sqlite' };
+  const url = typeof raw === 'string' ? raw : raw.url;
+  const field = typeof raw === 'string' ? 'store' : 'store.url';
+  let ok = false;
+  try {
+    const parsed = new URL(url);
+    ok =
+      (parsed.protocol === 'postgres:' || parsed.protocol === 'postgresql:') &&
+      parsed.hostname !== '';
+  } catch {
+    ok = false;
+  }
+  if (!ok) {
+    problems.push({
+      field,
+      problem:
+        "must be 'sqlite' or a postgres://user:password@host:port/database URL (not shown: it may hold a password)",
+    });
+    return { engine: 'sqlite' };
+  }
+  const ca = typeof raw === 'string' || raw.ca === undefined ? null : raw.ca;
+  const caFile =
+    ca === null ? null : isAbsolute(ca) || configDir === null ? ca : join(configDir, ca);
+  return { engine: 'postgres', url, caFile };
 }
 
 function stripSlash(url: string): string {

@@ -15,6 +15,7 @@ const RESTART_FIELDS: readonly Field[] = [
   ['host', (s) => s.host],
   ['port', (s) => s.port],
   ['data_dir', (s) => s.dataDir],
+  ['store', (s) => JSON.stringify(s.store)],
   ['max_announced', (s) => s.maxAnnounced],
   ['max_announced_mb', (s) => s.maxAnnouncedBytes],
   // Turning TLS on or off changes the kind of server; a new certificate does not.
@@ -57,6 +58,7 @@ export function keepRestartFields(running: BoardSettings, next: BoardSettings): 
     host: running.host,
     port: running.port,
     dataDir: running.dataDir,
+    store: running.store,
     maxAnnounced: running.maxAnnounced,
     maxAnnouncedBytes: running.maxAnnouncedBytes,
     tls: tlsSwitched ? running.tls : next.tls,

@@ -14,16 +14,11 @@ export interface QueuedAction {
   delivered: boolean;
 }
 
-/** One line of the queue's log: replaying them in order rebuilds the queue. */
-export type QueueOp =
-  | { op: 'add'; action: QueuedAction }
-  | { op: 'delivered'; id: string }
-  | { op: 'remove'; id: string };
-
+/** Where queued actions are kept durably: each call resolves once its change is durable. */
 export interface QueueStore {
-  append(op: QueueOp): Promise<void>;
-  rewrite(snapshot: () => readonly QueueOp[]): Promise<void>;
-  readonly lineCount: number;
+  add(action: QueuedAction): Promise<void>;
+  markDelivered(id: string): Promise<void>;
+  remove(id: string): Promise<void>;
 }
 
 export const QUEUE_EXPIRY_MS = 24 * 60 * 60 * 1000;
@@ -41,10 +36,10 @@ export class ActionQueue {
   constructor(
     private readonly clock: Clock,
     private readonly store: QueueStore,
-    loaded: readonly QueueOp[],
+    loaded: readonly QueuedAction[],
     private readonly maxPerMachine = 1000,
   ) {
-    for (const op of loaded) this.apply(op);
+    for (const action of loaded) this.index({ ...action });
   }
 
   /** Queues an action; resolves once it is on disk. */
@@ -60,7 +55,7 @@ export class ActionQueue {
     };
     this.index(queued);
     try {
-      await this.store.append({ op: 'add', action: queued });
+      await this.store.add(queued);
     } catch (error) {
       // Not on disk, so not acknowledged: it must not be handed over either.
       this.unindex(queued.id);
@@ -87,7 +82,7 @@ export class ActionQueue {
     const a = this.byId.get(id);
     if (a === undefined || a.delivered) return false;
     a.delivered = true;
-    await this.store.append({ op: 'delivered', id });
+    await this.store.markDelivered(id);
     return true;
   }
 
@@ -95,8 +90,7 @@ export class ActionQueue {
   async remove(id: string): Promise<QueuedAction | undefined> {
     const a = this.unindex(id);
     if (a === undefined) return undefined;
-    await this.store.append({ op: 'remove', id });
-    await this.compactIfNeeded();
+    await this.store.remove(id);
     return a;
   }
 
@@ -104,20 +98,6 @@ export class ActionQueue {
   expired(): QueuedAction[] {
     const limit = this.clock.now() - QUEUE_EXPIRY_MS;
     return [...this.byId.values()].filter((a) => a.requestedAt <= limit);
-  }
-
-  private async compactIfNeeded(): Promise<void> {
-    if (this.store.lineCount <= this.byId.size * 2 + 1000) return;
-    await this.store.rewrite(() =>
-      [...this.byId.values()].flatMap((action): QueueOp[] =>
-        action.delivered
-          ? [
-              { op: 'add', action },
-              { op: 'delivered', id: action.id },
-            ]
-          : [{ op: 'add', action }],
-      ),
-    );
   }
 
   private index(a: QueuedAction): void {
@@ -138,16 +118,5 @@ export class ActionQueue {
     mine?.delete(id);
     if (mine?.size === 0) this.byMachine.delete(a.name);
     return a;
-  }
-
-  private apply(op: QueueOp): void {
-    if (op.op === 'add') {
-      this.unindex(op.action.id);
-      this.index({ ...op.action });
-    } else if (op.op === 'remove') this.unindex(op.id);
-    else {
-      const a = this.byId.get(op.id);
-      if (a !== undefined) a.delivered = true;
-    }
   }
 }

@@ -52,7 +52,8 @@ export class Board {
   /** Configured machines whose last poll timed out (the sweep plans with it). */
   private readonly silent = new Set<string>();
   private readonly configured: Map<string, MachineConfig>;
-  private readonly keyProofs = new KeyProofCheck();
+  /** Key proofs accepted per name (restored from the store at start). */
+  readonly keyProofs = new KeyProofCheck();
 
   constructor(private readonly deps: BoardDeps) {
     this.notes = new JournalPolicy(deps.journal, deps.clock);

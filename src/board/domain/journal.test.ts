@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryLog } from '../../../test/helpers/board-kit.js';
 import { ManualClock } from '../../shared/clock.js';
-import type { JournalEntry } from '../schemas.js';
+import { MemoryStore } from '../store/memory/state-store.js';
 import { EventHub } from './events.js';
 import { Journal } from './journal.js';
 
@@ -19,7 +18,7 @@ describe('Journal', () => {
     const journal = new Journal(
       new ManualClock(),
       new EventHub(),
-      new MemoryLog<JournalEntry>(),
+      new MemoryStore().journal,
       [],
       10,
     );
@@ -33,13 +32,22 @@ describe('Journal', () => {
     expect(journal.recent(100).some((e) => e.detail === 'kept')).toBe(false);
   });
 
+  it('drops what the bound pushed out from its store too, in batches, and reloads the same', async () => {
+    const store = new MemoryStore();
+    const journal = new Journal(new ManualClock(), new EventHub(), store.journal, [], 100);
+    for (let i = 0; i < 1000; i += 1) await journal.record(entry('done', `d${i}`));
+    const stored = await store.journal.load();
+    // At most one batch (500) of dropped entries is still in the store.
+    expect(stored.length).toBeLessThanOrEqual(100 + 500);
+    expect(stored.at(-1)?.detail).toBe('d999');
+    const again = new Journal(new ManualClock(), new EventHub(), store.journal, stored, 100);
+    expect(again.recent(100)).toEqual(journal.recent(100));
+    // Ids go on from the last one, not from 1.
+    expect((await again.record(entry('done'))).id).toBe(1001);
+  });
+
   it('cuts what a client supplied: target to 200 characters, detail to 1,000', async () => {
-    const journal = new Journal(
-      new ManualClock(),
-      new EventHub(),
-      new MemoryLog<JournalEntry>(),
-      [],
-    );
+    const journal = new Journal(new ManualClock(), new EventHub(), new MemoryStore().journal, []);
     const e = await journal.record({
       ...entry('refused', 'd'.repeat(5000)),
       target: 't'.repeat(500),

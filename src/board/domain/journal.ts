@@ -6,12 +6,14 @@ import { clip } from './outcome.js';
 
 /** Where journal entries are kept durably. */
 export interface JournalStore {
-  /** Resolves once the entry is on disk. */
+  /** Resolves once the entry is durable (or waits, counted, for a store that is away). */
   append(entry: JournalEntry): Promise<void>;
-  /** Replaces the stored entries with the ones `snapshot` returns (compaction). */
-  rewrite(snapshot: () => readonly JournalEntry[]): Promise<void>;
-  readonly lineCount: number;
+  /** Drops entries the bound pushed out. */
+  remove(ids: readonly number[]): Promise<void>;
 }
+
+/** Entries pushed out of the bound are dropped from the store this many at a time. */
+const REMOVE_BATCH = 500;
 
 export type JournalInput = Omit<JournalEntry, 'id' | 'at'>;
 
@@ -32,6 +34,8 @@ export class Journal {
   /** How many of the entries are what outsiders caused (see `outsiders`). */
   private refused = 0;
   private nextId: number;
+  /** Ids pushed out of the bound and not yet dropped from the store. */
+  private gone: number[] = [];
 
   constructor(
     private readonly clock: Clock,
@@ -45,8 +49,8 @@ export class Journal {
     const sorted = [...byId.values()].sort((a, b) => a.id - b.id);
     this.entries = sorted;
     this.refused = sorted.filter(outsiders).length;
-    this.trim();
     this.nextId = (sorted.at(-1)?.id ?? 0) + 1;
+    this.trim();
   }
 
   /** Records an entry; resolves with it once it is on disk (and only then tells listeners). */
@@ -66,8 +70,10 @@ export class Journal {
     this.trim();
     await this.store.append(entry);
     this.events.journalAppended(entry);
-    if (this.store.lineCount > this.capacity * 2) {
-      await this.store.rewrite(() => [...this.entries]);
+    if (this.gone.length >= REMOVE_BATCH) {
+      const ids = this.gone;
+      this.gone = [];
+      await this.store.remove(ids);
     }
     return entry;
   }
@@ -84,7 +90,9 @@ export class Journal {
         index = this.entries.findIndex(outsiders);
       }
       const [gone] = this.entries.splice(Math.max(0, index), 1);
-      if (gone !== undefined && outsiders(gone)) this.refused -= 1;
+      if (gone === undefined) continue;
+      if (outsiders(gone)) this.refused -= 1;
+      this.gone.push(gone.id);
     }
   }
 

@@ -14,6 +14,8 @@ export interface Identity {
   location: string;
   first_seen: number;
   last_seen: number | null;
+  /** Whether its last report proved its key (kept, so a restart does not forget it). */
+  verified?: boolean;
 }
 
 export type AnnounceRefusal =
@@ -306,6 +308,7 @@ export class Registry {
         firstSeen: id.first_seen,
       });
       m.lastSeen = id.last_seen;
+      m.verified = id.verified ?? false;
       m.state = 'down';
       m.error = 'no report since the board restarted';
       m.bytes = null;
@@ -318,6 +321,7 @@ export class Registry {
       location: m.location,
       first_seen: m.firstSeen,
       last_seen: m.lastSeen,
+      verified: m.verified,
     }));
   }
 

@@ -42,11 +42,18 @@ export class History {
     private readonly clock: Clock,
     onError: (error: unknown) => void,
     onWritten: () => void = () => undefined,
+    whenBack: (() => Promise<void>) | null = null,
   ) {
-    this.recorder = new HistoryRecorder(store, retention, onError, (batch) => {
-      for (const name of batch.forget) this.forgetting.delete(name);
-      onWritten();
-    });
+    this.recorder = new HistoryRecorder(
+      store,
+      retention,
+      onError,
+      (batch) => {
+        for (const name of batch.forget) this.forgetting.delete(name);
+        onWritten();
+      },
+      whenBack,
+    );
   }
 
   /** Now, in epoch seconds, on the board's clock. */

@@ -1,51 +1,72 @@
-import { join } from 'node:path';
 import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import type { EventHub } from '../domain/events.js';
+import type { Journal } from '../domain/journal.js';
 import type { Registry } from '../domain/registry.js';
-import { openLibsqlHistory } from '../store/sqlite/history-store.js';
+import type { BoardStore } from '../store/state.js';
 import type { StoreHealth } from '../store/store-health.js';
 import { History } from './history.js';
 import { HISTORY_DEFAULTS, type HistorySettings } from './settings.js';
 
-/** The board's history, or why there is none (history: false, or the file cannot be used). */
+/** The board's history, or why it has none. */
 export interface OpenedHistory {
   history: History | null;
-  /** Why the history API answers 503 (null: it does not, or history is off by choice). */
+  /** Why history is unavailable (answered as 503 by the history routes), or null. */
   unavailable: string | null;
 }
 
 /**
- * Opens DIR/data/history.db and subscribes it to the board's change sets. A file that is
- * corrupt or locked is logged once, clearly, and the board goes on without history.
+ * Opens the history on the board's store and wires it to the change sets (`history: false`:
+ * none). A history that cannot be opened (a file corrupt or locked, a schema from a newer
+ * version) is logged once, clearly, and the board goes on without history. A sweep that cannot
+ * be written waits (bounded, oldest dropped first) until the store is back; how much was dropped
+ * is said in one journal entry once it is.
  */
-export function openHistory(deps: {
+export async function openHistory(deps: {
   settings: HistorySettings | null | undefined;
-  dataDir: string;
+  store: BoardStore;
   clock: Clock;
   logger: Logger;
   registry: Registry;
   events: EventHub;
-  /** Where a failed write is counted (a full disk is logged once, not each sweep). */
+  journal: Journal;
+  /** Where a failed write is counted (an outage is logged once, not each sweep). */
   health: StoreHealth;
-}): OpenedHistory {
-  const { settings, dataDir, clock, logger, registry, events, health } = deps;
+}): Promise<OpenedHistory> {
+  const { settings, store, clock, logger, registry, events, health, journal } = deps;
   if (settings === null) return { history: null, unavailable: null };
-  const path = join(dataDir, 'history.db');
   let history: History;
   try {
-    const store = openLibsqlHistory(path, () => clock.now());
-    // A failed write loses that sweep's samples (they are not held back); the next one retries.
+    const engine = await store.openHistory(() => clock.now());
     history = new History(
-      store,
+      engine,
       settings ?? HISTORY_DEFAULTS,
       clock,
-      (error) => health.failed('history.db', error),
-      () => health.succeeded(),
+      (error) => health.failed('history', error),
+      () => {
+        health.succeeded();
+        const dropped = history.recorder.shed;
+        if (dropped === 0) return;
+        history.recorder.shed = 0;
+        journal
+          .record({
+            who: 'board',
+            op: 'history',
+            target: 'store',
+            outcome: 'failed',
+            status: null,
+            detail: `${dropped} sample(s) of history were dropped while the store was behind or away (the buffer holds 100,000)`,
+          })
+          .catch(() => undefined);
+      },
+      () => health.whenBack(),
     );
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    logger.error({ file: path }, `history unavailable, the live view goes on without it: ${why}`);
+    logger.error(
+      { store: store.where },
+      `history unavailable, the live view goes on without it: ${why}`,
+    );
     return { history: null, unavailable: `History is unavailable: ${why}` };
   }
   registry.changes.subscribe(history.record);

@@ -5,8 +5,13 @@ import { emptyMetricRecord, type HistoryStore, type WriteBatch } from '../store/
 import type { HistorySettings } from './settings.js';
 import { Aggregator, rawSample } from './tiers.js';
 
-/** Raw samples a waiting batch may hold: past this the store is behind and new sweeps are shed. */
+/**
+ * Raw samples waiting batches may hold (10 sweeps of 10,000 machines): past this the store is
+ * behind or away, and the oldest waiting samples are dropped (counted) to make room.
+ */
 const WAITING_RAW_MAX = 100_000;
+/** Tries of one batch while the store says it is back, before the batch is given up. */
+const TRIES_MAX = 5;
 
 /**
  * Turns each change set into one write batch: in the board's tick it only copies numbers
@@ -20,14 +25,22 @@ export class HistoryRecorder {
   private running: Promise<void> | null = null;
   /** The change sets being read, one after the other. */
   private collecting: Promise<void> = Promise.resolve();
-  /** Raw samples shed because the store fell behind (reported once per shed). */
+  /** Raw samples dropped because the store fell behind or was away (reported once per gap). */
   shed = 0;
+  /** The same, since the start (for /metrics). */
+  shedTotal = 0;
+  private closing = false;
 
   constructor(
     private readonly store: HistoryStore,
     private readonly retention: HistorySettings,
     private readonly onError: (error: unknown) => void,
     private readonly onWritten: (batch: WriteBatch) => void = () => undefined,
+    /**
+     * Resolves when a failed batch may be tried again (the store is back). Without it a batch
+     * that fails is lost; with it, the batch waits, merged with the sweeps that follow it.
+     */
+    private readonly whenBack: (() => Promise<void>) | null = null,
   ) {}
 
   /**
@@ -54,6 +67,8 @@ export class HistoryRecorder {
   /** Writes what waits and the open buckets as they stand (at shutdown). */
   async flush(cutoffs: WriteBatch['cutoffs']): Promise<void> {
     await this.collecting;
+    // At a stop nothing waits for a store that is away: what cannot be written now is lost.
+    this.closing = true;
     this.enqueue({ samples: this.aggregator.drain(), events: [], forget: [], cutoffs });
     while (this.running !== null) await this.running;
   }
@@ -111,31 +126,46 @@ export class HistoryRecorder {
   }
 
   private async drain(): Promise<void> {
+    let tries = 0;
     while (this.waiting !== null) {
       const batch = this.waiting;
       this.waiting = null;
       try {
         await this.store.write(batch);
+        tries = 0;
         this.onWritten(batch);
       } catch (error) {
         this.onError(error);
+        tries += 1;
+        if (this.whenBack === null || this.closing || tries >= TRIES_MAX) continue;
+        // Kept: in front of what came since, written when the store is back.
+        this.waiting = this.waiting === null ? batch : merge(batch, this.waiting, this);
+        await this.whenBack();
       }
     }
     this.running = null;
   }
 }
 
-/** One batch for two: the later forgets cancel the earlier's rows of those names. */
+/**
+ * One batch for two: the later forgets cancel the earlier's rows of those names. Past
+ * WAITING_RAW_MAX raw samples the oldest raw samples go first (aggregates are kept: they fold
+ * what the raw rows said, so the coarser tiers still cover the gap).
+ */
 function merge(a: WriteBatch, b: WriteBatch, recorder: HistoryRecorder): WriteBatch {
   const gone = new Set(b.forget);
-  let samples = a.samples.filter((s) => !gone.has(s.name));
-  const raw = samples.reduce((n, s) => n + (s.tier === 'raw' ? 1 : 0), 0);
-  if (raw >= WAITING_RAW_MAX) {
-    const kept = b.samples.filter((s) => s.tier !== 'raw');
-    recorder.shed += b.samples.length - kept.length;
-    samples = samples.concat(kept);
-  } else {
-    samples = samples.concat(b.samples);
+  let samples = a.samples.filter((s) => !gone.has(s.name)).concat(b.samples);
+  let raw = samples.reduce((n, s) => n + (s.tier === 'raw' ? 1 : 0), 0);
+  if (raw > WAITING_RAW_MAX) {
+    const kept: WriteBatch['samples'] = [];
+    for (const s of samples) {
+      if (s.tier === 'raw' && raw > WAITING_RAW_MAX) {
+        raw -= 1;
+        recorder.shed += 1;
+        recorder.shedTotal += 1;
+      } else kept.push(s);
+    }
+    samples = kept;
   }
   return {
     samples,

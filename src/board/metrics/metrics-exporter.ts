@@ -36,8 +36,9 @@ export class MetricsExporter {
   private readonly relays: Counter;
   private readonly notifications: Counter;
 
-  constructor() {
+  constructor(extra: (registry: Registry) => void = () => undefined) {
     registerProcessMetrics(this.registry);
+    extra(this.registry);
     const registers = [this.registry];
     this.sweepSeconds = new Gauge({
       name: 'panoptes_sweep_duration_seconds',

@@ -9,6 +9,7 @@ import { Journal, type JournalStore } from '../domain/journal.js';
 import { recordBytes } from '../domain/machine.js';
 import { Registry } from '../domain/registry.js';
 import type { JournalEntry } from '../schemas.js';
+import { MemoryStore as MemoryState } from '../store/memory/state-store.js';
 import { SilenceStore } from '../store/silence-store.js';
 import type { NotifyConfigFile } from './config.js';
 import type { SendResult } from './deliver.js';
@@ -23,11 +24,8 @@ class MemoryStore implements JournalStore {
     this.entries.push(entry);
     return Promise.resolve();
   }
-  rewrite(): Promise<void> {
+  remove(): Promise<void> {
     return Promise.resolve();
-  }
-  get lineCount(): number {
-    return this.entries.length;
   }
 }
 
@@ -51,15 +49,16 @@ function setup(
   const clock = new ManualClock(T0);
   const registry = new Registry(clock, new EventHub(), [], 100);
   const store = new MemoryStore();
+  const state = new MemoryState();
   const journal = new Journal(clock, new EventHub(), store, []);
-  const silences = new Silences(clock, registry, journal, new SilenceStore(dataDir));
+  const silences = new Silences(clock, registry, journal, new SilenceStore(state.silences));
   const sent: { channel: string; message: OutgoingMessage }[] = [];
   const notifier = new Notifier(
     {
       clock,
       journal,
       logger: createLogger('test', 'silent'),
-      dataDir,
+      deliveries: state.deliveries,
       publicUrl: null,
       silenced: (name, now) => silences.silenced(name, now),
       backoffMs: [1, 1],
@@ -79,7 +78,7 @@ function setup(
       .filter((e) => e.op === op)
       .map((e) => `${e.target} ${e.outcome}: ${e.detail}`);
   };
-  return { clock, registry, notifier, silences, sent, journaled, dataDir };
+  return { clock, registry, notifier, silences, sent, journaled, dataDir, state };
 }
 
 describe('notifier', () => {
@@ -175,7 +174,12 @@ describe('notifier', () => {
     registry.announce('lab1', 'http://lab1:8701');
     registry.announce('lab2', 'http://lab2:8701');
     const journal = new Journal(clock, new EventHub(), new MemoryStore(), []);
-    const silences = new Silences(clock, registry, journal, new SilenceStore(first.dataDir));
+    const silences = new Silences(
+      clock,
+      registry,
+      journal,
+      new SilenceStore(first.state.silences, await first.state.silences.load()),
+    );
     silences.restore();
     expect(registry.get('lab1')?.silencedUntil).toBe(T0 + 60 * 60_000);
     expect(silences.reason('lab1')).toBe('maintenance');

@@ -1,15 +1,13 @@
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { Journal } from '../domain/journal.js';
-import { readSnapshot, writeSnapshot } from '../store/snapshot-file.js';
+import type { DeliveryTable } from '../store/state.js';
 import { isStoreUnavailable } from '../store/store-health.js';
 import type { Channel, NotifySettings } from './config.js';
 import { deliver } from './deliver.js';
-import { DeliveryQueue, type Pending } from './delivery-queue.js';
-import type { NotifyEvent, OutgoingMessage } from './event.js';
+import { DeliveryQueue } from './delivery-queue.js';
+import type { NotifyEvent } from './event.js';
 import { renderMessage } from './render.js';
 import { type ChannelBatch, RuleEngine } from './rule-engine.js';
 import { describeRules, type RuleView } from './rule-view.js';
@@ -18,7 +16,8 @@ export interface NotifierDeps {
   clock: Clock;
   journal: Journal;
   logger: Logger;
-  dataDir: string;
+  /** Where deliveries not made at a stop are kept for the next start. */
+  deliveries: DeliveryTable;
   /** Links in messages point here (board.yaml `public_url`). */
   publicUrl: string | null;
   /** Whether notifications for a machine are silenced (the silences). */
@@ -37,8 +36,6 @@ export type TestResult =
 /** Outcomes by channel, for /metrics. */
 export type DeliveryCounts = Map<string, { delivered: number; failed: number; silenced: number }>;
 
-/** Undelivered messages kept across a restart. */
-const PENDING_FILE = 'notify-pending.json';
 /** How long a shutdown waits for deliveries in flight before keeping them for the next start. */
 const CLOSE_GRACE_MS = 2000;
 
@@ -54,7 +51,6 @@ export class Notifier {
   private readonly engine: RuleEngine;
   private readonly queue: DeliveryQueue;
   private readonly counts: DeliveryCounts = new Map();
-  private readonly pendingFile: string;
 
   constructor(
     private readonly deps: NotifierDeps,
@@ -62,7 +58,6 @@ export class Notifier {
   ) {
     this.settings = settings;
     this.channels = new Map(settings.channels.map((c) => [c.name, c]));
-    this.pendingFile = join(deps.dataDir, PENDING_FILE);
     this.engine = new RuleEngine(settings.rules, {
       silenced: (name, now) => deps.silenced(name, now),
       machineUrl: (name) =>
@@ -173,13 +168,11 @@ export class Notifier {
   }
 
   /** Queues again what a previous run could not deliver before it stopped. */
-  restorePending(): number {
-    const value = readSnapshot(this.pendingFile);
-    rmSync(this.pendingFile, { force: true });
-    if (!Array.isArray(value)) return 0;
+  async restorePending(): Promise<number> {
+    const kept = await this.deps.deliveries.take();
     let n = 0;
-    for (const item of value as unknown[]) {
-      if (!isPending(item) || !this.channels.has(item.channel)) continue;
+    for (const item of kept) {
+      if (!this.channels.has(item.channel)) continue;
       if (this.queue.enqueue(item)) n += 1;
     }
     if (n > 0)
@@ -194,7 +187,7 @@ export class Notifier {
   async close(): Promise<void> {
     const left = await this.queue.close(CLOSE_GRACE_MS);
     if (left.length > 0) {
-      await writeSnapshot(this.pendingFile, left);
+      await this.deps.deliveries.keep(left);
       this.deps.logger.info(
         { messages: left.length },
         'undelivered notifications kept for the next start',
@@ -267,18 +260,4 @@ export function summary(events: readonly NotifyEvent[]): string {
   const more = names.length > 5 ? ` and ${names.length - 5} more` : '';
   const what = [...kinds].map(([k, n]) => `${n} ${k}`).join(', ');
   return names.length === 0 ? what : `${what} (${shown}${more})`;
-}
-
-function isPending(value: unknown): value is Pending {
-  if (value === null || typeof value !== 'object') return false;
-  const v = value as { channel?: unknown; message?: unknown };
-  const m = v.message as Partial<OutgoingMessage> | undefined;
-  return (
-    typeof v.channel === 'string' &&
-    m !== undefined &&
-    m !== null &&
-    typeof m.title === 'string' &&
-    typeof m.text === 'string' &&
-    Array.isArray(m.events)
-  );
 }

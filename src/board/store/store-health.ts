@@ -1,5 +1,6 @@
 import { HttpError } from '../../shared/http/errors.js';
 import type { Logger } from '../../shared/logger.js';
+import { postgresFailure } from './postgres/connection.js';
 
 /** Seconds a client is told to wait before it asks again while the store cannot write. */
 const RETRY_AFTER_S = 10;
@@ -32,12 +33,12 @@ export function writeFailure(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   if (code === 'ENOSPC' || code === 'SQLITE_FULL') return 'no space left on device';
   if (code === 'EDQUOT') return 'disk quota exceeded';
-  if (code === 'EROFS') return 'read-only file system';
+  if (code === 'EROFS' || code === 'SQLITE_READONLY') return 'read-only file system';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'EIO') return 'input/output error';
+  if (code === 'EIO' || code === 'SQLITE_IOERR') return 'input/output error';
   const message = error instanceof Error ? error.message : '';
   if (/disk is full|no space/i.test(message)) return 'no space left on device';
-  return 'a write failed';
+  return postgresFailure(error);
 }
 
 /**
@@ -50,6 +51,15 @@ export class StoreHealth {
   private lastFailure = 0;
   private failures = 0;
   private why = '';
+  /** Whether the last probe failed: writes are then refused at once, not tried. */
+  private down = false;
+  private probing: NodeJS.Timeout | null = null;
+  private probeDelay = PROBE_FIRST_MS;
+  private probe: (() => Promise<void>) | null = null;
+  private closed = false;
+  private waiters: (() => void)[] = [];
+  /** Told how long each write that worked took, in seconds (/metrics). */
+  onWrite: (seconds: number) => void = () => undefined;
 
   constructor(
     private readonly logger: Logger,
@@ -66,8 +76,18 @@ export class StoreHealth {
     return this.failures;
   }
 
+  /**
+   * What is tried, with backoff (0.5 s doubling to 10 s), while the store is failing: it writes
+   * what waits in buffers and proves the store with a small write. Its success ends a refusal.
+   */
+  setProbe(probe: () => Promise<void>): void {
+    this.probe = probe;
+  }
+
   /** Runs a write; a failure is counted and turned into StoreUnavailable. */
   async guard<T>(what: string, write: () => Promise<T>): Promise<T> {
+    if (this.down) throw this.failed(what, new Error(this.why));
+    const started = performance.now();
     let result: T;
     try {
       result = await write();
@@ -75,23 +95,26 @@ export class StoreHealth {
       if (isStoreUnavailable(error)) throw error;
       throw this.failed(what, error);
     }
+    this.onWrite((performance.now() - started) / 1000);
     this.succeeded();
     return result;
   }
 
   /** Notes a failed write (logged only if it is the first since the store last worked). */
   failed(what: string, error: unknown): StoreUnavailable {
-    const why = writeFailure(error);
+    const why = this.down ? this.why : writeFailure(error);
     this.failures += 1;
     this.lastFailure = this.now();
     if (this.failingSince === null) {
       this.failingSince = this.now();
       this.why = why;
+      // The error's own text may name a file; it never holds a password (see postgresFailure).
       this.logger.error(
-        { store: what, err: error },
+        { store: what, why },
         `store cannot write (${why}): what must be stored is refused with 503 until it can`,
       );
     }
+    this.scheduleProbe();
     return new StoreUnavailable(why);
   }
 
@@ -107,4 +130,59 @@ export class StoreHealth {
     this.failingSince = null;
     this.failures = 0;
   }
+
+  /** Resolves once a probe has proved the store again (at once when stopped or unprobed). */
+  whenBack(): Promise<void> {
+    if (this.closed || this.probe === null) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.waiters.push(resolve);
+      this.scheduleProbe();
+    });
+  }
+
+  /** Stops probing (at shutdown); whoever waits for the store goes on. */
+  close(): void {
+    this.closed = true;
+    if (this.probing !== null) clearTimeout(this.probing);
+    this.probing = null;
+    this.wake();
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  private scheduleProbe(): void {
+    if (this.probing !== null || this.probe === null || this.closed) return;
+    const probe = this.probe;
+    this.probing = setTimeout(() => {
+      probe().then(
+        () => {
+          this.probing = null;
+          this.down = false;
+          this.probeDelay = PROBE_FIRST_MS;
+          this.succeeded();
+          this.wake();
+          // Until it counts as back, keep proving it (a nearly full disk flaps).
+          if (this.failingSince !== null) this.scheduleProbe();
+        },
+        (error: unknown) => {
+          this.probing = null;
+          this.down = true;
+          this.failures += 1;
+          this.lastFailure = this.now();
+          if (this.failingSince === null) this.failed('probe', error);
+          this.probeDelay = Math.min(this.probeDelay * 2, PROBE_MAX_MS);
+          this.scheduleProbe();
+        },
+      );
+    }, this.probeDelay);
+    this.probing.unref();
+  }
 }
+
+/** Probe backoff: first wait, and the longest. */
+const PROBE_FIRST_MS = 500;
+const PROBE_MAX_MS = 10_000;

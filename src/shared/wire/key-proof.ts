@@ -40,6 +40,16 @@ export interface ProvedReport {
 export class KeyProofCheck {
   private readonly lastAt = new Map<string, number>();
 
+  /** The time (ms) of the name's last accepted timed proof, or null (kept across restarts). */
+  lastAccepted(name: string): number | null {
+    return this.lastAt.get(name) ?? null;
+  }
+
+  /** Brings back a name's last accepted time from the store (a replay stays refused). */
+  restore(name: string, at: number): void {
+    if (at > (this.lastAt.get(name) ?? 0)) this.lastAt.set(name, at);
+  }
+
   /** Why the report does not prove the key, or null when it does. */
   problem(key: string, report: ProvedReport, now: number): string | null {
     const { name, location, key_proof: proof, key_proof_at: at } = report;

@@ -1,0 +1,132 @@
+import type { QueuedAction } from '../domain/action-queue.js';
+import type { JournalEntry } from '../schemas.js';
+import type { BoardStore, SilenceRecord, StoredIdentity } from './state.js';
+import { isStoreUnavailable, type StoreHealth } from './store-health.js';
+
+/** Journal entries that wait for the store while it is away, at most. */
+export const JOURNAL_BUFFER_MAX = 10_000;
+
+/**
+ * The engine's tables as the domain uses them, every write through the store's health: what
+ * must be durable before it is acknowledged (a queued action, a silence, forgetting a machine)
+ * is refused with 503 while the store cannot write; what is only a record (journal entries, the
+ * removal of a handed-over action, the delivered flag) waits in a bounded buffer and is written
+ * when the store is back, in order. `recover` is the health's probe: it writes what waits, then
+ * proves the store with a small write of its own.
+ */
+export class GuardedTables {
+  /** Journal entries not yet written, oldest first. */
+  private journalWaiting: JournalEntry[] = [];
+  /** Journal entries dropped from a full buffer since the store was last back (counted). */
+  journalDropped = 0;
+  private journalRemovals: number[] = [];
+  private queueRemovals = new Set<string>();
+  private delivered = new Set<string>();
+
+  constructor(
+    private readonly store: BoardStore,
+    private readonly health: StoreHealth,
+  ) {
+    health.setProbe(() => this.recover());
+  }
+
+  /** Entries waiting for the store (for /metrics). */
+  get journalBuffered(): number {
+    return this.journalWaiting.length;
+  }
+
+  readonly journal = {
+    /** Resolves once the entry is committed, or waits in the buffer because the store is away. */
+    append: async (entry: JournalEntry): Promise<void> => {
+      if (this.journalWaiting.length > 0) return this.bufferJournal(entry);
+      try {
+        await this.health.guard('journal', () => this.store.journal.append(entry));
+      } catch (error) {
+        if (!isStoreUnavailable(error)) throw error;
+        this.bufferJournal(entry);
+      }
+    },
+    remove: async (ids: readonly number[]): Promise<void> => {
+      try {
+        await this.health.guard('journal', () => this.store.journal.remove(ids));
+      } catch (error) {
+        if (!isStoreUnavailable(error)) throw error;
+        // Not urgent: the next start trims the journal to its bound again.
+        if (this.journalRemovals.length < JOURNAL_BUFFER_MAX) this.journalRemovals.push(...ids);
+      }
+    },
+  };
+
+  readonly queue = {
+    add: (action: QueuedAction): Promise<void> =>
+      this.health.guard('queue', () => this.store.queue.add(action)),
+    markDelivered: async (id: string): Promise<void> => {
+      try {
+        await this.health.guard('queue', () => this.store.queue.markDelivered(id));
+      } catch (error) {
+        if (!isStoreUnavailable(error)) throw error;
+        this.delivered.add(id);
+      }
+    },
+    remove: async (id: string): Promise<void> => {
+      this.delivered.delete(id);
+      try {
+        await this.health.guard('queue', () => this.store.queue.remove(id));
+      } catch (error) {
+        if (!isStoreUnavailable(error)) throw error;
+        // Handed over again after a restart at worst: the agent runs an id once.
+        this.queueRemovals.add(id);
+      }
+    },
+  };
+
+  readonly identities = {
+    save: (identities: readonly StoredIdentity[]): Promise<void> =>
+      this.health.guard('identities', () => this.store.identities.save(identities)),
+  };
+
+  readonly silences = {
+    save: (records: readonly SilenceRecord[]): Promise<void> =>
+      this.health.guard('silences', () => this.store.silences.save(records)),
+  };
+
+  /** Writes what waits (in order), then a heartbeat; throws at the first write that fails. */
+  async recover(): Promise<void> {
+    while (this.journalWaiting.length > 0) {
+      const entry = this.journalWaiting[0] as JournalEntry;
+      await this.store.journal.append(entry);
+      this.journalWaiting.shift();
+    }
+    if (this.journalRemovals.length > 0) {
+      await this.store.journal.remove(this.journalRemovals);
+      this.journalRemovals = [];
+    }
+    for (const id of [...this.delivered]) {
+      await this.store.queue.markDelivered(id);
+      this.delivered.delete(id);
+    }
+    for (const id of [...this.queueRemovals]) {
+      await this.store.queue.remove(id);
+      this.queueRemovals.delete(id);
+    }
+    await this.store.ping();
+  }
+
+  /** Writes what waits, if the store lets it (at shutdown); false if something is left. */
+  async flush(): Promise<boolean> {
+    try {
+      await this.recover();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private bufferJournal(entry: JournalEntry): void {
+    this.journalWaiting.push(entry);
+    if (this.journalWaiting.length > JOURNAL_BUFFER_MAX) {
+      this.journalWaiting.shift();
+      this.journalDropped += 1;
+    }
+  }
+}

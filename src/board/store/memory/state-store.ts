@@ -1,0 +1,105 @@
+import type { QueuedAction } from '../../domain/action-queue.js';
+import type { Pending } from '../../notify/delivery-queue.js';
+import type { JournalEntry } from '../../schemas.js';
+import type { HistoryStore } from '../history-store.js';
+import type { BoardStore, Imported, SilenceRecord, StoredIdentity } from '../state.js';
+import { MemoryHistoryStore } from './history-store.js';
+
+/**
+ * The state in memory: the reference the engines are held to (it passes the same contract),
+ * and the store of the domain's unit tests. Nothing survives the process.
+ */
+export class MemoryStore implements BoardStore {
+  readonly engine = 'sqlite';
+  readonly where = 'memory';
+  private readonly journalRows = new Map<number, JournalEntry>();
+  private readonly queueRows = new Map<string, QueuedAction>();
+  private identityRows: StoredIdentity[] = [];
+  private silenceRows: SilenceRecord[] = [];
+  private deliveryRows: Pending[] = [];
+  private history: HistoryStore | null = null;
+  /** Writes made, for tests that count them. */
+  writes = 0;
+
+  readonly journal = {
+    append: async (e: JournalEntry) => {
+      this.writes += 1;
+      if (!this.journalRows.has(e.id)) this.journalRows.set(e.id, structuredClone(e));
+    },
+    remove: async (ids: readonly number[]) => {
+      this.writes += 1;
+      for (const id of ids) this.journalRows.delete(id);
+    },
+    load: async () =>
+      [...this.journalRows.values()].sort((a, b) => a.id - b.id).map((e) => ({ ...e })),
+  };
+
+  readonly queue = {
+    add: async (a: QueuedAction) => {
+      this.writes += 1;
+      if (this.queueRows.has(a.id)) throw new Error(`queue: duplicate id ${a.id}`);
+      this.queueRows.set(a.id, { ...a });
+    },
+    markDelivered: async (id: string) => {
+      this.writes += 1;
+      const a = this.queueRows.get(id);
+      if (a !== undefined) a.delivered = true;
+    },
+    remove: async (id: string) => {
+      this.writes += 1;
+      this.queueRows.delete(id);
+    },
+    load: async () => [...this.queueRows.values()].map((a) => ({ ...a })),
+  };
+
+  readonly identities = {
+    save: async (identities: readonly StoredIdentity[]) => {
+      this.writes += 1;
+      this.identityRows = identities.map((i) => ({ ...i }));
+    },
+    load: async () =>
+      this.identityRows.map((i) => ({ ...i })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+  };
+
+  readonly silences = {
+    save: async (records: readonly SilenceRecord[]) => {
+      this.writes += 1;
+      this.silenceRows = records.map((r) => ({ ...r }));
+    },
+    load: async () =>
+      this.silenceRows.map((r) => ({ ...r })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+  };
+
+  readonly deliveries = {
+    keep: async (pending: readonly Pending[]) => {
+      this.deliveryRows.push(...structuredClone([...pending]));
+    },
+    take: async () => {
+      const taken = this.deliveryRows;
+      this.deliveryRows = [];
+      return taken;
+    },
+  };
+
+  async importAll(data: Imported): Promise<void> {
+    for (const e of data.journal)
+      if (!this.journalRows.has(e.id)) this.journalRows.set(e.id, { ...e });
+    for (const a of data.queue) if (!this.queueRows.has(a.id)) this.queueRows.set(a.id, { ...a });
+    const names = new Set(this.identityRows.map((i) => i.name));
+    this.identityRows.push(...data.identities.filter((i) => !names.has(i.name)));
+    const silenced = new Set(this.silenceRows.map((s) => s.name));
+    this.silenceRows.push(...data.silences.filter((s) => !silenced.has(s.name)));
+    this.deliveryRows.push(...data.deliveries);
+  }
+
+  async ping(): Promise<void> {}
+
+  async openHistory(): Promise<HistoryStore> {
+    this.history ??= new MemoryHistoryStore();
+    return this.history;
+  }
+
+  async close(): Promise<void> {
+    await this.history?.close();
+  }
+}

@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+
+/** How the board reaches its PostgreSQL (from `store:` in board.yaml). */
+export interface PostgresSettings {
+  /** `postgres://user:pass@host:5432/db?sslmode=…` — a secret (it holds the password). */
+  url: string;
+  /** PEM file of the CA that signed the server's certificate (TLS with verification). */
+  caFile?: string | null;
+}
+
+// BIGINT (int8) as a JS number: ms and ids stay far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (text: string) => Number(text));
+
+/** host:port/database, for log lines: never the user's password. */
+export function describePostgres(url: string): string {
+  try {
+    const u = new URL(url);
+    return `postgres ${u.hostname}:${u.port || '5432'}${u.pathname}`;
+  } catch {
+    return 'postgres (unparsable URL)';
+  }
+}
+
+/**
+ * A pool of connections with time-outs everywhere: connecting (5 s), each statement (15 s),
+ * and a lost server noticed by TCP keep-alive. A connection that breaks while idle is dropped
+ * by the pool (the 'error' listener keeps it from crashing the process); the next query opens
+ * a new one, so reconnecting needs nothing more.
+ */
+export function openPool(settings: PostgresSettings, onIdleError: (error: Error) => void): pg.Pool {
+  const ca = settings.caFile ? readFileSync(settings.caFile, 'utf8') : null;
+  const pool = new pg.Pool({
+    connectionString: settings.url,
+    ...(ca === null ? {} : { ssl: { ca, rejectUnauthorized: true } }),
+    max: 8,
+    connectionTimeoutMillis: 5000,
+    query_timeout: 15_000,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    application_name: 'panoptes-board',
+  });
+  pool.on('error', onIdleError);
+  return pool;
+}
+
+/**
+ * A database error in words a log line or a 503 may carry: node-postgres' messages name the
+ * user at most, never the password; anything unexpected is reduced to its code.
+ */
+export function postgresFailure(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection lost';
+  if (code === 'ETIMEDOUT') return 'timed out';
+  if (code === '57P01' || code === '57P02' || code === '57P03') return 'server shutting down';
+  if (code === '28P01' || code === '28000') return 'authentication failed';
+  if (code === '53100') return 'server disk full';
+  const text = typeof e.message === 'string' ? e.message : '';
+  if (/timeout/i.test(text)) return 'timed out';
+  if (/terminat|Connection terminated|closed/i.test(text)) return 'connection lost';
+  return 'database error';
+}

@@ -1,0 +1,257 @@
+import type pg from 'pg';
+import type { QueuedAction } from '../../domain/action-queue.js';
+import type { Pending } from '../../notify/delivery-queue.js';
+import type { JournalEntry } from '../../schemas.js';
+import type { HistoryStore } from '../history-store.js';
+import { IdentityDiff } from '../identity-diff.js';
+import {
+  fromJournalRow,
+  fromQueueRow,
+  type JournalRow,
+  pendingOf,
+  type QueueRow,
+} from '../rows.js';
+import type { BoardStore, Imported, SilenceRecord, StoredIdentity } from '../state.js';
+import { STATE_TABLES } from '../state-tables.js';
+import { describePostgres, openPool, type PostgresSettings } from './connection.js';
+import { openPostgresHistory } from './history-store.js';
+import { migrate } from './migrate.js';
+
+/** The state schema's migrations on PostgreSQL: append, never edit one that shipped. */
+export const STATE_MIGRATIONS: readonly string[] = [STATE_TABLES.postgres];
+
+const JOURNAL_COLUMNS = 'id, at, who, op, target, outcome, status, detail';
+
+/**
+ * The PostgreSQL engine: the same tables as the embedded one, reached through a pool (`pg`).
+ * Multi-row writes go as one statement with array parameters (`unnest`), not a row each.
+ */
+export class PostgresStore implements BoardStore {
+  readonly engine = 'postgres';
+  readonly where: string;
+  private history: HistoryStore | null = null;
+  private readonly identityDiff = new IdentityDiff();
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    url: string,
+  ) {
+    this.where = describePostgres(url);
+  }
+
+  /** Connects and migrates (under an advisory lock: boards that start at once do not race). */
+  static async open(
+    settings: PostgresSettings,
+    onIdleError: (error: Error) => void,
+  ): Promise<PostgresStore> {
+    const pool = openPool(settings, onIdleError);
+    try {
+      await migrate(pool, 'state', STATE_MIGRATIONS);
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+    return new PostgresStore(pool, settings.url);
+  }
+
+  /** The pool, for the parts of the board that speak to the same database (the cluster). */
+  get connections(): pg.Pool {
+    return this.pool;
+  }
+
+  readonly journal = {
+    append: async (e: JournalEntry) => {
+      await this.pool.query(
+        `INSERT INTO journal (${JOURNAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (id) DO NOTHING`,
+        [e.id, e.at, e.who, e.op, e.target, e.outcome, e.status, e.detail],
+      );
+    },
+    remove: async (ids: readonly number[]) => {
+      await this.pool.query('DELETE FROM journal WHERE id = ANY($1::bigint[])', [ids]);
+    },
+    load: async () =>
+      (
+        await this.pool.query<JournalRow>(`SELECT ${JOURNAL_COLUMNS} FROM journal ORDER BY id`)
+      ).rows.map(fromJournalRow),
+  };
+
+  readonly queue = {
+    add: async (a: QueuedAction) => {
+      await this.pool.query(
+        'INSERT INTO queue (id, name, what, action, requested_at, delivered) VALUES ($1, $2, $3, $4, $5, $6)',
+        [a.id, a.name, a.what, a.action, a.requestedAt, a.delivered ? 1 : 0],
+      );
+    },
+    markDelivered: async (id: string) => {
+      await this.pool.query('UPDATE queue SET delivered = 1 WHERE id = $1', [id]);
+    },
+    remove: async (id: string) => {
+      await this.pool.query('DELETE FROM queue WHERE id = $1', [id]);
+    },
+    load: async () =>
+      (
+        await this.pool.query<QueueRow>(
+          'SELECT id, name, what, action, requested_at, delivered FROM queue ORDER BY seq',
+        )
+      ).rows.map(fromQueueRow),
+  };
+
+  readonly identities = {
+    save: async (identities: readonly StoredIdentity[]) => {
+      const { upsert, remove, commit } = this.identityDiff.against(identities);
+      if (upsert.length === 0 && remove.length === 0) return;
+      await this.transaction(async (client) => {
+        if (upsert.length > 0) await upsertIdentities(client, upsert, 'update');
+        if (remove.length > 0)
+          await client.query('DELETE FROM identities WHERE name = ANY($1::text[])', [remove]);
+      });
+      commit();
+    },
+    load: async () => {
+      const rows = (
+        await this.pool.query<Omit<StoredIdentity, 'verified'> & { verified: number }>(
+          'SELECT name, location, first_seen, last_seen, verified, key_proof_at FROM identities ORDER BY name',
+        )
+      ).rows;
+      const loaded = rows.map((r) => ({ ...r, verified: r.verified === 1 }));
+      this.identityDiff.loaded(loaded);
+      return loaded;
+    },
+  };
+
+  readonly silences = {
+    save: async (records: readonly SilenceRecord[]) => {
+      await this.transaction(async (client) => {
+        await client.query('DELETE FROM silences');
+        await client.query(
+          'INSERT INTO silences (name, until, reason) SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[])',
+          [records.map((r) => r.name), records.map((r) => r.until), records.map((r) => r.reason)],
+        );
+      });
+    },
+    load: async () =>
+      (
+        await this.pool.query<SilenceRecord>(
+          'SELECT name, until, reason FROM silences ORDER BY name',
+        )
+      ).rows,
+  };
+
+  readonly deliveries = {
+    keep: async (pending: readonly Pending[]) => {
+      await this.pool.query('INSERT INTO deliveries (item) SELECT unnest($1::text[])', [
+        pending.map((p) => JSON.stringify(p)),
+      ]);
+    },
+    take: async () => {
+      const rows = (
+        await this.pool.query<{ item: string }>(
+          'WITH taken AS (DELETE FROM deliveries RETURNING seq, item) SELECT item FROM taken ORDER BY seq',
+        )
+      ).rows;
+      return rows.flatMap((r) => pendingOf(JSON.parse(r.item) as unknown));
+    },
+  };
+
+  async importAll(data: Imported): Promise<void> {
+    await this.transaction(async (client) => {
+      const j = data.journal;
+      await client.query(
+        `INSERT INTO journal (${JOURNAL_COLUMNS}) SELECT * FROM unnest($1::bigint[], $2::text[],
+         $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[]) ON CONFLICT DO NOTHING`,
+        [
+          j.map((e) => e.id),
+          j.map((e) => e.at),
+          j.map((e) => e.who),
+          j.map((e) => e.op),
+          j.map((e) => e.target),
+          j.map((e) => e.outcome),
+          j.map((e) => e.status),
+          j.map((e) => e.detail),
+        ],
+      );
+      const q = data.queue;
+      await client.query(
+        `INSERT INTO queue (id, name, what, action, requested_at, delivered) SELECT * FROM
+         unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::int[])
+         ON CONFLICT DO NOTHING`,
+        [
+          q.map((a) => a.id),
+          q.map((a) => a.name),
+          q.map((a) => a.what),
+          q.map((a) => a.action),
+          q.map((a) => a.requestedAt),
+          q.map((a) => (a.delivered ? 1 : 0)),
+        ],
+      );
+      await upsertIdentities(client, data.identities, 'keep');
+      const s = data.silences;
+      await client.query(
+        `INSERT INTO silences (name, until, reason) SELECT * FROM unnest($1::text[], $2::bigint[],
+         $3::text[]) ON CONFLICT DO NOTHING`,
+        [s.map((r) => r.name), s.map((r) => r.until), s.map((r) => r.reason)],
+      );
+      await client.query('INSERT INTO deliveries (item) SELECT unnest($1::text[])', [
+        data.deliveries.map((p) => JSON.stringify(p)),
+      ]);
+    });
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO heartbeat (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = EXCLUDED.at',
+      [Date.now()],
+    );
+  }
+
+  async openHistory(now: () => number): Promise<HistoryStore> {
+    this.history ??= await openPostgresHistory(this.pool, now);
+    return this.history;
+  }
+
+  async close(): Promise<void> {
+    await this.history?.close();
+    await this.pool.end();
+  }
+
+  private async transaction(work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await work(client);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+async function upsertIdentities(
+  client: pg.PoolClient,
+  rows: readonly StoredIdentity[],
+  onConflict: 'update' | 'keep',
+): Promise<void> {
+  const conflict =
+    onConflict === 'keep'
+      ? 'DO NOTHING'
+      : `DO UPDATE SET location = EXCLUDED.location, first_seen = EXCLUDED.first_seen,
+         last_seen = EXCLUDED.last_seen, verified = EXCLUDED.verified,
+         key_proof_at = EXCLUDED.key_proof_at`;
+  await client.query(
+    `INSERT INTO identities (name, location, first_seen, last_seen, verified, key_proof_at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::int[], $6::bigint[])
+     ON CONFLICT (name) ${conflict}`,
+    [
+      rows.map((i) => i.name),
+      rows.map((i) => i.location),
+      rows.map((i) => i.first_seen),
+      rows.map((i) => i.last_seen),
+      rows.map((i) => (i.verified ? 1 : 0)),
+      rows.map((i) => i.key_proof_at),
+    ],
+  );
+}

@@ -1,0 +1,65 @@
+import type { ActionName } from '../../shared/wire/common.js';
+import type { QueuedAction } from '../domain/action-queue.js';
+import type { Pending } from '../notify/delivery-queue.js';
+import type { JournalEntry } from '../schemas.js';
+
+/** A journal row as either engine reads it back (PostgreSQL's BIGINT comes as a string). */
+export interface JournalRow {
+  id: number | string;
+  at: string;
+  who: string;
+  op: string;
+  target: string;
+  outcome: string;
+  status: number | null;
+  detail: string;
+}
+
+export function fromJournalRow(r: JournalRow): JournalEntry {
+  return {
+    id: Number(r.id),
+    at: r.at,
+    who: r.who as JournalEntry['who'],
+    op: r.op,
+    target: r.target,
+    outcome: r.outcome,
+    status: r.status,
+    detail: r.detail,
+  };
+}
+
+/** A queue row as either engine reads it back. */
+export interface QueueRow {
+  id: string;
+  name: string;
+  what: string;
+  action: string;
+  requested_at: number | string;
+  delivered: number;
+}
+
+export function fromQueueRow(r: QueueRow): QueuedAction {
+  return {
+    id: r.id,
+    name: r.name,
+    what: r.what,
+    action: r.action as ActionName,
+    requestedAt: Number(r.requested_at),
+    delivered: r.delivered === 1,
+  };
+}
+
+/** A kept delivery, if `value` is one (checked: it was written by an earlier version too). */
+export function pendingOf(value: unknown): Pending[] {
+  if (value === null || typeof value !== 'object') return [];
+  const v = value as { channel?: unknown; message?: unknown };
+  const m = v.message as { title?: unknown; text?: unknown; events?: unknown } | null | undefined;
+  const ok =
+    typeof v.channel === 'string' &&
+    m !== undefined &&
+    m !== null &&
+    typeof m.title === 'string' &&
+    typeof m.text === 'string' &&
+    Array.isArray(m.events);
+  return ok ? [value as Pending] : [];
+}

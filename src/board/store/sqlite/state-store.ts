@@ -1,0 +1,239 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'libsql';
+import type { QueuedAction } from '../../domain/action-queue.js';
+import type { Pending } from '../../notify/delivery-queue.js';
+import type { JournalEntry } from '../../schemas.js';
+import type { HistoryStore } from '../history-store.js';
+import { IdentityDiff } from '../identity-diff.js';
+import {
+  fromJournalRow,
+  fromQueueRow,
+  type JournalRow,
+  pendingOf,
+  type QueueRow,
+} from '../rows.js';
+import type { BoardStore, Imported, SilenceRecord, StoredIdentity } from '../state.js';
+import { GroupCommit } from './group-commit.js';
+import { openLibsqlHistory } from './history-store.js';
+import { migrateState } from './state-schema.js';
+
+/** The embedded engine's file for everything but history (history.db stays as it was). */
+export const STATE_FILE = 'state.db';
+
+/**
+ * The embedded engine: SQLite through libsql in DIR/data/. `state.db` holds the journal, the
+ * queue, identities, silences and kept deliveries; history stays in its own `history.db` (its
+ * sweeps write in slices with yields: sharing a file would hold the state's writes behind them).
+ * Writes of one turn of the event loop commit together (GroupCommit), each commit synced to disk
+ * (`synchronous = FULL`, as the append-only files were), so what is acknowledged survives
+ * kill -9 and a power cut.
+ */
+export class SqliteStore implements BoardStore {
+  readonly engine = 'sqlite';
+  readonly where: string;
+  private readonly commits: GroupCommit;
+  private history: HistoryStore | null = null;
+  private readonly identityDiff = new IdentityDiff();
+
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly dataDir: string,
+  ) {
+    this.where = join(dataDir, STATE_FILE);
+    this.commits = new GroupCommit(db);
+  }
+
+  /** Opens (creating or migrating) DIR/data/state.db; throws naming the file if it cannot. */
+  static open(dataDir: string): SqliteStore {
+    mkdirSync(dataDir, { recursive: true });
+    const file = join(dataDir, STATE_FILE);
+    let db: Database.Database;
+    try {
+      db = new Database(file, { timeout: 0 });
+    } catch (error) {
+      throw new Error(`cannot open ${file}: ${message(error)}`);
+    }
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      migrateState(db);
+    } catch (error) {
+      db.close();
+      const text = message(error);
+      if (/locked|busy/i.test(text))
+        throw new Error(`${file} is locked by another process (another board on this data_dir?)`);
+      throw new Error(`cannot use ${file}: ${text}`);
+    }
+    return new SqliteStore(db, dataDir);
+  }
+
+  readonly journal = {
+    append: (e: JournalEntry) =>
+      this.commits.run((db) => {
+        db.prepare(
+          'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        ).run(e.id, e.at, e.who, e.op, e.target, e.outcome, e.status, e.detail);
+      }),
+    remove: (ids: readonly number[]) =>
+      this.commits.run((db) => {
+        const drop = db.prepare('DELETE FROM journal WHERE id = ?');
+        for (const id of ids) drop.run(id);
+      }),
+    load: async () =>
+      (this.db.prepare('SELECT * FROM journal ORDER BY id').all() as JournalRow[]).map(
+        fromJournalRow,
+      ),
+  };
+
+  readonly queue = {
+    add: (a: QueuedAction) =>
+      this.commits.run((db) => {
+        db.prepare(
+          'INSERT INTO queue (id, name, what, action, requested_at, delivered) VALUES (?, ?, ?, ?, ?, ?)',
+        ).run(a.id, a.name, a.what, a.action, a.requestedAt, a.delivered ? 1 : 0);
+      }),
+    markDelivered: (id: string) =>
+      this.commits.run((db) => {
+        db.prepare('UPDATE queue SET delivered = 1 WHERE id = ?').run(id);
+      }),
+    remove: (id: string) =>
+      this.commits.run((db) => {
+        db.prepare('DELETE FROM queue WHERE id = ?').run(id);
+      }),
+    load: async () =>
+      (this.db.prepare('SELECT * FROM queue ORDER BY seq').all() as QueueRow[]).map(fromQueueRow),
+  };
+
+  readonly identities = {
+    save: (identities: readonly StoredIdentity[]) => {
+      const { upsert, remove, commit } = this.identityDiff.against(identities);
+      if (upsert.length === 0 && remove.length === 0) return Promise.resolve();
+      return this.commits
+        .run((db) => {
+          const put = db.prepare(
+            `INSERT INTO identities (name, location, first_seen, last_seen, verified, key_proof_at)
+             VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET location = excluded.location,
+             first_seen = excluded.first_seen, last_seen = excluded.last_seen,
+             verified = excluded.verified, key_proof_at = excluded.key_proof_at`,
+          );
+          for (const i of upsert) {
+            put.run(
+              i.name,
+              i.location,
+              i.first_seen,
+              i.last_seen,
+              i.verified ? 1 : 0,
+              i.key_proof_at,
+            );
+          }
+          const drop = db.prepare('DELETE FROM identities WHERE name = ?');
+          for (const name of remove) drop.run(name);
+        })
+        .then(commit);
+    },
+    load: async () => {
+      const rows = this.db.prepare('SELECT * FROM identities ORDER BY name').all() as {
+        name: string;
+        location: string;
+        first_seen: number;
+        last_seen: number | null;
+        verified: number;
+        key_proof_at: number | null;
+      }[];
+      const loaded = rows.map((r) => ({ ...r, verified: r.verified === 1 }));
+      this.identityDiff.loaded(loaded);
+      return loaded;
+    },
+  };
+
+  readonly silences = {
+    save: (records: readonly SilenceRecord[]) =>
+      this.commits.run((db) => {
+        db.exec('DELETE FROM silences');
+        const put = db.prepare('INSERT INTO silences (name, until, reason) VALUES (?, ?, ?)');
+        for (const r of records) put.run(r.name, r.until, r.reason);
+      }),
+    load: async () =>
+      this.db
+        .prepare('SELECT name, until, reason FROM silences ORDER BY name')
+        .all() as SilenceRecord[],
+  };
+
+  readonly deliveries = {
+    keep: (pending: readonly Pending[]) =>
+      this.commits.run((db) => {
+        const put = db.prepare('INSERT INTO deliveries (item) VALUES (?)');
+        for (const p of pending) put.run(JSON.stringify(p));
+      }),
+    take: async () => {
+      const rows = this.db.prepare('SELECT item FROM deliveries ORDER BY seq').all() as {
+        item: string;
+      }[];
+      if (rows.length > 0) await this.commits.run((db) => db.exec('DELETE FROM deliveries'));
+      return rows.flatMap((r) => pendingOf(JSON.parse(r.item) as unknown));
+    },
+  };
+
+  async importAll(data: Imported): Promise<void> {
+    await this.commits.run((db) => {
+      const entry = db.prepare(
+        'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      );
+      for (const e of data.journal)
+        entry.run(e.id, e.at, e.who, e.op, e.target, e.outcome, e.status, e.detail);
+      const action = db.prepare(
+        'INSERT OR IGNORE INTO queue (id, name, what, action, requested_at, delivered) VALUES (?, ?, ?, ?, ?, ?)',
+      );
+      for (const a of data.queue)
+        action.run(a.id, a.name, a.what, a.action, a.requestedAt, a.delivered ? 1 : 0);
+      const identity = db.prepare(
+        'INSERT OR IGNORE INTO identities (name, location, first_seen, last_seen, verified, key_proof_at) VALUES (?, ?, ?, ?, ?, ?)',
+      );
+      for (const i of data.identities)
+        identity.run(
+          i.name,
+          i.location,
+          i.first_seen,
+          i.last_seen,
+          i.verified ? 1 : 0,
+          i.key_proof_at,
+        );
+      const silence = db.prepare(
+        'INSERT OR IGNORE INTO silences (name, until, reason) VALUES (?, ?, ?)',
+      );
+      for (const s of data.silences) silence.run(s.name, s.until, s.reason);
+      const delivery = db.prepare('INSERT INTO deliveries (item) VALUES (?)');
+      for (const p of data.deliveries) delivery.run(JSON.stringify(p));
+    });
+  }
+
+  ping(): Promise<void> {
+    return this.commits.run((db) => {
+      db.prepare('INSERT OR REPLACE INTO heartbeat (id, at) VALUES (1, ?)').run(Date.now());
+    });
+  }
+
+  async openHistory(now: () => number): Promise<HistoryStore> {
+    this.history ??= openLibsqlHistory(join(this.dataDir, 'history.db'), now);
+    return this.history;
+  }
+
+  /** Commits what waits, then leaves state.db whole (checkpointed, no WAL to replay). */
+  async close(): Promise<void> {
+    await this.commits.idle();
+    await this.history?.close();
+    if (!this.db.open) return;
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      this.db.pragma('journal_mode = DELETE');
+    } catch {
+      // Another connection still open keeps the (now empty) WAL.
+    }
+    this.db.close();
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import type { QueuedAction } from '../domain/action-queue.js';
+import type { Pending } from '../notify/delivery-queue.js';
+import type { JournalEntry } from '../schemas.js';
+import type { BoardStore, StoredIdentity } from './state.js';
+
+/** How a contract run gets stores: a fresh one, and (for engines that keep data) the same again. */
+export interface StoreFactory {
+  /** A new, empty store. */
+  fresh(): Promise<BoardStore>;
+  /** A new instance over the same data as `store` (after closing it), or null for memory. */
+  reopen: ((store: BoardStore) => Promise<BoardStore>) | null;
+}
+
+const entry = (id: number, detail = `entry ${id}`): JournalEntry => ({
+  id,
+  at: new Date(1_700_000_000_000 + id * 1000).toISOString(),
+  who: 'board',
+  op: 'do',
+  target: 'lab1/backup/start',
+  outcome: 'queued',
+  status: id % 2 === 0 ? 200 : null,
+  detail,
+});
+const action = (id: string, name = 'lab1', delivered = false): QueuedAction => ({
+  id,
+  name,
+  what: 'backup',
+  action: 'start',
+  requestedAt: 1_700_000_000_000 + id.length,
+  delivered,
+});
+const identity = (name: string, over: Partial<StoredIdentity> = {}): StoredIdentity => ({
+  name,
+  location: `http://${name}.example:8701`,
+  first_seen: 1_700_000_000_000,
+  last_seen: 1_700_000_100_000,
+  verified: false,
+  key_proof_at: null,
+  ...over,
+});
+const pending = (channel: string): Pending => ({
+  channel,
+  message: { title: 't', text: 'lab1 is down', boardUrl: null, events: [] },
+});
+
+/**
+ * The contract every engine of the board's state passes (Hono's common.case pattern): each
+ * engine's test file calls this with its factory. Memory, SQLite and PostgreSQL answer alike.
+ */
+export function stateContract(kind: string, factory: StoreFactory): void {
+  const again = async (store: BoardStore): Promise<BoardStore> =>
+    factory.reopen === null ? store : factory.reopen(store);
+
+  describe(`state store contract: ${kind}`, () => {
+    it('is empty at first', async () => {
+      const store = await factory.fresh();
+      expect(await store.journal.load()).toEqual([]);
+      expect(await store.queue.load()).toEqual([]);
+      expect(await store.identities.load()).toEqual([]);
+      expect(await store.silences.load()).toEqual([]);
+      expect(await store.deliveries.take()).toEqual([]);
+      await store.ping();
+      await store.close();
+    });
+
+    it('journal: entries come back by id, whatever order they were written in; removed ones do not', async () => {
+      const store = await factory.fresh();
+      await Promise.all([3, 1, 2, 5, 4].map((id) => store.journal.append(entry(id))));
+      // The same id again (a retry) is not a second entry.
+      await store.journal.append(entry(2, 'again'));
+      await store.journal.remove([1, 4]);
+      const back = await again(store);
+      expect(await back.journal.load()).toEqual([entry(2), entry(3), entry(5)]);
+      await back.close();
+    });
+
+    it('journal: 500 appends at once all commit (group commit, or a pool)', async () => {
+      const store = await factory.fresh();
+      const ids = Array.from({ length: 500 }, (_, i) => i + 1);
+      await Promise.all(ids.map((id) => store.journal.append(entry(id, `d${id}\u00e9\u65e5`))));
+      const back = await again(store);
+      const loaded = await back.journal.load();
+      expect(loaded.map((e) => e.id)).toEqual(ids);
+      expect(loaded[41]?.detail).toBe('d42\u00e9\u65e5');
+      await back.close();
+    });
+
+    it('queue: adds in order, the delivered flag, removals; a duplicate id is refused', async () => {
+      const store = await factory.fresh();
+      await store.queue.add(action('a-1'));
+      await store.queue.add(action('b-22', 'lab2'));
+      await store.queue.add(action('c-333'));
+      await store.queue.markDelivered('b-22');
+      await store.queue.remove('a-1');
+      await expect(store.queue.add(action('c-333'))).rejects.toThrow();
+      const back = await again(store);
+      expect(await back.queue.load()).toEqual([action('b-22', 'lab2', true), action('c-333')]);
+      await back.close();
+    });
+
+    it('identities: a save makes the stored set the one given (changed, added, gone)', async () => {
+      const store = await factory.fresh();
+      await store.identities.save([identity('a'), identity('b'), identity('c')]);
+      await store.identities.save([
+        identity('a', { verified: true, key_proof_at: 1_700_000_200_000, last_seen: null }),
+        identity('c'),
+        identity('d', { location: 'https://d.example/' }),
+      ]);
+      const back = await again(store);
+      expect(await back.identities.load()).toEqual([
+        identity('a', { verified: true, key_proof_at: 1_700_000_200_000, last_seen: null }),
+        identity('c'),
+        identity('d', { location: 'https://d.example/' }),
+      ]);
+      // After a reopen, a save still removes what is gone.
+      await back.identities.save([identity('d', { location: 'https://d.example/' })]);
+      expect((await back.identities.load()).map((i) => i.name)).toEqual(['d']);
+      await back.close();
+    });
+
+    it('silences: a save replaces them all', async () => {
+      const store = await factory.fresh();
+      await store.silences.save([
+        { name: 'a', until: 1_700_000_600_000, reason: 'rack move' },
+        { name: 'b', until: 1_700_000_700_000, reason: '' },
+      ]);
+      await store.silences.save([{ name: 'b', until: 1_700_000_800_000, reason: 'still' }]);
+      const back = await again(store);
+      expect(await back.silences.load()).toEqual([
+        { name: 'b', until: 1_700_000_800_000, reason: 'still' },
+      ]);
+      await back.close();
+    });
+
+    it('deliveries: kept ones are taken once, in order', async () => {
+      const store = await factory.fresh();
+      await store.deliveries.keep([pending('hook'), pending('ops')]);
+      const back = await again(store);
+      expect((await back.deliveries.take()).map((p) => p.channel)).toEqual(['hook', 'ops']);
+      expect(await back.deliveries.take()).toEqual([]);
+      await back.close();
+    });
+
+    it('import: all in one go, and again without doubling anything or overwriting', async () => {
+      const store = await factory.fresh();
+      await store.journal.append(entry(1, 'already here'));
+      const data = {
+        journal: [entry(1, 'imported'), entry(2)],
+        queue: [action('q-1', 'lab1', true), action('q-2')],
+        identities: [identity('a')],
+        silences: [{ name: 'a', until: 1_700_000_600_000, reason: 'r' }],
+        deliveries: [pending('hook')],
+      };
+      await store.importAll(data);
+      await store.importAll({ ...data, deliveries: [] });
+      const back = await again(store);
+      expect(await back.journal.load()).toEqual([entry(1, 'already here'), entry(2)]);
+      expect(await back.queue.load()).toEqual(data.queue);
+      expect(await back.identities.load()).toEqual(data.identities);
+      expect(await back.silences.load()).toEqual(data.silences);
+      expect((await back.deliveries.take()).length).toBe(1);
+      await back.close();
+    });
+  });
+}

@@ -1,0 +1,26 @@
+/**
+ * The state tables, once for each engine's dialect (the only differences: an auto-numbered
+ * column and integer widths). Journal ids are the board's own; queue order is the row's `seq`.
+ */
+function tables(serial: string, int: string): string {
+  return `
+  CREATE TABLE journal (id ${int} PRIMARY KEY, at TEXT NOT NULL, who TEXT NOT NULL,
+    op TEXT NOT NULL, target TEXT NOT NULL, outcome TEXT NOT NULL, status INTEGER,
+    detail TEXT NOT NULL);
+  CREATE TABLE queue (seq ${serial}, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+    what TEXT NOT NULL, action TEXT NOT NULL, requested_at ${int} NOT NULL,
+    delivered INTEGER NOT NULL DEFAULT 0);
+  CREATE TABLE identities (name TEXT PRIMARY KEY, location TEXT NOT NULL,
+    first_seen ${int} NOT NULL, last_seen ${int}, verified INTEGER NOT NULL DEFAULT 0,
+    key_proof_at ${int});
+  CREATE TABLE silences (name TEXT PRIMARY KEY, until ${int} NOT NULL, reason TEXT NOT NULL);
+  CREATE TABLE deliveries (seq ${serial}, item TEXT NOT NULL);
+  CREATE TABLE heartbeat (id INTEGER PRIMARY KEY, at ${int} NOT NULL);
+  `;
+}
+
+/** Migration 1 of the state schema, per engine. */
+export const STATE_TABLES = {
+  sqlite: tables('INTEGER PRIMARY KEY AUTOINCREMENT', 'INTEGER'),
+  postgres: tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
+} as const;

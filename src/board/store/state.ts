@@ -1,0 +1,100 @@
+import type { QueuedAction } from '../domain/action-queue.js';
+import type { Pending } from '../notify/delivery-queue.js';
+import type { JournalEntry } from '../schemas.js';
+import type { HistoryStore } from './history-store.js';
+
+/**
+ * The board's durable state behind small interfaces, one per concern. Two engines implement
+ * them: embedded SQLite (`sqlite/`, the default) and PostgreSQL (`postgres/`); the domain does
+ * not know which one it talks to, and `state-contract.case.ts` is the test both pass.
+ * Every write resolves once it is durable (committed), and rejects if it is not.
+ */
+
+/** An announced machine as kept across restarts (never its overview). */
+export interface StoredIdentity {
+  name: string;
+  location: string;
+  /** ms since the epoch. */
+  first_seen: number;
+  last_seen: number | null;
+  /** Whether its last report proved the key the board holds for it. */
+  verified: boolean;
+  /** ms since the epoch of the last accepted timed key proof (replays are refused), or null. */
+  key_proof_at: number | null;
+}
+
+/** One machine's silence. */
+export interface SilenceRecord {
+  name: string;
+  /** ms since the epoch. */
+  until: number;
+  reason: string;
+}
+
+/** The journal: entries appended one by one, dropped by id when compacted. */
+export interface JournalTable {
+  append(entry: JournalEntry): Promise<void>;
+  /** Drops entries (the journal is bounded; see Journal.trim). */
+  remove(ids: readonly number[]): Promise<void>;
+  /** Every entry, oldest first. */
+  load(): Promise<JournalEntry[]>;
+}
+
+/** Actions queued for announced machines the board cannot reach. */
+export interface QueueTable {
+  add(action: QueuedAction): Promise<void>;
+  markDelivered(id: string): Promise<void>;
+  remove(id: string): Promise<void>;
+  /** Every queued action, oldest first. */
+  load(): Promise<QueuedAction[]>;
+}
+
+/** Announced identities; `save` makes the stored set equal to the one given. */
+export interface IdentityTable {
+  save(identities: readonly StoredIdentity[]): Promise<void>;
+  load(): Promise<StoredIdentity[]>;
+}
+
+/** Silences; `save` makes the stored set equal to the one given. */
+export interface SilenceTable {
+  save(records: readonly SilenceRecord[]): Promise<void>;
+  load(): Promise<SilenceRecord[]>;
+}
+
+/** Notification deliveries not made at the last stop, handed to the next start once. */
+export interface DeliveryTable {
+  /** Adds deliveries to be made by the next start. */
+  keep(pending: readonly Pending[]): Promise<void>;
+  /** The kept deliveries, removed from the store as they are read. */
+  take(): Promise<Pending[]>;
+}
+
+/** Everything an import of an older data directory brings, written in one transaction. */
+export interface Imported {
+  journal: JournalEntry[];
+  queue: QueuedAction[];
+  identities: StoredIdentity[];
+  silences: SilenceRecord[];
+  deliveries: Pending[];
+}
+
+/** One engine: the tables, its history store, and its life cycle. */
+export interface BoardStore {
+  /** `sqlite` or `postgres`: for logs and /metrics only; the domain never branches on it. */
+  readonly engine: 'sqlite' | 'postgres';
+  /** Where it is, for log lines: a path, or host:port/database (never a password). */
+  readonly where: string;
+  readonly journal: JournalTable;
+  readonly queue: QueueTable;
+  readonly identities: IdentityTable;
+  readonly silences: SilenceTable;
+  readonly deliveries: DeliveryTable;
+  /** Writes what an older data directory held, all or nothing; ids already present are kept. */
+  importAll(data: Imported): Promise<void>;
+  /** A small write that proves the store works (the reconnect probe, and a heartbeat). */
+  ping(): Promise<void>;
+  /** The history store on this engine (opened once; null when history is off). */
+  openHistory(now: () => number): Promise<HistoryStore>;
+  /** Waits for writes under way, then releases every connection (SQLite checkpoints). */
+  close(): Promise<void>;
+}
