@@ -11,6 +11,7 @@ import { historyScenario } from './scenarios/history.js';
 import { notifyScenario } from './scenarios/notify.js';
 import { reportsScenario } from './scenarios/reports.js';
 import { soakScenario } from './scenarios/soak.js';
+import { storeScenario } from './scenarios/store.js';
 import { sleep } from './stats.js';
 import { missingFigures, renderTable } from './table.js';
 
@@ -106,6 +107,7 @@ async function main(): Promise<number> {
       if (part('reports')) await attempt('reports', () => reportsScenario(ctx));
       if (part('notify')) await attempt('notify', () => notifyScenario(ctx));
       if (part('history')) await attempt('history', () => historyScenario(ctx));
+      if (part('store')) await attempt('store', () => storeScenario(ctx));
     }
   } finally {
     clearTimeout(watchdog);
@@ -150,8 +152,9 @@ function expectedRows(options: BenchOptions): number {
   // fleet: small 6 (sweep, GET throughput and p99, relay median and p99, RSS), large 6 (sweep,
   // cold sweep, /metrics p99, p99 while scraped, RSS, p99 while sweeping); reports 7 (first
   // announce, capacity, GET during the flood, 3 sustained, RSS); notify 4; history 9 (write,
-  // longest block, 3 queries, uptime, 2 disk, the real board's p99).
-  const rows = { fleet: 12, reports: 7, notify: 4, history: 9 };
+  // longest block, 3 queries, uptime, 2 disk, the real board's p99); store 4 (history write,
+  // journal append, disk, the real board's p99 on PostgreSQL).
+  const rows = { fleet: 12, reports: 7, notify: 4, history: 9, store: 4 };
   return Object.entries(rows).reduce(
     (sum, [name, n]) => sum + (runsPart(options, name) ? n : 0),
     0,

@@ -1,6 +1,6 @@
-import { appendFileSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blackHole, Recorder, writeBoardConfig } from './helpers/fleet.js';
+import { type PgServer, startPostgres } from './helpers/postgres.js';
 import { startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
@@ -15,14 +15,28 @@ interface Entry {
   detail: string;
 }
 
-describe('nothing acknowledged is lost', () => {
+/** The same tests on both engines of the store: embedded SQLite, and a real PostgreSQL. */
+describe.each(['sqlite', 'postgres'] as const)('nothing acknowledged is lost (%s)', (engine) => {
   const dir = tempDir();
   const http = new Recorder();
-  const configDir = writeBoardConfig(dir, 'b', {
-    board_token: TOKEN,
-    registration_token: REGISTRATION,
+  let pg: PgServer | null = null;
+  let configDir = '';
+  beforeAll(async () => {
+    let store: Record<string, string> = {};
+    if (engine === 'postgres') {
+      pg = await startPostgres();
+      store = { store: await pg.createDatabase('durability') };
+    }
+    configDir = writeBoardConfig(dir, 'b', {
+      board_token: TOKEN,
+      registration_token: REGISTRATION,
+      ...store,
+    });
+  }, 60_000);
+  afterAll(() => {
+    pg?.destroy();
+    dir.cleanup();
   });
-  afterAll(() => dir.cleanup());
 
   const report = (url: string) =>
     http.call(`${url}/api/report`, {
@@ -85,13 +99,34 @@ describe('nothing acknowledged is lost', () => {
     }
   });
 
-  it('tolerates a torn last line in the journal and reports it', async () => {
-    appendFileSync(`${configDir}/data/journal.jsonl`, '{"id": 99999, "at": "2026-');
-    const board = await startBoard(configDir);
+  it("imports an earlier version's journal with a torn last line, skipping and counting it", async () => {
+    const old = writeBoardConfig(dir, `old-${engine}`, {
+      board_token: TOKEN,
+      ...(pg === null ? {} : { store: await pg.createDatabase('torn') }),
+    });
+    const line = (id: number) =>
+      JSON.stringify({
+        id,
+        at: '2026-01-01T00:00:00.000Z',
+        who: 'board',
+        op: 'forget',
+        target: `lab${id}`,
+        outcome: 'forgotten',
+        status: 200,
+        detail: 'forgotten',
+      });
+    dir.write(
+      `old-${engine}/data/journal.jsonl`,
+      `${line(1)}\n${line(2)}\n{"id": 99999, "at": "2026-`,
+    );
+    const board = await startBoard(old);
     try {
-      expect(board.output.some((l) => l.includes('unreadable lines skipped'))).toBe(true);
+      const imported = board.output.find((l) => l.includes('imported the data directory'));
+      expect(imported).toContain('"skipped":1');
+      expect(imported).toContain('"journal":2');
       const r = await http.call(`${board.url}/api/journal`, { token: TOKEN });
-      expect(r.status).toBe(200);
+      const targets = (r.json as { entries: Entry[] }).entries.map((e) => e.target);
+      expect(targets).toEqual(['lab2', 'lab1']);
     } finally {
       await board.stop();
     }
@@ -116,11 +151,12 @@ describe('nothing acknowledged is lost', () => {
 
   it('SIGTERM lets a request in flight finish before the board exits 0', async () => {
     const hole = await blackHole();
-    const slowDir = writeBoardConfig(dir, 'slow', {
+    const slowDir = writeBoardConfig(dir, `slow-${engine}`, {
       board_token: TOKEN,
       poll_timeout: 2,
       sweep_interval: 60,
       machines: [{ name: 'silent', url: hole.url, key: 'silent-machine-key-0123456789' }],
+      ...(pg === null ? {} : { store: await pg.createDatabase('slow') }),
     });
     const board = await startBoard(slowDir);
     try {
@@ -143,5 +179,8 @@ describe('nothing acknowledged is lost', () => {
   });
 
   // Every answer, message, log line and data file of this file's tests, searched for every secret.
-  scanForSecretsAfterAll(() => ({ secrets: [TOKEN, REGISTRATION], dirs: [dir.path] }));
+  scanForSecretsAfterAll(() => ({
+    secrets: [TOKEN, REGISTRATION, ...(pg === null ? [] : [pg.password])],
+    dirs: [dir.path],
+  }));
 });

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import Database from 'libsql';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Received, Receiver } from '../src/board/notify/channels/receivers.js';
@@ -8,6 +8,16 @@ import { eventually, Recorder, writeBoardConfig } from './helpers/fleet.js';
 import { type RunningProgram, startBoard } from './helpers/processes.js';
 import { notifySecrets, scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
+
+/** Rows of a table in the board's embedded store (state.db), read while the board is stopped. */
+function storedRows(configDir: string, table: 'silences' | 'deliveries'): number {
+  const db = new Database(`${configDir}/data/state.db`, { readonly: true });
+  try {
+    return (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
 
 const TOKEN = 'notify-e2e-board-token-7c1d';
 const REG = 'notify-e2e-registration-4b9e';
@@ -266,7 +276,7 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
     // Identities are saved after a sweep; then restart.
     await new Promise((r) => setTimeout(r, 500));
     await board.stop();
-    expect(existsSync(`${configDir}/data/silences.json`)).toBe(true);
+    expect(storedRows(configDir, 'silences')).toBe(1);
     board = await startBoard(configDir, { env });
     const view = (await call('/api/board')).json as {
       machines: { name: string; silenced_until: string | null }[];
@@ -316,7 +326,7 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
       'lab7 in flight',
     );
     await board.stop();
-    expect(existsSync(`${configDir}/data/notify-pending.json`)).toBe(true);
+    expect(storedRows(configDir, 'deliveries')).toBe(1);
     hook.requests.length = 0;
     hook.answer = () => ({ status: 200, body: '{}' });
     board = await startBoard(configDir, { env });
@@ -329,7 +339,7 @@ describe('notifications: board.yaml, the API, a webhook and an SMTP server', () 
           : undefined,
       'the kept message',
     );
-    expect(existsSync(`${configDir}/data/notify-pending.json`)).toBe(false);
+    expect(storedRows(configDir, 'deliveries')).toBe(0);
   });
 
   scanForSecretsAfterAll(() => ({

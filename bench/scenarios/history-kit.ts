@@ -58,7 +58,7 @@ export interface HistoryModules {
 export async function loadHistory(): Promise<HistoryModules> {
   const at = (file: string) => pathToFileURL(join(ROOT, 'dist/board/history', file)).href;
   const [store, history, settings] = (await Promise.all([
-    import(at('libsql-store.js')),
+    import(pathToFileURL(join(ROOT, 'dist/board/store/sqlite/history-store.js')).href),
     import(at('history.js')),
     import(at('settings.js')),
   ])) as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
