@@ -1,5 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,7 +71,12 @@ process.once('exit', () => {
 });
 
 /** Starts a private server (initdb takes ~2 s here). Throws if PostgreSQL is not installed. */
-export async function startPostgres(): Promise<PgServer> {
+export async function startPostgres(
+  options: {
+    /** PEM files of the server's certificate and key: TLS on (clients may still connect without). */
+    tls?: { cert: string; key: string };
+  } = {},
+): Promise<PgServer> {
   const bin = postgresBinDir();
   if (bin === null) {
     throw new Error(
@@ -103,8 +116,26 @@ export async function startPostgres(): Promise<PgServer> {
     '--no-sync',
   ]);
   rmSync(join(dir, 'pw'));
+  const ssl: string[] = [];
+  if (options.tls !== undefined) {
+    // PostgreSQL wants its key readable by itself alone.
+    copyFileSync(options.tls.cert, join(dir, 'server.crt'));
+    copyFileSync(options.tls.key, join(dir, 'server.key'));
+    chmodSync(join(dir, 'server.key'), 0o600);
+    if (root) {
+      const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+      const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+      chownSync(join(dir, 'server.crt'), uid, gid);
+      chownSync(join(dir, 'server.key'), uid, gid);
+    }
+    ssl.push(
+      '-c ssl=on',
+      `-c ssl_cert_file='${join(dir, 'server.crt')}'`,
+      `-c ssl_key_file='${join(dir, 'server.key')}'`,
+    );
+  }
   const port = await freePort();
-  const options = [
+  const serverOptions = [
     `-p ${port}`,
     "-c listen_addresses='127.0.0.1'",
     `-c unix_socket_directories='${dir}'`,
@@ -112,6 +143,7 @@ export async function startPostgres(): Promise<PgServer> {
     '-c synchronous_commit=off',
     '-c full_page_writes=off',
     '-c max_connections=200',
+    ...ssl,
   ].join(' ');
   let stopped = true;
   const server: PgServer = {
@@ -136,7 +168,7 @@ export async function startPostgres(): Promise<PgServer> {
     },
     start() {
       if (!stopped) return;
-      run('pg_ctl', ['start', '-D', data, '-o', options, '-l', join(dir, 'log'), '-w']);
+      run('pg_ctl', ['start', '-D', data, '-o', serverOptions, '-l', join(dir, 'log'), '-w']);
       stopped = false;
     },
     async terminateConnections(database) {

@@ -57,6 +57,9 @@ export function postgresFailure(error: unknown): string {
   if (code === '57P01' || code === '57P02' || code === '57P03') return 'server shutting down';
   if (code === '28P01' || code === '28000') return 'authentication failed';
   if (code === '53100') return 'server disk full';
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/.test(code))
+    return `the server's TLS certificate is not trusted (${code})`;
+  if (code === '3D000') return 'no such database';
   const text = typeof e.message === 'string' ? e.message : '';
   if (/timeout/i.test(text)) return 'timed out';
   if (/terminat|Connection terminated|closed/i.test(text)) return 'connection lost';
