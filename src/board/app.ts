@@ -7,6 +7,7 @@ import { createHttpApp } from '../shared/http/http-app.js';
 import type { Logger } from '../shared/logger.js';
 import { setServerCertificate } from '../shared/tls/server-certificate.js';
 import { VERSION } from '../shared/version.js';
+import { Membership } from './cluster/membership.js';
 import type { BoardSettings } from './config/config.js';
 import { casChanged } from './config/settings-diff.js';
 import { ActionQueue } from './domain/action-queue.js';
@@ -19,6 +20,7 @@ import { openHistory } from './history/open-history.js';
 import { actionRoutes } from './http/action-routes.js';
 import { type AuthOptions, installAuth } from './http/auth.js';
 import { boardRoutes } from './http/board-routes.js';
+import { clusterRoutes } from './http/cluster-routes.js';
 import { historyRoutes } from './http/history-routes.js';
 import { journalRoutes } from './http/journal-routes.js';
 import { liveRoutes } from './http/live-routes.js';
@@ -71,6 +73,8 @@ export interface BoardApp {
   /** The reverse proxies the board believes; `set()` swaps the list while running. */
   trustedProxies: TrustedProxies;
   notifier: Notifier;
+  /** The boards sharing this board's store (GET /api/cluster), and this one's heartbeat. */
+  membership: Membership;
   silences: Silences;
   /** The board's history (null: off, or its file could not be used). */
   history: History | null;
@@ -104,10 +108,12 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     settings.maxAnnounced,
     settings.maxAnnouncedBytes,
   );
+  registry.boardId = settings.boardId;
   registry.restore(loaded.identities);
   const queue = new ActionQueue(clock, tables.queue, loaded.queue);
   for (const m of registry.announced()) registry.setQueued(m.name, queue.count(m.name));
   const journal = new Journal(clock, events, tables.journal, loaded.journal);
+  journal.boardId = settings.boardId;
   const board = new Board({
     settings,
     clock,
@@ -175,6 +181,17 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     health,
   });
 
+  let current = settings;
+  const membership = new Membership(
+    tables.boards,
+    () => ({
+      id: current.boardId,
+      machines: current.machines.length,
+      failoverAfterMs: current.failoverAfterMs,
+    }),
+    () => clock.now(),
+  );
+
   const trustedProxies = new TrustedProxies(settings.trustedProxies ?? []);
   const app = await createHttpApp({
     logger,
@@ -215,9 +232,9 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   await app.register(notifyRoutes, { notifier });
   await app.register(silenceRoutes, { silences });
   await app.register(historyRoutes, { registry, history, unavailable });
+  await app.register(clusterRoutes, { membership });
   await app.register(uiRoutes, { dir: deps.uiDir ?? UI_DIR });
 
-  let current = settings;
   return {
     app,
     board,
@@ -239,6 +256,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       return board.reconfigure(next);
     },
     trustedProxies,
+    membership,
     notifier,
     silences,
     history,

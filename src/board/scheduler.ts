@@ -2,7 +2,7 @@ import type { Logger } from '../shared/logger.js';
 import type { BoardApp } from './app.js';
 import { isStoreUnavailable } from './store/store-health.js';
 
-/** The board's timers: the sweep loop (each sweep closes a change set) and the upkeep tick. */
+/** The board's timers: the sweep loop (each sweep closes a change set), the upkeep tick and the heartbeat. */
 export interface Scheduler {
   /** Starts sweeping if it was idle for want of configured machines (after a reload). */
   wake(): void;
@@ -46,7 +46,20 @@ export function startScheduler(boardApp: BoardApp, log: Logger): Scheduler {
   };
 
   let upkeepRunning = false;
+  let beating = false;
   const upkeep = setInterval(() => {
+    // The heartbeat in the store (GET /api/cluster), every second, whatever the upkeep does.
+    if (!beating) {
+      beating = true;
+      boardApp.membership
+        .beat()
+        .catch((error: unknown) => {
+          if (!isStoreUnavailable(error)) log.error({ err: error }, 'heartbeat failed');
+        })
+        .finally(() => {
+          beating = false;
+        });
+    }
     if (upkeepRunning) return;
     upkeepRunning = true;
     board

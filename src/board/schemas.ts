@@ -7,6 +7,9 @@ export const MachineView = Type.Object({
   origin: Type.Union([Type.Literal('configured'), Type.Literal('announced')]),
   state: Type.Union([Type.Literal('up'), Type.Literal('down')]),
   location: Type.String({ description: 'where a browser reaches the machine' }),
+  board: Type.Union([Type.String(), Type.Null()], {
+    description: 'the board (board_id) that last polled the machine or took its report',
+  }),
   last_seen: Type.Union([Type.String(), Type.Null()], {
     description: 'ISO 8601 time of the last good poll or report',
   }),
@@ -44,6 +47,7 @@ export const JournalEntry = Type.Object({
   }),
   status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status, if any' }),
   detail: Type.String(),
+  board: Type.Optional(Type.String({ description: 'the board (board_id) that wrote the entry' })),
 });
 export type JournalEntry = Static<typeof JournalEntry>;
 export type Who = JournalEntry['who'];

@@ -10,6 +10,7 @@ const TOKEN = 'openapi-board-token-0123456789';
 const OPERATIONS: Record<string, string> = {
   'GET /api/health': 'health_api_health_get',
   'GET /api/board': 'get_board_api_board_get',
+  'GET /api/cluster': 'get_cluster_api_cluster_get',
   'POST /api/do/{name}/{what}/{action}': 'do_action_api_do__name___what___action__post',
   'GET /api/journal': 'get_journal_api_journal_get',
   'GET /api/language/{code}': 'get_language_api_language__code__get',

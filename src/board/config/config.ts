@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { type Static, Type } from 'typebox';
 import type { CliOptions } from '../../shared/cli.js';
@@ -42,6 +43,8 @@ export const BoardConfigFile = Type.Object(
     max_announced_mb: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     sweep_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
     data_dir: Type.Optional(Type.String({ minLength: 1 })),
+    board_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:@-]{0,99}$' })),
+    failover_after: Type.Optional(Seconds),
     store: Type.Optional(
       Type.Union([
         Type.String({ minLength: 1, maxLength: 2000 }),
@@ -95,6 +98,10 @@ export interface BoardSettings {
   maxAnnouncedBytes: number;
   sweepConcurrency: number;
   dataDir: string;
+  /** This board's id among the boards of one store (default hostname:port). */
+  boardId: string;
+  /** A board silent this long (ms) is dead. */
+  failoverAfterMs: number;
   /** Where durable state lives: the embedded SQLite in dataDir, or a PostgreSQL server. */
   store: StoreSettings;
   /** The board's own certificate and key: it serves HTTPS (and WSS) when set. */
@@ -135,6 +142,7 @@ export const BOARD_DEFAULTS = {
   maxAnnounced: 10_000,
   maxAnnouncedMb: 128,
   sweepConcurrency: 256,
+  failoverAfter: 10,
 } as const;
 
 /** Reads and checks `DIR/board.yaml`; throws ConfigError naming the file and each bad field. */
@@ -207,6 +215,8 @@ export function boardSettings(
     maxAnnouncedBytes: (raw.max_announced_mb ?? BOARD_DEFAULTS.maxAnnouncedMb) * 1024 * 1024,
     sweepConcurrency: raw.sweep_concurrency ?? BOARD_DEFAULTS.sweepConcurrency,
     dataDir: isAbsolute(dataDir) || configDir === null ? dataDir : join(configDir, dataDir),
+    boardId: raw.board_id ?? `${hostname()}:${cli.port ?? raw.port ?? BOARD_DEFAULTS.port}`,
+    failoverAfterMs: (raw.failover_after ?? BOARD_DEFAULTS.failoverAfter) * 1000,
     store,
     tls,
     ca,

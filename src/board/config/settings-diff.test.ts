@@ -21,7 +21,8 @@ describe('diffSettings', () => {
     const change = diffSettings(running, next);
     expect(change).toEqual({
       applied: ['board_token', 'sweep_interval', 'machines'],
-      restart: ['port', 'data_dir'],
+      // board_id defaults to hostname:port, so it follows the port.
+      restart: ['port', 'data_dir', 'board_id'],
     });
     expect(JSON.stringify(change)).not.toContain(OTHER);
   });

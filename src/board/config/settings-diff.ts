@@ -16,6 +16,7 @@ const RESTART_FIELDS: readonly Field[] = [
   ['port', (s) => s.port],
   ['data_dir', (s) => s.dataDir],
   ['store', (s) => JSON.stringify(s.store)],
+  ['board_id', (s) => s.boardId],
   ['max_announced', (s) => s.maxAnnounced],
   ['max_announced_mb', (s) => s.maxAnnouncedBytes],
   // Turning TLS on or off changes the kind of server; a new certificate does not.
@@ -36,6 +37,7 @@ const LIVE_FIELDS: readonly Field[] = [
   ['announced_keys_only', (s) => s.announcedKeysOnly],
   ['trusted_proxies', (s) => JSON.stringify(s.trustedProxies ?? [])],
   ['public_url', (s) => s.publicUrl],
+  ['failover_after', (s) => s.failoverAfterMs],
   ['notify', (s) => JSON.stringify(s.notify)],
 ];
 
@@ -59,6 +61,7 @@ export function keepRestartFields(running: BoardSettings, next: BoardSettings): 
     port: running.port,
     dataDir: running.dataDir,
     store: running.store,
+    boardId: running.boardId,
     maxAnnounced: running.maxAnnounced,
     maxAnnouncedBytes: running.maxAnnouncedBytes,
     tls: tlsSwitched ? running.tls : next.tls,

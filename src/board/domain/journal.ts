@@ -34,6 +34,8 @@ export class Journal {
   /** How many of the entries are what outsiders caused (see `outsiders`). */
   private refused = 0;
   private nextId: number;
+  /** This board's id (board_id): every entry it writes carries it. */
+  boardId: string | null = null;
   /** Ids pushed out of the bound and not yet dropped from the store. */
   private gone: number[] = [];
 
@@ -63,6 +65,7 @@ export class Journal {
       target: clip(input.target, TARGET_MAX),
       // A detail may quote a client or a machine's answer: no control or bidi characters.
       detail: safeText(clip(input.detail, DETAIL_MAX)),
+      ...(this.boardId === null ? {} : { board: this.boardId }),
     };
     this.nextId += 1;
     this.entries.push(entry);

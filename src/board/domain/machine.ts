@@ -29,6 +29,8 @@ export interface Machine {
   verified: boolean;
   /** ms since the epoch until which notifications for it are silenced; null if not. */
   silencedUntil: number | null;
+  /** The board that last polled it or took its report (board_id), or null: not yet. */
+  board: string | null;
   /** The newest bell time (ISO text, as the agent sent it) already seen. */
   lastBellAt: string | null;
   queued: number;
@@ -112,6 +114,7 @@ function recordHead(m: Machine): string {
     late: m.late,
     ...(m.origin === 'announced' ? { verified: m.verified } : {}),
     location: m.location,
+    board: m.board,
     last_seen: m.lastSeen === null ? null : new Date(m.lastSeen).toISOString(),
     error: m.error,
     queued: m.queued,

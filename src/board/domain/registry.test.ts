@@ -22,6 +22,8 @@ describe('Registry', () => {
       state: 'down',
       late: false,
       location: 'http://127.0.0.1:1',
+      // No board has polled it yet.
+      board: null,
       last_seen: null,
       error: 'not polled yet',
       queued: 0,

@@ -44,6 +44,8 @@ export class Registry {
   private readonly viewCache: ViewCache;
   /** Bumped whenever the set of announced identities changes (for the snapshot writer). */
   identityVersion = 0;
+  /** This board's id (board_id), written into the records it observes. */
+  boardId: string | null = null;
 
   constructor(
     private readonly clock: Clock,
@@ -102,6 +104,7 @@ export class Registry {
   observe(machine: Machine, observation: Observation): void {
     const now = this.clock.now();
     const previous = machine.observed ? machine.state : null;
+    machine.board = this.boardId;
     if (observation.ok) {
       machine.state = 'up';
       machine.lastSeen = now;
@@ -364,6 +367,7 @@ export class Registry {
       late: false,
       verified: false,
       silencedUntil: null,
+      board: null,
       lastBellAt: null,
       queued: 0,
       bytes: null,

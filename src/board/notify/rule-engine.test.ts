@@ -168,6 +168,7 @@ function machine(name: string, metrics: Partial<ReturnType<typeof emptyMetrics>>
     late: false,
     verified: false,
     silencedUntil: null,
+    board: null,
     lastBellAt: null,
     queued: 0,
     bytes: null,

@@ -1,6 +1,6 @@
 import type { QueuedAction } from '../domain/action-queue.js';
 import type { JournalEntry } from '../schemas.js';
-import type { BoardStore, SilenceRecord, StoredIdentity } from './state.js';
+import type { BoardRow, BoardStore, SilenceRecord, StoredIdentity } from './state.js';
 import { isStoreUnavailable, type StoreHealth } from './store-health.js';
 
 /** Journal entries that wait for the store while it is away, at most. */
@@ -83,6 +83,12 @@ export class GuardedTables {
   readonly identities = {
     save: (identities: readonly StoredIdentity[]): Promise<void> =>
       this.health.guard('identities', () => this.store.identities.save(identities)),
+  };
+
+  readonly boards = {
+    beat: (row: BoardRow): Promise<void> =>
+      this.health.guard('boards', () => this.store.boards.beat(row)),
+    list: (): Promise<BoardRow[]> => this.store.boards.list(),
   };
 
   readonly silences = {

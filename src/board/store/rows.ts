@@ -13,8 +13,10 @@ export interface JournalRow {
   outcome: string;
   status: number | null;
   detail: string;
+  board?: string | null;
 }
 
+/** A journal entry from its row (`board` only where one was written). */
 export function fromJournalRow(r: JournalRow): JournalEntry {
   return {
     id: Number(r.id),
@@ -25,6 +27,7 @@ export function fromJournalRow(r: JournalRow): JournalEntry {
     outcome: r.outcome,
     status: r.status,
     detail: r.detail,
+    ...(typeof r.board === 'string' ? { board: r.board } : {}),
   };
 }
 

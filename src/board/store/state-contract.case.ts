@@ -142,6 +142,28 @@ export function stateContract(kind: string, factory: StoreFactory): void {
       await back.close();
     });
 
+    it("boards: each heartbeat replaces that board's row; every board is listed by id", async () => {
+      const store = await factory.fresh();
+      await store.boards.beat({ id: 'b:8700', started_at: 1, seen_at: 10, machines: 3 });
+      await store.boards.beat({ id: 'a:8700', started_at: 2, seen_at: 20, machines: 0 });
+      await store.boards.beat({ id: 'b:8700', started_at: 1, seen_at: 30, machines: 4 });
+      const back = await again(store);
+      expect(await back.boards.list()).toEqual([
+        { id: 'a:8700', started_at: 2, seen_at: 20, machines: 0 },
+        { id: 'b:8700', started_at: 1, seen_at: 30, machines: 4 },
+      ]);
+      await back.close();
+    });
+
+    it('journal: an entry keeps the board that wrote it', async () => {
+      const store = await factory.fresh();
+      await store.journal.append({ ...entry(1), board: 'b:8700' });
+      await store.journal.append(entry(2));
+      const back = await again(store);
+      expect(await back.journal.load()).toEqual([{ ...entry(1), board: 'b:8700' }, entry(2)]);
+      await back.close();
+    });
+
     it('import: all in one go, and again without doubling anything or overwriting', async () => {
       const store = await factory.fresh();
       await store.journal.append(entry(1, 'already here'));

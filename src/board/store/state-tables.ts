@@ -19,8 +19,17 @@ function tables(serial: string, int: string): string {
   `;
 }
 
-/** Migration 1 of the state schema, per engine. */
+/** Migration 2 (round 3, several boards): who wrote an entry, and the boards' heartbeats. */
+function boards(int: string): string {
+  return `
+  ALTER TABLE journal ADD COLUMN board TEXT;
+  CREATE TABLE boards (id TEXT PRIMARY KEY, started_at ${int} NOT NULL, seen_at ${int} NOT NULL,
+    machines INTEGER NOT NULL DEFAULT 0);
+  `;
+}
+
+/** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
-  sqlite: tables('INTEGER PRIMARY KEY AUTOINCREMENT', 'INTEGER'),
-  postgres: tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
+  sqlite: [tables('INTEGER PRIMARY KEY AUTOINCREMENT', 'INTEGER'), boards('INTEGER')],
+  postgres: [tables('BIGSERIAL PRIMARY KEY', 'BIGINT'), boards('BIGINT')],
 } as const;

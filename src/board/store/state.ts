@@ -69,6 +69,25 @@ export interface DeliveryTable {
   take(): Promise<Pending[]>;
 }
 
+/** One board's heartbeat row (several boards may share a PostgreSQL store). */
+export interface BoardRow {
+  /** Its board_id. */
+  id: string;
+  /** ms since the epoch. */
+  started_at: number;
+  /** ms since the epoch of its last heartbeat. */
+  seen_at: number;
+  /** How many configured machines it polls. */
+  machines: number;
+}
+
+/** The boards that use this store: each writes its own row every second. */
+export interface BoardsTable {
+  beat(row: BoardRow): Promise<void>;
+  /** Every board that has ever written a row, by id. */
+  list(): Promise<BoardRow[]>;
+}
+
 /** Everything an import of an older data directory brings, written in one transaction. */
 export interface Imported {
   journal: JournalEntry[];
@@ -89,6 +108,7 @@ export interface BoardStore {
   readonly identities: IdentityTable;
   readonly silences: SilenceTable;
   readonly deliveries: DeliveryTable;
+  readonly boards: BoardsTable;
   /** Writes what an older data directory held, all or nothing; ids already present are kept. */
   importAll(data: Imported): Promise<void>;
   /** A small write that proves the store works (the reconnect probe, and a heartbeat). */

@@ -2,7 +2,7 @@ import type { QueuedAction } from '../../domain/action-queue.js';
 import type { Pending } from '../../notify/delivery-queue.js';
 import type { JournalEntry } from '../../schemas.js';
 import type { HistoryStore } from '../history-store.js';
-import type { BoardStore, Imported, SilenceRecord, StoredIdentity } from '../state.js';
+import type { BoardRow, BoardStore, Imported, SilenceRecord, StoredIdentity } from '../state.js';
 import { MemoryHistoryStore } from './history-store.js';
 
 /**
@@ -68,6 +68,16 @@ export class MemoryStore implements BoardStore {
     },
     load: async () =>
       this.silenceRows.map((r) => ({ ...r })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+  };
+
+  private boardRows = new Map<string, BoardRow>();
+
+  readonly boards = {
+    beat: async (row: BoardRow) => {
+      this.boardRows.set(row.id, { ...row });
+    },
+    list: async () =>
+      [...this.boardRows.values()].map((b) => ({ ...b })).sort((a, b) => (a.id < b.id ? -1 : 1)),
   };
 
   readonly deliveries = {

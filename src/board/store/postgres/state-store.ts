@@ -11,16 +11,16 @@ import {
   pendingOf,
   type QueueRow,
 } from '../rows.js';
-import type { BoardStore, Imported, SilenceRecord, StoredIdentity } from '../state.js';
+import type { BoardRow, BoardStore, Imported, SilenceRecord, StoredIdentity } from '../state.js';
 import { STATE_TABLES } from '../state-tables.js';
 import { describePostgres, openPool, type PostgresSettings } from './connection.js';
 import { openPostgresHistory } from './history-store.js';
 import { migrate } from './migrate.js';
 
 /** The state schema's migrations on PostgreSQL: append, never edit one that shipped. */
-export const STATE_MIGRATIONS: readonly string[] = [STATE_TABLES.postgres];
+export const STATE_MIGRATIONS: readonly string[] = STATE_TABLES.postgres;
 
-const JOURNAL_COLUMNS = 'id, at, who, op, target, outcome, status, detail';
+const JOURNAL_COLUMNS = 'id, at, who, op, target, outcome, status, detail, board';
 
 /**
  * The PostgreSQL engine: the same tables as the embedded one, reached through a pool (`pg`).
@@ -62,9 +62,9 @@ export class PostgresStore implements BoardStore {
   readonly journal = {
     append: async (e: JournalEntry) => {
       await this.pool.query(
-        `INSERT INTO journal (${JOURNAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+        `INSERT INTO journal (${JOURNAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
          ON CONFLICT (id) DO NOTHING`,
-        [e.id, e.at, e.who, e.op, e.target, e.outcome, e.status, e.detail],
+        [e.id, e.at, e.who, e.op, e.target, e.outcome, e.status, e.detail, e.board ?? null],
       );
     },
     remove: async (ids: readonly number[]) => {
@@ -138,6 +138,23 @@ export class PostgresStore implements BoardStore {
       ).rows,
   };
 
+  readonly boards = {
+    beat: async (b: BoardRow) => {
+      await this.pool.query(
+        `INSERT INTO boards (id, started_at, seen_at, machines) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (id) DO UPDATE SET started_at = EXCLUDED.started_at,
+         seen_at = EXCLUDED.seen_at, machines = EXCLUDED.machines`,
+        [b.id, b.started_at, b.seen_at, b.machines],
+      );
+    },
+    list: async () =>
+      (
+        await this.pool.query<BoardRow>(
+          'SELECT id, started_at, seen_at, machines FROM boards ORDER BY id',
+        )
+      ).rows,
+  };
+
   readonly deliveries = {
     keep: async (pending: readonly Pending[]) => {
       await this.pool.query('INSERT INTO deliveries (item) SELECT unnest($1::text[])', [
@@ -159,7 +176,8 @@ export class PostgresStore implements BoardStore {
       const j = data.journal;
       await client.query(
         `INSERT INTO journal (${JOURNAL_COLUMNS}) SELECT * FROM unnest($1::bigint[], $2::text[],
-         $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[]) ON CONFLICT DO NOTHING`,
+         $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[])
+         ON CONFLICT DO NOTHING`,
         [
           j.map((e) => e.id),
           j.map((e) => e.at),
@@ -169,6 +187,7 @@ export class PostgresStore implements BoardStore {
           j.map((e) => e.outcome),
           j.map((e) => e.status),
           j.map((e) => e.detail),
+          j.map((e) => e.board ?? null),
         ],
       );
       const q = data.queue;

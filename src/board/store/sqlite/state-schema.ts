@@ -5,7 +5,7 @@ import { STATE_TABLES } from '../state-tables.js';
  * state.db's schema, versioned with PRAGMA user_version: append a migration, never edit one that
  * shipped. The tables are the same as PostgreSQL's (state-tables.ts), in SQLite's words.
  */
-export const STATE_MIGRATIONS: readonly string[] = [STATE_TABLES.sqlite];
+export const STATE_MIGRATIONS: readonly string[] = STATE_TABLES.sqlite;
 
 /** Brings state.db to the current version (or throws, naming the problem). */
 export function migrateState(db: Database.Database): void {

@@ -13,7 +13,7 @@ import {
   pendingOf,
   type QueueRow,
 } from '../rows.js';
-import type { BoardStore, Imported, SilenceRecord, StoredIdentity } from '../state.js';
+import type { BoardRow, BoardStore, Imported, SilenceRecord, StoredIdentity } from '../state.js';
 import { GroupCommit } from './group-commit.js';
 import { openLibsqlHistory } from './history-store.js';
 import { migrateState } from './state-schema.js';
@@ -72,8 +72,8 @@ export class SqliteStore implements BoardStore {
     append: (e: JournalEntry) =>
       this.commits.run((db) => {
         db.prepare(
-          'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        ).run(e.id, e.at, e.who, e.op, e.target, e.outcome, e.status, e.detail);
+          'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail, board) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        ).run(e.id, e.at, e.who, e.op, e.target, e.outcome, e.status, e.detail, e.board ?? null);
       }),
     remove: (ids: readonly number[]) =>
       this.commits.run((db) => {
@@ -160,6 +160,21 @@ export class SqliteStore implements BoardStore {
         .all() as SilenceRecord[],
   };
 
+  readonly boards = {
+    beat: (b: BoardRow) =>
+      this.commits.run((db) => {
+        db.prepare(
+          `INSERT INTO boards (id, started_at, seen_at, machines) VALUES (?, ?, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at,
+           seen_at = excluded.seen_at, machines = excluded.machines`,
+        ).run(b.id, b.started_at, b.seen_at, b.machines);
+      }),
+    list: async () =>
+      this.db
+        .prepare('SELECT id, started_at, seen_at, machines FROM boards ORDER BY id')
+        .all() as BoardRow[],
+  };
+
   readonly deliveries = {
     keep: (pending: readonly Pending[]) =>
       this.commits.run((db) => {
@@ -178,10 +193,20 @@ export class SqliteStore implements BoardStore {
   async importAll(data: Imported): Promise<void> {
     await this.commits.run((db) => {
       const entry = db.prepare(
-        'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail, board) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       );
       for (const e of data.journal)
-        entry.run(e.id, e.at, e.who, e.op, e.target, e.outcome, e.status, e.detail);
+        entry.run(
+          e.id,
+          e.at,
+          e.who,
+          e.op,
+          e.target,
+          e.outcome,
+          e.status,
+          e.detail,
+          e.board ?? null,
+        );
       const action = db.prepare(
         'INSERT OR IGNORE INTO queue (id, name, what, action, requested_at, delivered) VALUES (?, ?, ?, ?, ?, ?)',
       );

@@ -6,6 +6,7 @@ import { ClockContext, createClock, useI18n, useVersion } from '../hooks.js';
 import { chooseLanguage } from '../i18n/i18n.js';
 import { createBoardStore, rafScheduler } from '../state/board-store.js';
 import { alertsFor, showAlerts } from '../state/browser-notify.js';
+import { useClusterFeed } from '../state/cluster.js';
 import { createJournalStore } from '../state/journal-store.js';
 import { SilenceContext } from '../state/notify-context.js';
 import {
@@ -18,6 +19,7 @@ import { countMachines } from '../state/select.js';
 import { UptimeContext, useUptimeFeed } from '../state/uptime.js';
 import { KEYS, localStore } from '../storage.js';
 import { readView, type ViewState, writeView } from '../url-state.js';
+import { ClusterLine } from './cluster-line.js';
 import { ConfirmDialog } from './confirm-dialog.js';
 import { Filters } from './filters.js';
 import { JournalPanel } from './journal-panel.js';
@@ -50,6 +52,7 @@ export function BoardPage(props: BoardPageProps) {
   const skew = useRef(0);
   const clock = useMemo(() => createClock(() => skew.current), []);
   const uptime = useUptimeFeed(api);
+  const cluster = useClusterFeed(api);
   const [status, setStatus] = useState<LiveStatus>('connecting');
   const [loadProblem, setLoadProblem] = useState<string | null>(null);
   const [journalProblem, setJournalProblem] = useState<string | null>(null);
@@ -316,6 +319,7 @@ export function BoardPage(props: BoardPageProps) {
             {t('board.heading')}
           </h2>
           <Summary counts={counts} loaded={loaded} />
+          <ClusterLine boards={cluster} />
           {loadProblem !== null ? (
             <p class="problem" role="alert">
               {t('board.loadProblem', { detail: loadProblem })}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../store/memory/state-store.js';
+import { alive, Membership } from './membership.js';
+
+describe('Membership', () => {
+  it('a board is alive while its heartbeat is younger than failover_after', () => {
+    const row = { id: 'a', started_at: 0, seen_at: 10_000, machines: 1 };
+    expect(alive(row, 19_999, 10_000)).toBe(true);
+    expect(alive(row, 20_000, 10_000)).toBe(false);
+  });
+
+  it('lists every board by id, marks the silent one dead, and always itself alive', async () => {
+    const store = new MemoryStore();
+    let now = 100_000;
+    const self = (id: string) => () => ({ id, machines: 2, failoverAfterMs: 10_000 });
+    const a = new Membership(store.boards, self('a:8700'), () => now);
+    const b = new Membership(store.boards, self('b:8700'), () => now);
+    expect(a.boards().map((x) => x.id)).toEqual(['a:8700']);
+    await b.beat();
+    await a.beat();
+    expect(a.boards().map((x) => [x.id, x.alive])).toEqual([
+      ['a:8700', true],
+      ['b:8700', true],
+    ]);
+    // b stops beating; a goes on.
+    now += 10_000;
+    await a.beat();
+    expect(a.boards()).toEqual([
+      { id: 'a:8700', alive: true, seen_at: new Date(now).toISOString(), machines: 2 },
+      { id: 'b:8700', alive: false, seen_at: new Date(100_000).toISOString(), machines: 2 },
+    ]);
+    // b, cut off from the store, still lists itself alive (from memory).
+    expect(b.boards().find((x) => x.id === 'b:8700')?.alive).toBe(true);
+  });
+});

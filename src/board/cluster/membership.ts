@@ -1,0 +1,59 @@
+import type { BoardRow, BoardsTable } from '../store/state.js';
+
+/** One board as GET /api/cluster lists it. */
+export interface BoardView {
+  id: string;
+  alive: boolean;
+  /** ISO 8601 time of its last heartbeat. */
+  seen_at: string;
+  /** Configured machines it polls. */
+  machines: number;
+}
+
+/**
+ * The boards that share this board's store, as their heartbeat rows say (Zabbix's HA node
+ * table): each board writes its row every second; one silent for `failover_after` is dead.
+ * Whether a board is alive is a plain function of the rows and the time (`alive`), so it is
+ * tested without a database. A single board lists itself.
+ */
+export class Membership {
+  private readonly startedAt: number;
+  /** The rows as last read (this board's own as last written). */
+  private rows: BoardRow[] = [];
+
+  constructor(
+    private readonly table: BoardsTable,
+    private readonly self: () => { id: string; machines: number; failoverAfterMs: number },
+    private readonly now: () => number,
+  ) {
+    this.startedAt = now();
+  }
+
+  /** Writes this board's heartbeat, then reads every board's (the scheduler, every second). */
+  async beat(): Promise<void> {
+    const { id, machines } = this.self();
+    await this.table.beat({ id, started_at: this.startedAt, seen_at: this.now(), machines });
+    this.rows = await this.table.list();
+  }
+
+  /** GET /api/cluster: every board known, alive or not; this one always, from memory. */
+  boards(): BoardView[] {
+    const { id, machines, failoverAfterMs } = this.self();
+    const now = this.now();
+    const others = this.rows.filter((r) => r.id !== id);
+    const mine: BoardRow = { id, started_at: this.startedAt, seen_at: now, machines };
+    return [...others, mine]
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((r) => ({
+        id: r.id,
+        alive: r.id === id || alive(r, now, failoverAfterMs),
+        seen_at: new Date(r.seen_at).toISOString(),
+        machines: r.machines,
+      }));
+  }
+}
+
+/** Whether a board's last heartbeat is recent enough for it to count as alive. */
+export function alive(row: BoardRow, now: number, failoverAfterMs: number): boolean {
+  return now - row.seen_at < failoverAfterMs;
+}

@@ -1,0 +1,32 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Membership } from '../cluster/membership.js';
+
+const ClusterView = Type.Object({
+  boards: Type.Array(
+    Type.Object({
+      id: Type.String({ description: 'board_id' }),
+      alive: Type.Boolean({ description: 'its heartbeat is younger than failover_after' }),
+      seen_at: Type.String({ description: 'ISO 8601 time of its last heartbeat' }),
+      machines: Type.Integer({ minimum: 0, description: 'configured machines it polls' }),
+    }),
+  ),
+});
+
+/** GET /api/cluster: the boards that share this board's store (a single board lists itself). */
+export async function clusterRoutes(
+  app: FastifyInstance,
+  options: { membership: Membership },
+): Promise<void> {
+  app.get(
+    '/api/cluster',
+    {
+      schema: {
+        operationId: 'get_cluster',
+        summary: "The boards that share this board's store, alive or not",
+        response: { 200: ClusterView },
+      },
+    },
+    async () => ({ boards: options.membership.boards() }),
+  );
+}
