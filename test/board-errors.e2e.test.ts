@@ -175,6 +175,7 @@ describe('board errors are FastAPI-shaped', () => {
     expect(doc.info).toMatchObject({ title: 'Panoptes', version: '0.1.0' });
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/board',
+      '/api/cluster',
       '/api/do/{name}/{what}/{action}',
       '/api/health',
       '/api/journal',

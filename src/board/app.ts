@@ -7,6 +7,7 @@ import { createHttpApp } from '../shared/http/http-app.js';
 import type { Logger } from '../shared/logger.js';
 import { setServerCertificate } from '../shared/tls/server-certificate.js';
 import { VERSION } from '../shared/version.js';
+import { Coordinator } from './cluster/coordinator.js';
 import { Membership } from './cluster/membership.js';
 import type { BoardSettings } from './config/config.js';
 import { casChanged } from './config/settings-diff.js';
@@ -75,6 +76,8 @@ export interface BoardApp {
   notifier: Notifier;
   /** The boards sharing this board's store (GET /api/cluster), and this one's heartbeat. */
   membership: Membership;
+  /** Of several boards: who polls what, and the records they share. */
+  coordinator: Coordinator;
   silences: Silences;
   /** The board's history (null: off, or its file could not be used). */
   history: History | null;
@@ -114,6 +117,26 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   for (const m of registry.announced()) registry.setQueued(m.name, queue.count(m.name));
   const journal = new Journal(clock, events, tables.journal, loaded.journal);
   journal.boardId = settings.boardId;
+  let current = settings;
+  const membership = new Membership(
+    tables.boards,
+    () => ({
+      id: current.boardId,
+      machines: current.machines.length,
+      failoverAfterMs: current.failoverAfterMs,
+    }),
+    () => clock.now(),
+  );
+  const coordinator = new Coordinator({
+    self: () => current.boardId,
+    membership,
+    registry,
+    records: store.records,
+    onError: (error) => {
+      if (!isStoreUnavailable(error))
+        logger.warn({ err: error }, 'sharing records with the other boards failed');
+    },
+  });
   const board = new Board({
     settings,
     clock,
@@ -122,6 +145,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     queue,
     journal,
     persistIdentities: () => identities.save(registry),
+    owns: (name) => coordinator.owns(name),
     onError: (error) => {
       if (!isStoreUnavailable(error)) logger.error({ err: error }, 'board background work failed');
     },
@@ -157,7 +181,8 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     silences.expire(set.at)?.catch((error: unknown) => {
       if (!isStoreUnavailable(error)) logger.error({ err: error }, 'ending a silence failed');
     });
-    notifier.onChangeSet(set);
+    // Of several boards, each notifies for the machines it owns (every event once).
+    notifier.onChangeSet(coordinator.view(set));
   });
   // /metrics rides on the per-sweep change set and on the journal.
   const exporter = new MetricsExporter((registry) =>
@@ -169,6 +194,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     }),
   );
   registry.changes.subscribe((set) => exporter.onChangeSet(set));
+  registry.changes.subscribe((set) => coordinator.onChangeSet(set));
   events.subscribe({ journalAppended: (entry) => exporter.onJournal(entry) });
   const { history, unavailable } = await openHistory({
     settings: settings.history,
@@ -179,18 +205,12 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     events,
     journal,
     health,
+    view: (set) => coordinator.view(set),
   });
-
-  let current = settings;
-  const membership = new Membership(
-    tables.boards,
-    () => ({
-      id: current.boardId,
-      machines: current.machines.length,
-      failoverAfterMs: current.failoverAfterMs,
-    }),
-    () => clock.now(),
-  );
+  // Woken when another board publishes (LISTEN); the scheduler also reads every second.
+  const stopListening = await store.records.listen(() => {
+    coordinator.pull().catch(() => undefined);
+  });
 
   const trustedProxies = new TrustedProxies(settings.trustedProxies ?? []);
   const app = await createHttpApp({
@@ -257,11 +277,14 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     },
     trustedProxies,
     membership,
+    coordinator,
     notifier,
     silences,
     history,
     async close() {
       await app.close();
+      await stopListening();
+      await coordinator.settled();
       await notifier.close();
       await history?.close();
       // Identities with their last key proofs, and what waits for the store, if it can take it.

@@ -48,11 +48,13 @@ export function startScheduler(boardApp: BoardApp, log: Logger): Scheduler {
   let upkeepRunning = false;
   let beating = false;
   const upkeep = setInterval(() => {
-    // The heartbeat in the store (GET /api/cluster), every second, whatever the upkeep does.
+    // The heartbeat in the store (GET /api/cluster), every second, whatever the upkeep does;
+    // then what other boards published (also read at once when they wake this one).
     if (!beating) {
       beating = true;
       boardApp.membership
         .beat()
+        .then(() => boardApp.coordinator.pull())
         .catch((error: unknown) => {
           if (!isStoreUnavailable(error)) log.error({ err: error }, 'heartbeat failed');
         })

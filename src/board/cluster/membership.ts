@@ -36,6 +36,22 @@ export class Membership {
     this.rows = await this.table.list();
   }
 
+  /** The ids of the boards alive now, this one included, sorted. */
+  liveIds(): string[] {
+    const { id, failoverAfterMs } = this.self();
+    const now = this.now();
+    const ids = this.rows
+      .filter((r) => r.id !== id && alive(r, now, failoverAfterMs))
+      .map((r) => r.id);
+    return [...ids, id].sort();
+  }
+
+  /** The ids of every other board that ever wrote a heartbeat (dead ones' last records count). */
+  otherIds(): string[] {
+    const { id } = this.self();
+    return this.rows.filter((r) => r.id !== id).map((r) => r.id);
+  }
+
   /** GET /api/cluster: every board known, alive or not; this one always, from memory. */
   boards(): BoardView[] {
     const { id, machines, failoverAfterMs } = this.self();

@@ -38,6 +38,11 @@ export interface BoardDeps {
    * behind an answer. It is reported; the board goes on.
    */
   onError?: (error: unknown) => void;
+  /**
+   * Whether this board polls the machine (of several boards on one store, each polls its share;
+   * see src/board/cluster/owners.ts). Absent: it polls every configured machine.
+   */
+  owns?: (name: string) => boolean;
 }
 
 export { AUTH_JOURNAL_PER_MINUTE } from './journal-policy.js';
@@ -265,7 +270,10 @@ export class Board {
   async sweep(): Promise<ChangeSet> {
     const { registry, settings, client, clock } = this.deps;
     const startedAt = clock.now();
-    await sweep(registry, settings.machines, client, clock, {
+    const owns = this.deps.owns;
+    const mine =
+      owns === undefined ? settings.machines : settings.machines.filter((m) => owns(m.name));
+    await sweep(registry, mine, client, clock, {
       timeoutMs: settings.pollTimeoutMs,
       concurrency: settings.sweepConcurrency,
       silent: this.silent,
@@ -284,7 +292,7 @@ export class Board {
   /** The periodic upkeep: stale announced machines go down, old queued actions expire. */
   async upkeep(): Promise<void> {
     const { registry, queue, settings } = this.deps;
-    registry.markStale(settings.staleAfterMs);
+    registry.markStale(settings.staleAfterMs, this.deps.owns);
     await this.notes.closeWindow();
     for (const a of queue.expired()) {
       await queue.remove(a.id);

@@ -24,6 +24,18 @@ export type AnnounceRefusal =
   /** The name differs only in case from one the board has (`existing`). */
   | { refused: 'lookalike'; existing: string };
 
+/** What another board observed of a machine, from the record it published. */
+export interface RemoteObservation {
+  up: boolean;
+  error: string | null;
+  lastSeen: number | null;
+  overview: Record<string, unknown>;
+  overviewJson: string;
+  location: string;
+  verified: boolean;
+  board: string;
+}
+
 /** Names are unique without regard to case: this is the key they are compared by. */
 export function foldName(name: string): string {
   return name.toLowerCase();
@@ -161,6 +173,28 @@ export class Registry {
     this.changed(machine, machine.origin === 'announced');
   }
 
+  /**
+   * A record another board published (it polled the machine or took its report): the same
+   * path as a poll or a report, then the other board's time of the observation and its id.
+   */
+  observeRemote(machine: Machine, remote: RemoteObservation): void {
+    this.observe(
+      machine,
+      remote.up
+        ? {
+            ok: true,
+            overview: remote.overview,
+            json: remote.overviewJson,
+            location: remote.location,
+            verified: remote.verified,
+            intervalMs: machine.intervalMs,
+          }
+        : { ok: false, error: remote.error ?? 'down' },
+    );
+    machine.lastSeen = remote.lastSeen;
+    machine.board = remote.board;
+  }
+
   /** Bells rung since the newest one seen before (none for a machine seen the first time). */
   private noteBells(
     machine: Machine,
@@ -226,10 +260,12 @@ export class Registry {
    * Marks announced machines that have not reported for `staleAfterMs` as down, and those
    * without a report for twice the interval they state as late (still up).
    */
-  markStale(staleAfterMs: number): void {
+  markStale(staleAfterMs: number, owns: (name: string) => boolean = () => true): void {
     const now = this.clock.now();
     for (const m of this.machines.values()) {
       if (m.origin !== 'announced' || m.state === 'down') continue;
+      // Of several boards, the machine's owner says it is down (the others hear it from it).
+      if (!owns(m.name)) continue;
       const since = m.lastSeen ?? m.firstSeen;
       if (now - since >= staleAfterMs) {
         this.observe(m, {

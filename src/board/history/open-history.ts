@@ -1,5 +1,6 @@
 import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
+import type { ChangeSet } from '../domain/change-set.js';
 import type { EventHub } from '../domain/events.js';
 import type { Journal } from '../domain/journal.js';
 import type { Registry } from '../domain/registry.js';
@@ -32,6 +33,8 @@ export async function openHistory(deps: {
   journal: Journal;
   /** Where a failed write is counted (an outage is logged once, not each sweep). */
   health: StoreHealth;
+  /** The part of each change set this board records (of several boards: what it owns). */
+  view?: (set: ChangeSet) => ChangeSet;
 }): Promise<OpenedHistory> {
   const { settings, store, clock, logger, registry, events, health, journal } = deps;
   if (settings === null) return { history: null, unavailable: null };
@@ -69,7 +72,8 @@ export async function openHistory(deps: {
     );
     return { history: null, unavailable: `History is unavailable: ${why}` };
   }
-  registry.changes.subscribe(history.record);
+  const view = deps.view ?? ((set: ChangeSet) => set);
+  registry.changes.subscribe((set) => history.record(view(set)));
   events.subscribe({ machineRemoved: (name) => history.forgotten(name) });
   return { history, unavailable: null };
 }

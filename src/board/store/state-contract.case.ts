@@ -164,6 +164,33 @@ export function stateContract(kind: string, factory: StoreFactory): void {
       await back.close();
     });
 
+    it('records: the latest of each machine, read per board after a version, oldest first', async () => {
+      const store = await factory.fresh();
+      await store.records.publish('a', [
+        { name: 'm1', record: '{"name":"m1","state":"up"}' },
+        { name: 'm2', record: '{"name":"m2","state":"up"}' },
+      ]);
+      await store.records.publish('b', [{ name: 'm3', record: '{"name":"m3"}' }]);
+      const first = await store.records.since('a', 0, 100);
+      expect(first.map((r) => [r.name, r.board, r.record])).toEqual([
+        ['m1', 'a', '{"name":"m1","state":"up"}'],
+        ['m2', 'a', '{"name":"m2","state":"up"}'],
+      ]);
+      const cursor = Math.max(...first.map((r) => r.version));
+      // m1 again from a, m2 now from b: a's reader sees m1 only, b's sees m2 and m3.
+      await store.records.publish('a', [{ name: 'm1', record: '{"name":"m1","state":"down"}' }]);
+      await store.records.publish('b', [{ name: 'm2', record: '{"name":"m2","state":"down"}' }]);
+      const back = await again(store);
+      expect((await back.records.since('a', cursor, 100)).map((r) => r.record)).toEqual([
+        '{"name":"m1","state":"down"}',
+      ]);
+      expect((await back.records.since('b', 0, 100)).map((r) => r.name)).toEqual(['m3', 'm2']);
+      expect(await back.records.since('b', 0, 1)).toHaveLength(1);
+      const stop = await back.records.listen(() => undefined);
+      await stop();
+      await back.close();
+    });
+
     it('import: all in one go, and again without doubling anything or overwriting', async () => {
       const store = await factory.fresh();
       await store.journal.append(entry(1, 'already here'));

@@ -28,8 +28,29 @@ function boards(int: string): string {
   `;
 }
 
+/**
+ * Migration 3 (several boards): each machine's record as the board that last observed it
+ * published it, with a version from one sequence (a reader keeps one cursor per board: a board
+ * publishes one batch at a time, so its own versions commit in order).
+ */
+const RECORDS_SQLITE = `
+  CREATE TABLE records (name TEXT PRIMARY KEY, board TEXT NOT NULL, version INTEGER NOT NULL,
+    record TEXT NOT NULL);
+  CREATE INDEX records_board_version ON records (board, version);
+  `;
+const RECORDS_POSTGRES = `
+  CREATE SEQUENCE records_version;
+  CREATE TABLE records (name TEXT PRIMARY KEY, board TEXT NOT NULL, version BIGINT NOT NULL,
+    record TEXT NOT NULL);
+  CREATE INDEX records_board_version ON records (board, version);
+  `;
+
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
-  sqlite: [tables('INTEGER PRIMARY KEY AUTOINCREMENT', 'INTEGER'), boards('INTEGER')],
-  postgres: [tables('BIGSERIAL PRIMARY KEY', 'BIGINT'), boards('BIGINT')],
+  sqlite: [
+    tables('INTEGER PRIMARY KEY AUTOINCREMENT', 'INTEGER'),
+    boards('INTEGER'),
+    RECORDS_SQLITE,
+  ],
+  postgres: [tables('BIGSERIAL PRIMARY KEY', 'BIGINT'), boards('BIGINT'), RECORDS_POSTGRES],
 } as const;

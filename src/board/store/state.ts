@@ -88,6 +88,26 @@ export interface BoardsTable {
   list(): Promise<BoardRow[]>;
 }
 
+/** A machine's record as one board published it. */
+export interface PublishedRecord {
+  name: string;
+  board: string;
+  /** From one sequence: a board's later publish has a higher version. */
+  version: number;
+  /** The record as GET /api/board lists it (JSON text, overview included). */
+  record: string;
+}
+
+/** The machines' records that boards sharing a store publish for each other. */
+export interface RecordsTable {
+  /** Upserts the records (one statement) and wakes the other boards. */
+  publish(board: string, records: readonly { name: string; record: string }[]): Promise<void>;
+  /** What `board` published after `version`, oldest first (at most `limit`). */
+  since(board: string, version: number, limit: number): Promise<PublishedRecord[]>;
+  /** Calls `wake` when another board has published (PostgreSQL's LISTEN); returns a stop. */
+  listen(wake: () => void): Promise<() => Promise<void>>;
+}
+
 /** Everything an import of an older data directory brings, written in one transaction. */
 export interface Imported {
   journal: JournalEntry[];
@@ -109,6 +129,7 @@ export interface BoardStore {
   readonly silences: SilenceTable;
   readonly deliveries: DeliveryTable;
   readonly boards: BoardsTable;
+  readonly records: RecordsTable;
   /** Writes what an older data directory held, all or nothing; ids already present are kept. */
   importAll(data: Imported): Promise<void>;
   /** A small write that proves the store works (the reconnect probe, and a heartbeat). */

@@ -2,7 +2,14 @@ import type { QueuedAction } from '../../domain/action-queue.js';
 import type { Pending } from '../../notify/delivery-queue.js';
 import type { JournalEntry } from '../../schemas.js';
 import type { HistoryStore } from '../history-store.js';
-import type { BoardRow, BoardStore, Imported, SilenceRecord, StoredIdentity } from '../state.js';
+import type {
+  BoardRow,
+  BoardStore,
+  Imported,
+  PublishedRecord,
+  SilenceRecord,
+  StoredIdentity,
+} from '../state.js';
 import { MemoryHistoryStore } from './history-store.js';
 
 /**
@@ -78,6 +85,37 @@ export class MemoryStore implements BoardStore {
     },
     list: async () =>
       [...this.boardRows.values()].map((b) => ({ ...b })).sort((a, b) => (a.id < b.id ? -1 : 1)),
+  };
+
+  private recordRows = new Map<string, PublishedRecord>();
+  private version = 0;
+  private readonly wakers = new Set<() => void>();
+
+  readonly records = {
+    publish: async (board: string, rows: readonly { name: string; record: string }[]) => {
+      for (const r of rows) {
+        this.version += 1;
+        this.recordRows.set(r.name, {
+          name: r.name,
+          board,
+          version: this.version,
+          record: r.record,
+        });
+      }
+      for (const wake of this.wakers) wake();
+    },
+    since: async (board: string, version: number, limit: number) =>
+      [...this.recordRows.values()]
+        .filter((r) => r.board === board && r.version > version)
+        .sort((a, b) => a.version - b.version)
+        .slice(0, limit)
+        .map((r) => ({ ...r })),
+    listen: async (wake: () => void) => {
+      this.wakers.add(wake);
+      return async () => {
+        this.wakers.delete(wake);
+      };
+    },
   };
 
   readonly deliveries = {

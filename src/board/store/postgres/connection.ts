@@ -29,19 +29,22 @@ export function describePostgres(url: string): string {
  * a new one, so reconnecting needs nothing more.
  */
 export function openPool(settings: PostgresSettings, onIdleError: (error: Error) => void): pg.Pool {
-  const ca = settings.caFile ? readFileSync(settings.caFile, 'utf8') : null;
-  const pool = new pg.Pool({
-    connectionString: settings.url,
-    ...(ca === null ? {} : { ssl: { ca, rejectUnauthorized: true } }),
-    max: 8,
-    connectionTimeoutMillis: 5000,
-    query_timeout: 15_000,
-    idleTimeoutMillis: 30_000,
-    keepAlive: true,
-    application_name: 'panoptes-board',
-  });
+  const pool = new pg.Pool({ ...clientOptions(settings), max: 8, idleTimeoutMillis: 30_000 });
   pool.on('error', onIdleError);
   return pool;
+}
+
+/** What every connection of the board uses: the URL, TLS with the CA, time-outs, its name. */
+export function clientOptions(settings: PostgresSettings): pg.ClientConfig {
+  const ca = settings.caFile ? readFileSync(settings.caFile, 'utf8') : null;
+  return {
+    connectionString: settings.url,
+    ...(ca === null ? {} : { ssl: { ca, rejectUnauthorized: true } }),
+    connectionTimeoutMillis: 5000,
+    query_timeout: 15_000,
+    keepAlive: true,
+    application_name: 'panoptes-board',
+  };
 }
 
 /**

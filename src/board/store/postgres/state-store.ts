@@ -11,10 +11,18 @@ import {
   pendingOf,
   type QueueRow,
 } from '../rows.js';
-import type { BoardRow, BoardStore, Imported, SilenceRecord, StoredIdentity } from '../state.js';
+import type {
+  BoardRow,
+  BoardStore,
+  Imported,
+  PublishedRecord,
+  SilenceRecord,
+  StoredIdentity,
+} from '../state.js';
 import { STATE_TABLES } from '../state-tables.js';
 import { describePostgres, openPool, type PostgresSettings } from './connection.js';
 import { openPostgresHistory } from './history-store.js';
+import { listen } from './listen.js';
 import { migrate } from './migrate.js';
 
 /** The state schema's migrations on PostgreSQL: append, never edit one that shipped. */
@@ -34,9 +42,9 @@ export class PostgresStore implements BoardStore {
 
   private constructor(
     private readonly pool: pg.Pool,
-    url: string,
+    private readonly settings: PostgresSettings,
   ) {
-    this.where = describePostgres(url);
+    this.where = describePostgres(settings.url);
   }
 
   /** Connects and migrates (under an advisory lock: boards that start at once do not race). */
@@ -51,7 +59,7 @@ export class PostgresStore implements BoardStore {
       await pool.end().catch(() => undefined);
       throw error;
     }
-    return new PostgresStore(pool, settings.url);
+    return new PostgresStore(pool, settings);
   }
 
   /** The pool, for the parts of the board that speak to the same database (the cluster). */
@@ -153,6 +161,33 @@ export class PostgresStore implements BoardStore {
           'SELECT id, started_at, seen_at, machines FROM boards ORDER BY id',
         )
       ).rows,
+  };
+
+  readonly records = {
+    publish: async (board: string, rows: readonly { name: string; record: string }[]) => {
+      if (rows.length === 0) return;
+      await this.transaction(async (client) => {
+        await client.query(
+          `INSERT INTO records (name, board, version, record)
+           SELECT name, $1, nextval('records_version'), record
+           FROM unnest($2::text[], $3::text[]) AS r(name, record)
+           ON CONFLICT (name) DO UPDATE SET board = EXCLUDED.board, version = EXCLUDED.version,
+           record = EXCLUDED.record`,
+          [board, rows.map((r) => r.name), rows.map((r) => r.record)],
+        );
+        // Sent at COMMIT: the others read what is committed.
+        await client.query("SELECT pg_notify('panoptes_records', $1)", [board]);
+      });
+    },
+    since: async (board: string, version: number, limit: number) =>
+      (
+        await this.pool.query<PublishedRecord>(
+          `SELECT name, board, version, record FROM records WHERE board = $1 AND version > $2
+           ORDER BY version LIMIT $3`,
+          [board, version, limit],
+        )
+      ).rows,
+    listen: (wake: () => void) => listen(this.settings, 'panoptes_records', wake),
   };
 
   readonly deliveries = {

@@ -13,7 +13,14 @@ import {
   pendingOf,
   type QueueRow,
 } from '../rows.js';
-import type { BoardRow, BoardStore, Imported, SilenceRecord, StoredIdentity } from '../state.js';
+import type {
+  BoardRow,
+  BoardStore,
+  Imported,
+  PublishedRecord,
+  SilenceRecord,
+  StoredIdentity,
+} from '../state.js';
 import { GroupCommit } from './group-commit.js';
 import { openLibsqlHistory } from './history-store.js';
 import { migrateState } from './state-schema.js';
@@ -173,6 +180,33 @@ export class SqliteStore implements BoardStore {
       this.db
         .prepare('SELECT id, started_at, seen_at, machines FROM boards ORDER BY id')
         .all() as BoardRow[],
+  };
+
+  /** One board per embedded store: nobody else publishes, and nobody listens. */
+  readonly records = {
+    publish: (board: string, rows: readonly { name: string; record: string }[]) =>
+      this.commits.run((db) => {
+        const top = db.prepare('SELECT coalesce(max(version), 0) AS v FROM records').get() as {
+          v: number;
+        };
+        let version = top.v;
+        const put = db.prepare(
+          `INSERT INTO records (name, board, version, record) VALUES (?, ?, ?, ?)
+           ON CONFLICT (name) DO UPDATE SET board = excluded.board, version = excluded.version,
+           record = excluded.record`,
+        );
+        for (const r of rows) {
+          version += 1;
+          put.run(r.name, board, version, r.record);
+        }
+      }),
+    since: async (board: string, version: number, limit: number) =>
+      this.db
+        .prepare(
+          'SELECT name, board, version, record FROM records WHERE board = ? AND version > ? ORDER BY version LIMIT ?',
+        )
+        .all(board, version, limit) as PublishedRecord[],
+    listen: async () => async () => undefined,
   };
 
   readonly deliveries = {

@@ -1,0 +1,198 @@
+import type { ChangeSet } from '../domain/change-set.js';
+import { recordBytes } from '../domain/machine.js';
+import type { Registry } from '../domain/registry.js';
+import type { RecordsTable } from '../store/state.js';
+import type { Membership } from './membership.js';
+import { ownerOf } from './owners.js';
+
+/** Records read per query when catching up with another board. */
+const READ_LIMIT = 5000;
+
+/** A record as another board published it (GET /api/board's shape; what is read of it). */
+interface Published {
+  name?: unknown;
+  origin?: unknown;
+  state?: unknown;
+  error?: unknown;
+  last_seen?: unknown;
+  location?: unknown;
+  verified?: unknown;
+  overview?: unknown;
+}
+
+/**
+ * Several boards on one store, as one board (DESIGN section 9). Each configured machine is
+ * polled by its owner among the live boards (rendezvous hashing, owners.ts); after each change
+ * set a board publishes the records it observed (its polls, the reports it took) and the others
+ * read them — woken by LISTEN/NOTIFY, and every second regardless — through the same observe
+ * path as a poll. The owner of a machine, and only it, records its history and sends its
+ * notifications (`view`), so every event is recorded and sent once while the boards agree on
+ * who is alive. With one live board nothing here changes what a board does.
+ */
+export class Coordinator {
+  private readonly cursors = new Map<string, number>();
+  private publishing: Promise<void> = Promise.resolve();
+  private pulling: Promise<void> | null = null;
+  private pullAgain = false;
+  /** The live boards the last publish saw: a change (a board joined) republishes everything. */
+  private publishedFor = '';
+  private ownerCache: { live: string; owners: Map<string, string | null> } = {
+    live: '',
+    owners: new Map(),
+  };
+
+  constructor(
+    private readonly deps: {
+      self: () => string;
+      membership: Membership;
+      registry: Registry;
+      records: RecordsTable;
+      onError: (error: unknown) => void;
+    },
+  ) {}
+
+  /** Whether other boards are alive (false: a single board, which owns everything). */
+  clustered(): boolean {
+    return this.deps.membership.liveIds().length > 1;
+  }
+
+  /** Whether this board polls `name`, records its history and sends its notifications. */
+  owns(name: string): boolean {
+    const live = this.deps.membership.liveIds();
+    if (live.length <= 1) return true;
+    const key = live.join('\n');
+    if (this.ownerCache.live !== key) this.ownerCache = { live: key, owners: new Map() };
+    let owner = this.ownerCache.owners.get(name);
+    if (owner === undefined) {
+      owner = ownerOf(name, live);
+      this.ownerCache.owners.set(name, owner);
+    }
+    return owner === this.deps.self();
+  }
+
+  /** The change set as this board records and notifies it: only the machines it owns. */
+  view(set: ChangeSet): ChangeSet {
+    if (!this.clustered()) return set;
+    const owns = (x: { name: string }) => this.owns(x.name);
+    let size = 0;
+    for (const m of set.machines()) if (this.owns(m.name)) size += 1;
+    const machines = set.machines;
+    const self = this;
+    return {
+      ...set,
+      transitions: set.transitions.filter(owns),
+      late: set.late.filter(owns),
+      bells: set.bells.filter(owns),
+      machines: function* () {
+        for (const m of machines()) if (self.owns(m.name)) yield m;
+      },
+      size,
+    };
+  }
+
+  /** A change set closed: the records this board observed in it go to the store, for the others. */
+  onChangeSet(set: ChangeSet): void {
+    if (!this.clustered()) {
+      this.publishedFor = '';
+      return;
+    }
+    const self = this.deps.self();
+    const live = this.deps.membership.liveIds().join('\n');
+    const everything = live !== this.publishedFor;
+    const rows: { name: string; record: string }[] = [];
+    const names = everything ? [...set.machines()].map((m) => m.name) : set.changed;
+    for (const name of names) {
+      const m = this.deps.registry.get(name);
+      if (m === undefined || m.board !== self) continue;
+      rows.push({ name, record: recordBytes(m).toString('utf8') });
+    }
+    this.publishing = this.publishing
+      .then(async () => {
+        await this.deps.records.publish(self, rows);
+        this.publishedFor = live;
+      })
+      .catch((error: unknown) => {
+        // Everything again at the next change set (the others may have missed some).
+        this.publishedFor = '';
+        this.deps.onError(error);
+      });
+  }
+
+  /** Reads what the other boards published since the last read (every second, and when woken). */
+  pull(): Promise<void> {
+    if (this.pulling !== null) {
+      this.pullAgain = true;
+      return this.pulling;
+    }
+    this.pulling = (async () => {
+      do {
+        this.pullAgain = false;
+        for (const board of this.deps.membership.otherIds()) await this.pullFrom(board);
+      } while (this.pullAgain);
+    })().finally(() => {
+      this.pulling = null;
+    });
+    return this.pulling;
+  }
+
+  /** Waits for the publishing under way (at shutdown). */
+  async settled(): Promise<void> {
+    await this.publishing;
+    await this.pulling;
+  }
+
+  private async pullFrom(board: string): Promise<void> {
+    for (;;) {
+      const rows = await this.deps.records.since(board, this.cursors.get(board) ?? 0, READ_LIMIT);
+      for (const row of rows) {
+        this.cursors.set(board, row.version);
+        try {
+          this.apply(row.board, JSON.parse(row.record) as Published);
+        } catch (error) {
+          this.deps.onError(error);
+        }
+      }
+      if (rows.length < READ_LIMIT) return;
+    }
+  }
+
+  private apply(board: string, rec: Published): void {
+    const { registry } = this.deps;
+    if (typeof rec.name !== 'string' || typeof rec.location !== 'string') return;
+    let machine = registry.get(rec.name);
+    if (machine === undefined) {
+      if (rec.origin !== 'announced') return;
+      const found = registry.announce(rec.name, rec.location);
+      if ('refused' in found) return;
+      machine = found.machine;
+    }
+    const lastSeen = typeof rec.last_seen === 'string' ? Date.parse(rec.last_seen) : null;
+    const seen = lastSeen !== null && Number.isFinite(lastSeen) ? lastSeen : null;
+    if (machine.origin === 'configured') {
+      // Its owner polls it; a record from a board that polled it before a failover is older news.
+      if (this.owns(machine.name)) return;
+    } else {
+      const newer = seen !== null && (machine.lastSeen === null || seen > machine.lastSeen);
+      const ownerSaysDown =
+        rec.state === 'down' &&
+        machine.state === 'up' &&
+        !this.owns(machine.name) &&
+        (seen ?? 0) >= (machine.lastSeen ?? 0);
+      if (!newer && !ownerSaysDown) return;
+    }
+    const overview =
+      rec.overview !== null && typeof rec.overview === 'object'
+        ? (rec.overview as Record<string, unknown>)
+        : {};
+    registry.observeRemote(machine, {
+      up: rec.state === 'up',
+      error: typeof rec.error === 'string' ? rec.error : null,
+      lastSeen: seen,
+      overview,
+      overviewJson: JSON.stringify(overview),
+      location: rec.location,
+      verified: rec.verified === true,
+      board,
+    });
+  }
+}
