@@ -132,6 +132,11 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     membership,
     registry,
     records: store.records,
+    syncQueue: async () => {
+      for (const name of queue.replace(await tables.queue.load())) {
+        registry.setQueued(name, queue.count(name));
+      }
+    },
     onError: (error) => {
       if (!isStoreUnavailable(error))
         logger.warn({ err: error }, 'sharing records with the other boards failed');

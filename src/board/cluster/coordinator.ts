@@ -47,6 +47,8 @@ export class Coordinator {
       membership: Membership;
       registry: Registry;
       records: RecordsTable;
+      /** Reads the queue as the store holds it (what the other boards queued and took). */
+      syncQueue: () => Promise<void>;
       onError: (error: unknown) => void;
     },
   ) {}
@@ -128,6 +130,9 @@ export class Coordinator {
       do {
         this.pullAgain = false;
         for (const board of this.deps.membership.otherIds()) await this.pullFrom(board);
+        // An action queued through another board is handed over by whichever board the machine
+        // reports to next; one taken (a result) or expired there leaves the queue here too.
+        if (this.clustered()) await this.deps.syncQueue();
       } while (this.pullAgain);
     })().finally(() => {
       this.pulling = null;

@@ -17,8 +17,10 @@ export interface QueuedAction {
 /** Where queued actions are kept durably: each call resolves once its change is durable. */
 export interface QueueStore {
   add(action: QueuedAction): Promise<void>;
-  markDelivered(id: string): Promise<void>;
-  remove(id: string): Promise<void>;
+  /** True if this call marked it (of several boards, the one that hands it over first). */
+  markDelivered(id: string): Promise<boolean>;
+  /** True if this call removed it (of several boards, the one that journals its end). */
+  remove(id: string): Promise<boolean>;
 }
 
 export const QUEUE_EXPIRY_MS = 24 * 60 * 60 * 1000;
@@ -82,16 +84,30 @@ export class ActionQueue {
     const a = this.byId.get(id);
     if (a === undefined || a.delivered) return false;
     a.delivered = true;
-    await this.store.markDelivered(id);
-    return true;
+    return this.store.markDelivered(id);
   }
 
-  /** Takes an action out of the queue for good. */
+  /**
+   * Takes an action out of the queue for good; answers it if this call took it out of the store
+   * (of several boards sharing the store, exactly one does: that one journals it).
+   */
   async remove(id: string): Promise<QueuedAction | undefined> {
     const a = this.unindex(id);
     if (a === undefined) return undefined;
-    await this.store.remove(id);
-    return a;
+    return (await this.store.remove(id)) ? a : undefined;
+  }
+
+  /**
+   * Makes the queue what the store holds (of several boards, each reads what the others queued,
+   * handed over and removed); answers the machines whose count changed.
+   */
+  replace(actions: readonly QueuedAction[]): Set<string> {
+    const touched = new Set<string>(this.byMachine.keys());
+    this.byId.clear();
+    this.byMachine.clear();
+    for (const action of actions) this.index({ ...action });
+    for (const name of this.byMachine.keys()) touched.add(name);
+    return touched;
   }
 
   /** The actions older than the expiry, which the caller removes and journals. */

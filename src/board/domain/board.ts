@@ -295,8 +295,10 @@ export class Board {
     registry.markStale(settings.staleAfterMs, this.deps.owns);
     await this.notes.closeWindow();
     for (const a of queue.expired()) {
-      await queue.remove(a.id);
+      const taken = await queue.remove(a.id);
       registry.setQueued(a.name, queue.count(a.name));
+      // Of several boards, the one that took it out journals it.
+      if (taken === undefined) continue;
       await this.notes.note(
         'board',
         'do',
@@ -311,7 +313,8 @@ export class Board {
   private async takeResult(who: Who, name: string, result: HandedResult): Promise<void> {
     const queued = this.deps.queue.get(result.id);
     if (queued === undefined || queued.name !== name) return;
-    await this.deps.queue.remove(result.id);
+    // Of several boards given the same result, the one that takes it out journals it, once.
+    if ((await this.deps.queue.remove(result.id)) === undefined) return;
     const outcome = outcomeOf(result.status, result.body);
     const detail = `result of ${result.id}: ${summary(result.body)}`;
     if (outcome === 'failed')

@@ -60,24 +60,27 @@ export class GuardedTables {
   readonly queue = {
     add: (action: QueuedAction): Promise<void> =>
       this.health.guard('queue', () => this.store.queue.add(action)),
-    markDelivered: async (id: string): Promise<void> => {
+    markDelivered: async (id: string): Promise<boolean> => {
       try {
-        await this.health.guard('queue', () => this.store.queue.markDelivered(id));
+        return await this.health.guard('queue', () => this.store.queue.markDelivered(id));
       } catch (error) {
         if (!isStoreUnavailable(error)) throw error;
         this.delivered.add(id);
+        return true;
       }
     },
-    remove: async (id: string): Promise<void> => {
+    remove: async (id: string): Promise<boolean> => {
       this.delivered.delete(id);
       try {
-        await this.health.guard('queue', () => this.store.queue.remove(id));
+        return await this.health.guard('queue', () => this.store.queue.remove(id));
       } catch (error) {
         if (!isStoreUnavailable(error)) throw error;
         // Handed over again after a restart at worst: the agent runs an id once.
         this.queueRemovals.add(id);
+        return true;
       }
     },
+    load: (): Promise<QueuedAction[]> => this.store.queue.load(),
   };
 
   readonly identities = {

@@ -43,8 +43,10 @@ export interface JournalTable {
 /** Actions queued for announced machines the board cannot reach. */
 export interface QueueTable {
   add(action: QueuedAction): Promise<void>;
-  markDelivered(id: string): Promise<void>;
-  remove(id: string): Promise<void>;
+  /** True if this call set the flag (it was not set). */
+  markDelivered(id: string): Promise<boolean>;
+  /** True if this call removed the action (it was there). */
+  remove(id: string): Promise<boolean>;
   /** Every queued action, oldest first. */
   load(): Promise<QueuedAction[]>;
 }

@@ -50,11 +50,13 @@ export class MemoryStore implements BoardStore {
     markDelivered: async (id: string) => {
       this.writes += 1;
       const a = this.queueRows.get(id);
-      if (a !== undefined) a.delivered = true;
+      if (a === undefined || a.delivered) return false;
+      a.delivered = true;
+      return true;
     },
     remove: async (id: string) => {
       this.writes += 1;
-      this.queueRows.delete(id);
+      return this.queueRows.delete(id);
     },
     load: async () => [...this.queueRows.values()].map((a) => ({ ...a })),
   };

@@ -91,12 +91,14 @@ export class PostgresStore implements BoardStore {
         [a.id, a.name, a.what, a.action, a.requestedAt, a.delivered ? 1 : 0],
       );
     },
-    markDelivered: async (id: string) => {
-      await this.pool.query('UPDATE queue SET delivered = 1 WHERE id = $1', [id]);
-    },
-    remove: async (id: string) => {
-      await this.pool.query('DELETE FROM queue WHERE id = $1', [id]);
-    },
+    markDelivered: async (id: string) =>
+      ((
+        await this.pool.query('UPDATE queue SET delivered = 1 WHERE id = $1 AND delivered = 0', [
+          id,
+        ])
+      ).rowCount ?? 0) > 0,
+    remove: async (id: string) =>
+      ((await this.pool.query('DELETE FROM queue WHERE id = $1', [id])).rowCount ?? 0) > 0,
     load: async () =>
       (
         await this.pool.query<QueueRow>(

@@ -100,14 +100,22 @@ export class SqliteStore implements BoardStore {
           'INSERT INTO queue (id, name, what, action, requested_at, delivered) VALUES (?, ?, ?, ?, ?, ?)',
         ).run(a.id, a.name, a.what, a.action, a.requestedAt, a.delivered ? 1 : 0);
       }),
-    markDelivered: (id: string) =>
-      this.commits.run((db) => {
-        db.prepare('UPDATE queue SET delivered = 1 WHERE id = ?').run(id);
-      }),
-    remove: (id: string) =>
-      this.commits.run((db) => {
-        db.prepare('DELETE FROM queue WHERE id = ?').run(id);
-      }),
+    markDelivered: async (id: string) => {
+      let changed = 0;
+      await this.commits.run((db) => {
+        changed = db
+          .prepare('UPDATE queue SET delivered = 1 WHERE id = ? AND delivered = 0')
+          .run(id).changes;
+      });
+      return changed > 0;
+    },
+    remove: async (id: string) => {
+      let changed = 0;
+      await this.commits.run((db) => {
+        changed = db.prepare('DELETE FROM queue WHERE id = ?').run(id).changes;
+      });
+      return changed > 0;
+    },
     load: async () =>
       (this.db.prepare('SELECT * FROM queue ORDER BY seq').all() as QueueRow[]).map(fromQueueRow),
   };

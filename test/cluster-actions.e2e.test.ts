@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, Recorder, writeBoardConfig } from './helpers/fleet.js';
+import { type PgServer, startPostgres } from './helpers/postgres.js';
+import { type RunningProgram, startBoard } from './helpers/processes.js';
+import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
+import { tempDir } from './helpers/tmp.js';
+
+const TOKEN = 'cluster-actions-token-9d1f3b5c7e'; // secret-scan: token
+const REGISTRATION = 'cluster-actions-reg-0e2a4c6d8f'; // secret-scan: token
+
+interface Entry {
+  op: string;
+  target: string;
+  outcome: string;
+  detail: string;
+  board?: string;
+}
+
+/**
+ * Reports and actions across two real boards on one PostgreSQL (a load balancer may spread an
+ * agent's reports): a machine announced to one board is shown by the other; an action queued
+ * through one is handed over by the other when the machine reports there, once per id; its
+ * result, sent to both, is journaled once.
+ */
+describe('actions across boards', () => {
+  const dir = tempDir('panoptes-cluster-actions-');
+  const http = new Recorder();
+  let pg: PgServer;
+  let a: RunningProgram;
+  let b: RunningProgram;
+  beforeAll(async () => {
+    pg = await startPostgres();
+    const store = await pg.createDatabase('actions');
+    const config = (id: string) =>
+      writeBoardConfig(dir, id, {
+        board_token: TOKEN,
+        registration_token: REGISTRATION,
+        board_id: id,
+        failover_after: 3,
+        sweep_interval: 0.5,
+        store,
+        history: false,
+      });
+    a = await startBoard(config('a'));
+    b = await startBoard(config('b'));
+  }, 60_000);
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    pg?.destroy();
+    dir.cleanup();
+  });
+
+  const report = (board: RunningProgram, results: unknown[] = []) =>
+    http.call(`${board.url}/api/report`, {
+      method: 'POST',
+      token: REGISTRATION,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'lab1', location: 'http://127.0.0.1:1/lab1', results }),
+    });
+  const entries = async (board: RunningProgram) =>
+    (
+      (await http.call(`${board.url}/api/journal?limit=1000`, { token: TOKEN })).json as {
+        entries: Entry[];
+      }
+    ).entries;
+
+  it('queued through one board, handed over by the other, its result journaled once', async () => {
+    // Both boards alive and aware of each other first.
+    await eventually(async () => {
+      const view = (await http.call(`${a.url}/api/cluster`, { token: TOKEN })).json as {
+        boards: { alive: boolean }[];
+      };
+      return view.boards.length === 2 && view.boards.every((x) => x.alive) ? true : undefined;
+    }, 'two live boards');
+    expect((await report(a)).status).toBe(200);
+    // The machine announced to a is shown by b, with the board that took its report.
+    await eventually(async () => {
+      const view = (await http.call(`${b.url}/api/board`, { token: TOKEN })).json as {
+        machines: { name: string; board: string | null; state: string }[];
+      };
+      const lab1 = view.machines.find((m) => m.name === 'lab1');
+      return lab1?.board === 'a' && lab1.state === 'up' ? true : undefined;
+    }, 'lab1 on b');
+
+    const queued = await http.call(`${a.url}/api/do/lab1/backup/start`, {
+      method: 'POST',
+      token: TOKEN,
+    });
+    expect(queued.status).toBe(200);
+    const id = (queued.json as { id: string }).id;
+    // lab1 now reports to b: b hands the action over (within a second of it being queued).
+    const handed = await eventually(async () => {
+      const r = await report(b);
+      const ids = (r.json as { actions: { id: string }[] }).actions.map((x) => x.id);
+      return ids.includes(id) ? ids : undefined;
+    }, 'the action handed over by b');
+    expect(handed).toEqual([id]);
+    // And again by a, at least once (the agent runs an id once), not journaled twice.
+    const again = (await report(a)).json as { actions: { id: string }[] };
+    expect(again.actions.map((x) => x.id)).toEqual([id]);
+
+    // The result goes to both boards (an agent retries a report that went unanswered).
+    const result = [
+      { id, status: 200, body: { what: 'backup', action: 'start', ok: true, exit_code: 0 } },
+    ];
+    expect((await report(a, result)).status).toBe(200);
+    expect((await report(b, result)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1500));
+    const all = [...(await entries(a)), ...(await entries(b))];
+    const delivered = all.filter((e) => e.outcome === 'delivered' && e.detail.includes(id));
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]?.board).toBe('b');
+    const results = all.filter((e) => e.detail.startsWith(`result of ${id}`));
+    expect(results).toHaveLength(1);
+    // Gone from both boards' queues.
+    for (const board of [a, b]) {
+      await eventually(async () => {
+        const r = (await report(board)).json as { actions: unknown[] };
+        return r.actions.length === 0 ? true : undefined;
+      }, 'the queue empty everywhere');
+    }
+  }, 60_000);
+
+  scanForSecretsAfterAll(() => ({
+    secrets: [TOKEN, REGISTRATION, pg.password],
+    dirs: [dir.path],
+  }));
+});
