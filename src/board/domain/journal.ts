@@ -12,6 +12,9 @@ export interface JournalStore {
   remove(ids: readonly number[]): Promise<void>;
 }
 
+/** Journal ids a board reserves at a time, of several boards sharing a store. */
+export const JOURNAL_ID_BLOCK = 64;
+
 /** Entries pushed out of the bound are dropped from the store this many at a time. */
 const REMOVE_BATCH = 500;
 
@@ -36,6 +39,12 @@ export class Journal {
   private nextId: number;
   /** This board's id (board_id): every entry it writes carries it. */
   boardId: string | null = null;
+  /**
+   * Of several boards sharing a store: reserves a block of `JOURNAL_ID_BLOCK` ids for this board
+   * (resolving with the first), so no two boards number an entry alike. Null: ids are local.
+   */
+  reserve: (() => Promise<number>) | null = null;
+  private block = { next: 0, end: 0 };
   /** Ids pushed out of the bound and not yet dropped from the store. */
   private gone: number[] = [];
 
@@ -58,7 +67,7 @@ export class Journal {
   /** Records an entry; resolves with it once it is on disk (and only then tells listeners). */
   async record(input: JournalInput): Promise<JournalEntry> {
     const entry: JournalEntry = {
-      id: this.nextId,
+      id: await this.allocate(),
       at: new Date(this.clock.now()).toISOString(),
       ...input,
       // The last line of defence: callers already cut what a client supplied to 200.
@@ -67,7 +76,6 @@ export class Journal {
       detail: safeText(clip(input.detail, DETAIL_MAX)),
       ...(this.boardId === null ? {} : { board: this.boardId }),
     };
-    this.nextId += 1;
     this.entries.push(entry);
     if (outsiders(entry)) this.refused += 1;
     this.trim();
@@ -79,6 +87,30 @@ export class Journal {
       await this.store.remove(ids);
     }
     return entry;
+  }
+
+  /** The next id: this board's own count, or the next of the block reserved in the store. */
+  private async allocate(): Promise<number> {
+    if (this.reserve !== null && this.block.next >= this.block.end) {
+      try {
+        const first = await this.reserve();
+        if (this.block.next >= this.block.end) {
+          this.block = { next: first, end: first + JOURNAL_ID_BLOCK };
+        }
+      } catch {
+        // The store is away: numbered here, past every id seen (the store renumbers an entry
+        // whose id another board took meanwhile when it is written).
+      }
+    }
+    if (this.block.next < this.block.end) {
+      const id = this.block.next;
+      this.block.next += 1;
+      this.nextId = Math.max(this.nextId, id + 1);
+      return id;
+    }
+    const id = this.nextId;
+    this.nextId += 1;
+    return id;
   }
 
   /**

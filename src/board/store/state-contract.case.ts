@@ -75,6 +75,16 @@ export function stateContract(kind: string, factory: StoreFactory): void {
       await back.close();
     });
 
+    it('journal: the newest entries of every board, newest first', async () => {
+      const store = await factory.fresh();
+      await store.journal.append({ ...entry(5), board: 'a' });
+      await store.journal.append({ ...entry(70), at: entry(3).at, board: 'b' });
+      await store.journal.append({ ...entry(6), board: 'a' });
+      expect((await store.journal.recent(2)).map((e) => e.id)).toEqual([6, 5]);
+      expect((await store.journal.recent(10)).map((e) => e.id)).toEqual([6, 5, 70]);
+      await store.close();
+    });
+
     it('journal: 500 appends at once all commit (group commit, or a pool)', async () => {
       const store = await factory.fresh();
       const ids = Array.from({ length: 500 }, (_, i) => i + 1);

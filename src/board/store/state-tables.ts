@@ -40,6 +40,9 @@ const RECORDS_SQLITE = `
   `;
 const RECORDS_POSTGRES = `
   CREATE SEQUENCE records_version;
+  CREATE SEQUENCE journal_ids INCREMENT BY 64;
+  SELECT setval('journal_ids', (SELECT coalesce(max(id), 0) + 1 FROM journal), false);
+  CREATE INDEX journal_at ON journal (at);
   CREATE TABLE records (name TEXT PRIMARY KEY, board TEXT NOT NULL, version BIGINT NOT NULL,
     record TEXT NOT NULL);
   CREATE INDEX records_board_version ON records (board, version);

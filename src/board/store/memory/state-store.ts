@@ -39,6 +39,11 @@ export class MemoryStore implements BoardStore {
     },
     load: async () =>
       [...this.journalRows.values()].sort((a, b) => a.id - b.id).map((e) => ({ ...e })),
+    recent: async (limit: number) =>
+      [...this.journalRows.values()]
+        .sort((a, b) => (a.at === b.at ? b.id - a.id : a.at < b.at ? 1 : -1))
+        .slice(0, limit)
+        .map((e) => ({ ...e })),
   };
 
   readonly queue = {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PgServer, startPostgres } from '../../../../test/helpers/postgres.js';
 import type { BoardStore } from '../state.js';
 import { stateContract } from '../state-contract.case.js';
@@ -28,4 +28,36 @@ stateContract('postgres', {
     await store.close();
     return open(url);
   },
+});
+
+describe('PostgreSQL: journal ids of several boards', () => {
+  it('reserves disjoint blocks, and keeps an entry whose id another board took under a new one', async () => {
+    const url = await server.createDatabase('ids');
+    const a = await open(url);
+    const b = await open(url);
+    const [x, y] = [await a.journal.reserve?.(), await b.journal.reserve?.()];
+    expect(x).toBeDefined();
+    expect(Math.abs((x ?? 0) - (y ?? 0))).toBeGreaterThanOrEqual(64);
+    const entry = (id: number, board: string) => ({
+      id,
+      at: '2026-11-24T00:00:00.000Z',
+      who: 'board' as const,
+      op: 'do',
+      target: 'lab1/job/start',
+      outcome: 'done',
+      status: 200,
+      detail: `from ${board}`,
+      board,
+    });
+    await a.journal.append(entry(5000, 'a'));
+    // b numbered an entry itself while the store was away, with the same id.
+    await b.journal.append(entry(5000, 'b'));
+    // A retry of a's entry is not a third one.
+    await a.journal.append(entry(5000, 'a'));
+    const all = await a.journal.load();
+    expect(all.map((e) => e.detail).sort()).toEqual(['from a', 'from b']);
+    expect(all.find((e) => e.board === 'a')?.id).toBe(5000);
+    await a.close();
+    await b.close();
+  });
 });

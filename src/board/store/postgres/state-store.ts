@@ -69,12 +69,33 @@ export class PostgresStore implements BoardStore {
 
   readonly journal = {
     append: async (e: JournalEntry) => {
-      await this.pool.query(
-        `INSERT INTO journal (${JOURNAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT (id) DO NOTHING`,
-        [e.id, e.at, e.who, e.op, e.target, e.outcome, e.status, e.detail, e.board ?? null],
+      const insert = (id: number) =>
+        this.pool.query(
+          `INSERT INTO journal (${JOURNAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+           ON CONFLICT (id) DO NOTHING`,
+          [id, e.at, e.who, e.op, e.target, e.outcome, e.status, e.detail, e.board ?? null],
+        );
+      if (((await insert(e.id)).rowCount ?? 0) > 0) return;
+      // The id is taken: the same entry written before (a retry), or, for an id a board numbered
+      // itself while the store was away, another board's entry: then it is kept under a new id.
+      const same = await this.pool.query(
+        'SELECT 1 FROM journal WHERE id = $1 AND at = $2 AND detail = $3 AND board IS NOT DISTINCT FROM $4',
+        [e.id, e.at, e.detail, e.board ?? null],
       );
+      if ((same.rowCount ?? 0) > 0) return;
+      await insert(await this.journal.reserve());
     },
+    reserve: async () =>
+      Number(
+        (await this.pool.query<{ v: string }>("SELECT nextval('journal_ids') AS v")).rows[0]?.v,
+      ),
+    recent: async (limit: number) =>
+      (
+        await this.pool.query<JournalRow>(
+          `SELECT ${JOURNAL_COLUMNS} FROM journal ORDER BY at DESC, id DESC LIMIT $1`,
+          [limit],
+        )
+      ).rows.map(fromJournalRow),
     remove: async (ids: readonly number[]) => {
       await this.pool.query('DELETE FROM journal WHERE id = ANY($1::bigint[])', [ids]);
     },
@@ -251,6 +272,11 @@ export class PostgresStore implements BoardStore {
       await client.query('INSERT INTO deliveries (item) SELECT unnest($1::text[])', [
         data.deliveries.map((p) => JSON.stringify(p)),
       ]);
+      // Blocks reserved from here on start past every imported id.
+      await client.query(
+        `SELECT setval('journal_ids', greatest((SELECT last_value + 64 FROM journal_ids),
+         (SELECT coalesce(max(id), 0) + 1 FROM journal)), false)`,
+      );
     });
   }
 

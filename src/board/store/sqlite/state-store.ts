@@ -91,6 +91,12 @@ export class SqliteStore implements BoardStore {
       (this.db.prepare('SELECT * FROM journal ORDER BY id').all() as JournalRow[]).map(
         fromJournalRow,
       ),
+    recent: async (limit: number) =>
+      (
+        this.db
+          .prepare('SELECT * FROM journal ORDER BY at DESC, id DESC LIMIT ?')
+          .all(limit) as JournalRow[]
+      ).map(fromJournalRow),
   };
 
   readonly queue = {
