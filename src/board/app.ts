@@ -134,10 +134,12 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     membership,
     registry,
     records: store.records,
-    syncQueue: async () => {
+    syncShared: async () => {
       for (const name of queue.replace(await tables.queue.load())) {
         registry.setQueued(name, queue.count(name));
       }
+      const seen = silences.version;
+      silences.sync(await store.silences.load(), seen);
     },
     onError: (error) => {
       if (!isStoreUnavailable(error))
@@ -170,6 +172,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     new SilenceStore(tables.silences, loaded.silences),
   );
   silences.restore();
+  silences.owns = (name) => coordinator.owns(name);
   const notifier = new Notifier(
     {
       clock,
@@ -189,7 +192,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       if (!isStoreUnavailable(error)) logger.error({ err: error }, 'ending a silence failed');
     });
     // Of several boards, each notifies for the machines it owns (every event once).
-    notifier.onChangeSet(coordinator.view(set));
+    notifier.onChangeSet(coordinator.forNotifier(set));
   });
   // /metrics rides on the per-sweep change set and on the journal.
   const exporter = new MetricsExporter((registry) =>

@@ -47,8 +47,11 @@ export class Coordinator {
       membership: Membership;
       registry: Registry;
       records: RecordsTable;
-      /** Reads the queue as the store holds it (what the other boards queued and took). */
-      syncQueue: () => Promise<void>;
+      /**
+       * Reads what other boards may have changed in the store: the queue (actions queued,
+       * handed over, taken) and the silences.
+       */
+      syncShared: () => Promise<void>;
       onError: (error: unknown) => void;
     },
   ) {}
@@ -92,6 +95,24 @@ export class Coordinator {
     };
   }
 
+  /**
+   * The change set as this board notifies it: what it owns; nothing while it is cut off from the
+   * store with other boards about (they take its machines, and their notifications, meanwhile).
+   */
+  forNotifier(set: ChangeSet): ChangeSet {
+    const view = this.view(set);
+    if (!this.clustered() || !this.deps.membership.cutOff()) return view;
+    return {
+      ...view,
+      transitions: [],
+      late: [],
+      bells: [],
+      actionsFailed: [],
+      machines: function* () {},
+      size: 0,
+    };
+  }
+
   /** A change set closed: the records this board observed in it go to the store, for the others. */
   onChangeSet(set: ChangeSet): void {
     if (!this.clustered()) {
@@ -132,7 +153,7 @@ export class Coordinator {
         for (const board of this.deps.membership.otherIds()) await this.pullFrom(board);
         // An action queued through another board is handed over by whichever board the machine
         // reports to next; one taken (a result) or expired there leaves the queue here too.
-        if (this.clustered()) await this.deps.syncQueue();
+        if (this.clustered()) await this.deps.syncShared();
       } while (this.pullAgain);
     })().finally(() => {
       this.pulling = null;

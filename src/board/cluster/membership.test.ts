@@ -32,4 +32,23 @@ describe('Membership', () => {
     // b, cut off from the store, still lists itself alive (from memory).
     expect(b.boards().find((x) => x.id === 'b:8700')?.alive).toBe(true);
   });
+
+  it('cut off from the store for failover_after, a board keeps the boards it last saw alive', async () => {
+    const store = new MemoryStore();
+    let now = 0;
+    const self = (id: string) => () => ({ id, machines: 0, failoverAfterMs: 10_000 });
+    const a = new Membership(store.boards, self('a'), () => now);
+    const b = new Membership(store.boards, self('b'), () => now);
+    await b.beat();
+    await a.beat();
+    expect(a.liveIds()).toEqual(['a', 'b']);
+    // a can no longer read or write (no beat); 30 s on it is cut off, and still sees b.
+    now = 30_000;
+    expect(a.cutOff()).toBe(true);
+    expect(a.liveIds()).toEqual(['a', 'b']);
+    // b, which can, sees a dead.
+    await b.beat();
+    expect(b.cutOff()).toBe(false);
+    expect(b.liveIds()).toEqual(['b']);
+  });
 });

@@ -20,6 +20,8 @@ export class Membership {
   private readonly startedAt: number;
   /** The rows as last read (this board's own as last written). */
   private rows: BoardRow[] = [];
+  /** When the rows were last read (null: never). */
+  private readAt: number | null = null;
 
   constructor(
     private readonly table: BoardsTable,
@@ -34,12 +36,24 @@ export class Membership {
     const { id, machines } = this.self();
     await this.table.beat({ id, started_at: this.startedAt, seen_at: this.now(), machines });
     this.rows = await this.table.list();
+    this.readAt = this.now();
+  }
+
+  /**
+   * Whether this board has been cut off from the store for `failover_after`: the others count it
+   * dead by now and have taken its machines; it goes on with the boards it last saw alive (it
+   * does not take theirs), and sends no notification (see Coordinator.forNotifier).
+   */
+  cutOff(): boolean {
+    const { failoverAfterMs } = this.self();
+    return this.readAt !== null && this.now() - this.readAt >= failoverAfterMs;
   }
 
   /** The ids of the boards alive now, this one included, sorted. */
   liveIds(): string[] {
     const { id, failoverAfterMs } = this.self();
-    const now = this.now();
+    // Cut off, the board keeps the view of its last read rather than think the others dead.
+    const now = this.cutOff() ? (this.readAt ?? this.now()) : this.now();
     const ids = this.rows
       .filter((r) => r.id !== id && alive(r, now, failoverAfterMs))
       .map((r) => r.id);

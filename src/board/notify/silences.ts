@@ -14,6 +14,9 @@ export const SILENCE_MINUTES_MAX = 43_200;
  */
 export class Silences {
   private readonly reasons = new Map<string, string>();
+  private changes = 0;
+  /** Whether this board journals a machine's silence running out (of several: its owner). */
+  owns: (name: string) => boolean = () => true;
 
   constructor(
     private readonly clock: Clock,
@@ -28,6 +31,30 @@ export class Silences {
     for (const s of this.store.load()) {
       if (s.until <= now) continue;
       if (this.registry.setSilence(s.name, s.until)) this.reasons.set(s.name, s.reason);
+    }
+  }
+
+  /**
+   * Makes the silences those the store holds (of several boards: one set through another board
+   * holds here too, and the machine's owner, whichever board it is, sends nothing).
+   */
+  sync(records: readonly SilenceRecord[], version: number): void {
+    // A silence set or ended here while the store was read: the read may predate its save.
+    if (version !== this.version) return;
+    const now = this.clock.now();
+    const stored = new Map(records.filter((r) => r.until > now).map((r) => [r.name, r]));
+    for (const name of [...this.reasons.keys()]) {
+      if (stored.has(name)) continue;
+      this.reasons.delete(name);
+      this.registry.setSilence(name, null);
+    }
+    for (const r of stored.values()) {
+      if (
+        this.registry.get(r.name)?.silencedUntil === r.until &&
+        this.reasons.get(r.name) === r.reason
+      )
+        continue;
+      if (this.registry.setSilence(r.name, r.until)) this.reasons.set(r.name, r.reason);
     }
   }
 
@@ -73,8 +100,14 @@ export class Silences {
     return { status: 200, body: { name, silenced_until: null, reason: null } };
   }
 
+  /** Bumped before and after each save made here (see `sync`). */
+  get version(): number {
+    return this.changes;
+  }
+
   /** Saves the silences; if that fails, `name`'s silence is as it was (the answer is a 503). */
   private async saveOrUndo(name: string, until: number | null, reason?: string): Promise<void> {
+    this.changes += 1;
     try {
       await this.store.save(() => this.records());
     } catch (error) {
@@ -82,6 +115,8 @@ export class Silences {
       if (reason === undefined) this.reasons.delete(name);
       else this.reasons.set(name, reason);
       throw error;
+    } finally {
+      this.changes += 1;
     }
   }
 
@@ -111,8 +146,14 @@ export class Silences {
       this.reasons.delete(name);
     }
     return (async () => {
-      await this.store.save(() => this.records());
-      for (const name of ended) {
+      this.changes += 1;
+      try {
+        await this.store.save(() => this.records());
+      } finally {
+        this.changes += 1;
+      }
+      // Of several boards, each ends it; the machine's owner journals it.
+      for (const name of ended.filter((n) => this.owns(n))) {
         await this.journal.record({
           who: 'board',
           op: 'silence',

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.js';
+import { EventHub } from '../domain/events.js';
+import { Registry } from '../domain/registry.js';
+import { MemoryStore } from '../store/memory/state-store.js';
+import { Coordinator } from './coordinator.js';
+import { Membership } from './membership.js';
+
+const machines = Array.from({ length: 20 }, (_, i) => ({
+  name: `m${i}`,
+  url: `http://127.0.0.1:1/m${i}`,
+  location: `http://127.0.0.1:1/m${i}`,
+  key: 'k',
+}));
+
+/** Two boards over one in-memory store, on one manual clock. */
+async function pair() {
+  const store = new MemoryStore();
+  const clock = new ManualClock(1_000_000);
+  const make = (id: string) => {
+    const registry = new Registry(clock, new EventHub(), machines, 100);
+    registry.boardId = id;
+    const membership = new Membership(
+      store.boards,
+      () => ({ id, machines: machines.length, failoverAfterMs: 10_000 }),
+      () => clock.now(),
+    );
+    const coordinator = new Coordinator({
+      self: () => id,
+      membership,
+      registry,
+      records: store.records,
+      syncShared: async () => undefined,
+      onError: (error) => {
+        throw error;
+      },
+    });
+    return { registry, membership, coordinator };
+  };
+  const a = make('a');
+  const b = make('b');
+  await a.membership.beat();
+  await b.membership.beat();
+  await a.membership.beat();
+  return { a, b, clock };
+}
+
+describe('Coordinator', () => {
+  it('splits the machines between the live boards, each machine to one', async () => {
+    const { a, b } = await pair();
+    const ownedByA = machines.filter((m) => a.coordinator.owns(m.name)).length;
+    const ownedByB = machines.filter((m) => b.coordinator.owns(m.name)).length;
+    expect(ownedByA + ownedByB).toBe(machines.length);
+    for (const m of machines)
+      expect(a.coordinator.owns(m.name)).not.toBe(b.coordinator.owns(m.name));
+  });
+
+  it('what one board polled shows on the other, with the board that polled it', async () => {
+    const { a, b, clock } = await pair();
+    for (const m of machines.filter((x) => a.coordinator.owns(x.name))) {
+      const machine = a.registry.get(m.name);
+      if (machine !== undefined) a.registry.observe(machine, { ok: true, overview: { cpus: 2 } });
+    }
+    const set = a.registry.changes.close(
+      clock.now(),
+      1,
+      () => a.registry.all(),
+      a.registry.size(),
+      () => {},
+    );
+    a.coordinator.onChangeSet(set);
+    await a.coordinator.settled();
+    await b.coordinator.pull();
+    for (const m of machines) {
+      const onB = b.registry.get(m.name);
+      if (a.coordinator.owns(m.name)) {
+        expect(onB?.state).toBe('up');
+        expect(onB?.board).toBe('a');
+      } else expect(onB?.board).toBeNull();
+    }
+    // b records and notifies only for what it owns.
+    const setB = b.registry.changes.close(
+      clock.now(),
+      1,
+      () => b.registry.all(),
+      b.registry.size(),
+      () => {},
+    );
+    const view = b.coordinator.view(setB);
+    expect(view.transitions.every((t) => b.coordinator.owns(t.name))).toBe(true);
+    expect([...view.machines()].every((m) => b.coordinator.owns(m.name))).toBe(true);
+  });
+
+  it('cut off from the store, a board notifies nothing', async () => {
+    const { a, clock } = await pair();
+    clock.advance(10_000);
+    const set = a.registry.changes.close(
+      clock.now(),
+      1,
+      () => a.registry.all(),
+      a.registry.size(),
+      () => {},
+    );
+    expect(a.coordinator.forNotifier(set).size).toBe(0);
+  });
+});
