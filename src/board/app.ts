@@ -185,14 +185,15 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     },
     settings.notify,
   );
+  // Of several boards, each sends for the machines it owns (every event once).
+  notifier.mayNotify = (name) => coordinator.notifies(name);
   await notifier.restorePending();
   registry.changes.subscribe((set) => {
     // Silences that ran out end first, so what fires in this very set is sent.
     silences.expire(set.at)?.catch((error: unknown) => {
       if (!isStoreUnavailable(error)) logger.error({ err: error }, 'ending a silence failed');
     });
-    // Of several boards, each notifies for the machines it owns (every event once).
-    notifier.onChangeSet(coordinator.forNotifier(set));
+    notifier.onChangeSet(set);
   });
   // /metrics rides on the per-sweep change set and on the journal.
   const exporter = new MetricsExporter((registry) =>

@@ -96,21 +96,13 @@ export class Coordinator {
   }
 
   /**
-   * The change set as this board notifies it: what it owns; nothing while it is cut off from the
-   * store with other boards about (they take its machines, and their notifications, meanwhile).
+   * Whether this board sends the notifications of `name`: its owner does; none while it is cut
+   * off from the store with other boards about (they take its machines, and their
+   * notifications, meanwhile).
    */
-  forNotifier(set: ChangeSet): ChangeSet {
-    const view = this.view(set);
-    if (!this.clustered() || !this.deps.membership.cutOff()) return view;
-    return {
-      ...view,
-      transitions: [],
-      late: [],
-      bells: [],
-      actionsFailed: [],
-      machines: function* () {},
-      size: 0,
-    };
+  notifies(name: string): boolean {
+    if (!this.clustered()) return true;
+    return this.owns(name) && !this.deps.membership.cutOff();
   }
 
   /** A change set closed: the records this board observed in it go to the store, for the others. */

@@ -91,9 +91,13 @@ export class Notifier {
     }
   };
 
-  private dispatch(name: string, batch: ChannelBatch): void {
+  private dispatch(name: string, all: ChannelBatch): void {
     const channel = this.channels.get(name);
     if (channel === undefined) return;
+    // Of several boards, each evaluates every machine (so each knows what was sent and can send
+    // the recovery after a failover) and sends what concerns the machines it owns.
+    const mine = (e: NotifyEvent) => this.mayNotify(e.machine);
+    const batch = { events: all.events.filter(mine), silenced: all.silenced.filter(mine) };
     if (batch.silenced.length > 0) {
       this.count(name, 'silenced');
       this.note(name, 'silenced', null, `${summary(batch.silenced)} held back: silenced`);
@@ -112,6 +116,9 @@ export class Notifier {
       );
     }
   }
+
+  /** Whether this board sends what concerns `machine` (of several boards: its owner). */
+  mayNotify: (machine: string) => boolean = () => true;
 
   /** GET /api/notify: channels by name and kind, and the rules; never a URL or a secret. */
   describe(): { channels: { name: string; kind: string }[]; rules: RuleView[] } {
