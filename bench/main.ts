@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { token, writeBoardConfig } from './board-kit.js';
 import { type BenchOptions, parseOptions, UsageError } from './options.js';
 import { fdLimit, killEverything, rssMb } from './processes.js';
+import { clusterScenario } from './scenarios/cluster.js';
 import { type BenchContext, launchBoard } from './scenarios/context.js';
 import { fleetScenario } from './scenarios/fleet.js';
 import { historyScenario } from './scenarios/history.js';
@@ -108,6 +109,9 @@ async function main(): Promise<number> {
       if (part('notify')) await attempt('notify', () => notifyScenario(ctx));
       if (part('history')) await attempt('history', () => historyScenario(ctx));
       if (part('store')) await attempt('store', () => storeScenario(ctx));
+      // Three boards and a PostgreSQL: only when asked for (`--only cluster`).
+      if (options.only?.has('cluster') === true)
+        await attempt('cluster', () => clusterScenario(ctx));
     }
   } finally {
     clearTimeout(watchdog);
@@ -155,9 +159,11 @@ function expectedRows(options: BenchOptions): number {
   // longest block, 3 queries, uptime, 2 disk, the real board's p99); store 4 (history write,
   // journal append, disk, the real board's p99 on PostgreSQL).
   const rows = { fleet: 12, reports: 7, notify: 4, history: 9, store: 4 };
-  return Object.entries(rows).reduce(
-    (sum, [name, n]) => sum + (runsPart(options, name) ? n : 0),
-    0,
+  // cluster 6 (CPU, polls steady, lag, failover, polls after, notifications): asked for only.
+  const cluster = options.only?.has('cluster') === true ? 6 : 0;
+  return (
+    cluster +
+    Object.entries(rows).reduce((sum, [name, n]) => sum + (runsPart(options, name) ? n : 0), 0)
   );
 }
 

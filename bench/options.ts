@@ -36,7 +36,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--soak] [--check] [--cpu-prof 
   --soak      the 10-minute soak only (1 minute with --quick): board RSS growth under load
   --check     verify that every figure was produced and the board answered correctly; exit 1 if not
   --cpu-prof  start each board with --cpu-prof, writing .cpuprofile files to DIR
-  --only      fleet, reports, notify, history, store (development aid)
+  --only      fleet, reports, notify, history, store; and cluster (three boards on one PostgreSQL: only when named)
   --board     the board program to measure instead of dist/board/main.js (an older build, to compare)`;
 
 /** Parses the command line; throws with the usage on anything unknown. */

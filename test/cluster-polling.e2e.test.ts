@@ -80,7 +80,6 @@ describe('three boards on one PostgreSQL share the polling and the view', () => 
             failover_after: FAILOVER_S,
             sweep_interval: SWEEP_S,
             store,
-            history: false,
             machines: Array.from({ length: MACHINES }, (_, i) => ({
               name: `m${i}`,
               url: `http://127.0.0.1:${port}/${id}/m${i}`,
@@ -128,6 +127,17 @@ describe('three boards on one PostgreSQL share the polling and the view', () => 
       expect(m.board).toBe(pollers.get(m.name)?.[0]);
       expect(onC.find((x) => x.name === m.name)?.board).toBe(m.board);
     }
+
+    // History of every machine on every board: each machine's owner records it, once.
+    const ofC = onA.find((m) => m.board === 'c')?.name ?? '';
+    const events = (await http.call(`${a.url}/api/machines/${ofC}/events`, { token: TOKEN }))
+      .json as { events: { state: string }[] };
+    expect(events.events.map((e) => e.state)).toEqual(['up']);
+    const uptime = (await http.call(`${b.url}/api/uptime`, { token: TOKEN })).json as {
+      machines: { name: string; '24h': number | null }[];
+    };
+    expect(uptime.machines).toHaveLength(MACHINES);
+    expect(uptime.machines.every((m) => m['24h'] !== null)).toBe(true);
 
     // kill -9 of b: its machines are polled again by a or c within failover_after + 1 sweep,
     // and none is shown down meanwhile.

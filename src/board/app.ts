@@ -218,6 +218,13 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     health,
     view: (set) => coordinator.view(set),
   });
+  if (history !== null) history.shared = () => coordinator.clustered();
+  // Before the first sweep: which boards are alive (so this one polls only its share) and what
+  // they published (so its first polls are no first sightings). A store away: later.
+  await membership
+    .beat()
+    .then(() => coordinator.pull())
+    .catch(() => undefined);
   // Woken when another board publishes (LISTEN); the scheduler also reads every second.
   const stopListening = await store.records.listen(() => {
     coordinator.pull().catch(() => undefined);

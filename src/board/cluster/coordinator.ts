@@ -5,6 +5,9 @@ import type { RecordsTable } from '../store/state.js';
 import type { Membership } from './membership.js';
 import { ownerOf } from './owners.js';
 
+/** Where a record's overview starts: it is the record's last member (see recordBytes). */
+const OVERVIEW_KEY = ',"overview":';
+
 /** Records read per query when catching up with another board. */
 const READ_LIMIT = 5000;
 
@@ -77,15 +80,23 @@ export class Coordinator {
 
   /** The change set as this board records and notifies it: only the machines it owns. */
   view(set: ChangeSet): ChangeSet {
-    if (!this.clustered()) return set;
+    const seeded = (t: ChangeSet['transitions'][number]) =>
+      t.remote === true && t.previous === null;
+    if (!this.clustered()) {
+      return set.transitions.some(seeded)
+        ? { ...set, transitions: set.transitions.filter((t) => !seeded(t)) }
+        : set;
+    }
     const owns = (x: { name: string }) => this.owns(x.name);
+    // A first sighting learnt from another board was that board's to record.
+    const mine = (t: ChangeSet['transitions'][number]) => this.owns(t.name) && !seeded(t);
     let size = 0;
     for (const m of set.machines()) if (this.owns(m.name)) size += 1;
     const machines = set.machines;
     const self = this;
     return {
       ...set,
-      transitions: set.transitions.filter(owns),
+      transitions: set.transitions.filter(mine),
       late: set.late.filter(owns),
       bells: set.bells.filter(owns),
       machines: function* () {
@@ -165,7 +176,7 @@ export class Coordinator {
       for (const row of rows) {
         this.cursors.set(board, row.version);
         try {
-          this.apply(row.board, JSON.parse(row.record) as Published);
+          this.apply(row.board, row.record);
         } catch (error) {
           this.deps.onError(error);
         }
@@ -174,8 +185,14 @@ export class Coordinator {
     }
   }
 
-  private apply(board: string, rec: Published): void {
+  private apply(board: string, text: string): void {
     const { registry } = this.deps;
+    // A record ends with its overview (recordBytes): the head is parsed alone, and the overview
+    // is parsed once and kept as the text it came as (no encoding again).
+    const at = text.indexOf(OVERVIEW_KEY);
+    if (at < 0) return;
+    const rec = JSON.parse(`${text.slice(0, at)}}`) as Published;
+    const overviewJson = text.slice(at + OVERVIEW_KEY.length, -1);
     if (typeof rec.name !== 'string' || typeof rec.location !== 'string') return;
     let machine = registry.get(rec.name);
     if (machine === undefined) {
@@ -187,8 +204,9 @@ export class Coordinator {
     const lastSeen = typeof rec.last_seen === 'string' ? Date.parse(rec.last_seen) : null;
     const seen = lastSeen !== null && Number.isFinite(lastSeen) ? lastSeen : null;
     if (machine.origin === 'configured') {
-      // Its owner polls it; a record from a board that polled it before a failover is older news.
-      if (this.owns(machine.name)) return;
+      // Its owner polls it; a record from a board that polled it before a failover is older
+      // news, except as the state to start from (its first poll here is then no first sighting).
+      if (this.owns(machine.name) && machine.observed) return;
     } else {
       const newer = seen !== null && (machine.lastSeen === null || seen > machine.lastSeen);
       const ownerSaysDown =
@@ -198,16 +216,15 @@ export class Coordinator {
         (seen ?? 0) >= (machine.lastSeen ?? 0);
       if (!newer && !ownerSaysDown) return;
     }
+    const parsed: unknown = overviewJson === 'null' ? null : JSON.parse(overviewJson);
     const overview =
-      rec.overview !== null && typeof rec.overview === 'object'
-        ? (rec.overview as Record<string, unknown>)
-        : {};
+      parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
     registry.observeRemote(machine, {
       up: rec.state === 'up',
       error: typeof rec.error === 'string' ? rec.error : null,
       lastSeen: seen,
       overview,
-      overviewJson: JSON.stringify(overview),
+      overviewJson: parsed === null ? '{}' : overviewJson,
       location: rec.location,
       verified: rec.verified === true,
       board,

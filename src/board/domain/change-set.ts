@@ -17,6 +17,8 @@ export interface Transition {
   previous: 'up' | 'down' | null;
   /** Why it is down (the poll's error, "no report for N s"); null when up. */
   reason: string | null;
+  /** Learnt from another board's record (of several boards sharing a store). */
+  remote?: boolean;
 }
 
 /** An announced machine became late (no report for twice its interval) or on time again. */

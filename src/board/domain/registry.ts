@@ -58,6 +58,8 @@ export class Registry {
   identityVersion = 0;
   /** This board's id (board_id), written into the records it observes. */
   boardId: string | null = null;
+  /** Set while a record of another board is observed (its transitions say so). */
+  private observingRemote = false;
 
   constructor(
     private readonly clock: Clock,
@@ -165,6 +167,7 @@ export class Registry {
         state: machine.state,
         previous,
         reason: machine.error,
+        ...(this.observingRemote ? { remote: true } : {}),
       });
     }
     // A configured machine's poll shows in the view when the sweep ends (the view is "as of the
@@ -178,6 +181,17 @@ export class Registry {
    * path as a poll or a report, then the other board's time of the observation and its id.
    */
   observeRemote(machine: Machine, remote: RemoteObservation): void {
+    this.observingRemote = true;
+    try {
+      this.observeAs(machine, remote);
+    } finally {
+      this.observingRemote = false;
+    }
+    machine.lastSeen = remote.lastSeen;
+    machine.board = remote.board;
+  }
+
+  private observeAs(machine: Machine, remote: RemoteObservation): void {
     this.observe(
       machine,
       remote.up
@@ -191,8 +205,6 @@ export class Registry {
           }
         : { ok: false, error: remote.error ?? 'down' },
     );
-    machine.lastSeen = remote.lastSeen;
-    machine.board = remote.board;
   }
 
   /** Bells rung since the newest one seen before (none for a machine seen the first time). */

@@ -28,6 +28,8 @@ export type UptimeRow = { name: string } & Record<UptimeWindow, number | null>;
 
 /** /api/uptime is computed at most this often (the UI asks once a minute). */
 const UPTIME_CACHE_MS = 10_000;
+/** Of several boards: how often a name unknown here makes this board read the store's again. */
+const REFRESH_MS = 5000;
 
 /** The board's history: records change sets into a store and answers the history API. */
 export class History {
@@ -35,6 +37,9 @@ export class History {
   private uptimeCache: { at: number; rows: Map<string, UptimeRow> } | null = null;
   /** Forgotten names whose forgetting is not written yet: they answer 404 already. */
   private readonly forgetting = new Set<string>();
+  /** Whether other boards write this store too (set by the board; see Coordinator). */
+  shared: () => boolean = () => false;
+  private refreshedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly store: HistoryStore,
@@ -74,7 +79,19 @@ export class History {
 
   /** Whether the store holds history for the name. */
   async has(name: string): Promise<boolean> {
-    return !this.forgetting.has(name) && (await this.store.has(name));
+    if (this.forgetting.has(name)) return false;
+    await this.knowOthers(name);
+    return this.store.has(name);
+  }
+
+  /** Of several boards: a machine another board recorded is read from the store first. */
+  private async knowOthers(name: string): Promise<void> {
+    if (!this.shared() || (await this.store.has(name))) return;
+    // At most every few seconds: a name no board has must not make each request read the store.
+    const now = this.clock.now();
+    if (now - this.refreshedAt < REFRESH_MS && now >= this.refreshedAt) return;
+    this.refreshedAt = now;
+    await this.store.refresh?.();
   }
 
   /** A machine's series over a window, from the tier that fills `points`. */
@@ -85,6 +102,7 @@ export class History {
     points: number,
   ): Promise<HistoryAnswer> {
     const p = plan(window, points, this.retention, this.clock.now() / 1000);
+    await this.knowOthers(name);
     const rows = await this.store.samples(name, p.tier, window.fromS, window.toS, p.stepS);
     const s = toSeries(rows, window, p);
     return {
@@ -98,6 +116,7 @@ export class History {
 
   /** A machine's latest state changes, most recent first, with how long the previous state lasted. */
   async events(name: string, limit: number): Promise<EventView[]> {
+    await this.knowOthers(name);
     const events = await this.store.events(name, limit + 1);
     return events.slice(0, limit).map((e, i) => {
       const before = events[i + 1];
@@ -120,6 +139,8 @@ export class History {
       now < this.uptimeCache.at
     ) {
       const rows = new Map<string, UptimeRow>();
+      // Of several boards, the others wrote the history of the machines they own.
+      if (this.shared()) await this.store.refresh?.();
       for (const totals of await this.store.uptimeTotals(now)) {
         rows.set(totals.name, { name: totals.name, ...uptimeOf(totals, now) });
       }

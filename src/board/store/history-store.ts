@@ -81,6 +81,11 @@ export interface HistoryStore {
   uptimeTotals(nowMs: number): Promise<UptimeTotals[]>;
   /** Whether the store holds history for the name (forgotten names do not). */
   has(name: string): Promise<boolean>;
+  /**
+   * Where several boards write one store: reads again what the others wrote (the machines, and
+   * the uptime figures at the next read). Absent where one board writes its history alone.
+   */
+  refresh?(): Promise<void>;
   /** Waits for pending work and releases the store. */
   close(): Promise<void>;
 }

@@ -133,6 +133,14 @@ export class PostgresHistoryStore implements HistoryStore {
     return next;
   }
 
+  /**
+   * Reads the machines again and rebuilds the uptime figures at the next read: other boards on
+   * this database write the history of the machines they own.
+   */
+  refresh(): Promise<void> {
+    return this.queued(() => this.reload());
+  }
+
   /** How many times the uptime ledger was rebuilt from every change (not advanced). */
   get ledgerRebuilds(): number {
     return this.rebuilds;
