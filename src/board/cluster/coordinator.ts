@@ -1,9 +1,20 @@
 import type { ChangeSet } from '../domain/change-set.js';
 import { recordBytes } from '../domain/machine.js';
+import { emptyMetrics, type MachineMetrics, type SessionMark } from '../domain/metrics.js';
 import type { Registry } from '../domain/registry.js';
-import type { RecordsTable } from '../store/state.js';
+import type { RecordsTable, RecordToPublish } from '../store/state.js';
 import type { Membership } from './membership.js';
 import { ownerOf } from './owners.js';
+
+/** The numbers and sessions a publishing board took from an overview (checked loosely: boards trust each other). */
+function metaOf(text: string | null): { m: MachineMetrics | null; s: SessionMark[] } | null {
+  if (text === null) return null;
+  const value = JSON.parse(text) as { m?: unknown; s?: unknown } | null;
+  if (value === null || typeof value !== 'object') return null;
+  const m = value.m !== null && typeof value.m === 'object' ? (value.m as MachineMetrics) : null;
+  const s = Array.isArray(value.s) ? (value.s as SessionMark[]) : [];
+  return { m, s };
+}
 
 /** Where a record's overview starts: it is the record's last member (see recordBytes). */
 const OVERVIEW_KEY = ',"overview":';
@@ -20,7 +31,6 @@ interface Published {
   last_seen?: unknown;
   location?: unknown;
   verified?: unknown;
-  overview?: unknown;
 }
 
 /**
@@ -125,12 +135,17 @@ export class Coordinator {
     const self = this.deps.self();
     const live = this.deps.membership.liveIds().join('\n');
     const everything = live !== this.publishedFor;
-    const rows: { name: string; record: string }[] = [];
+    const rows: RecordToPublish[] = [];
     const names = everything ? [...set.machines()].map((m) => m.name) : set.changed;
     for (const name of names) {
       const m = this.deps.registry.get(name);
       if (m === undefined || m.board !== self) continue;
-      rows.push({ name, record: recordBytes(m).toString('utf8') });
+      // What this board took from the overview goes with it: the readers do not parse it again.
+      rows.push({
+        name,
+        record: recordBytes(m).toString('utf8'),
+        meta: JSON.stringify({ m: m.metrics, s: m.sessions }),
+      });
     }
     this.publishing = this.publishing
       .then(async () => {
@@ -176,7 +191,7 @@ export class Coordinator {
       for (const row of rows) {
         this.cursors.set(board, row.version);
         try {
-          this.apply(row.board, row.record);
+          this.apply(row.board, row.record, row.meta);
         } catch (error) {
           this.deps.onError(error);
         }
@@ -185,10 +200,12 @@ export class Coordinator {
     }
   }
 
-  private apply(board: string, text: string): void {
+  private apply(board: string, text: string, metaText: string | null): void {
     const { registry } = this.deps;
-    // A record ends with its overview (recordBytes): the head is parsed alone, and the overview
-    // is parsed once and kept as the text it came as (no encoding again).
+    // A record ends with its overview (recordBytes): the head is parsed alone; the overview is
+    // kept as the text it came as, with the numbers and sessions the publisher took from it.
+    const meta = metaOf(metaText);
+    if (meta === null) return;
     const at = text.indexOf(OVERVIEW_KEY);
     if (at < 0) return;
     const rec = JSON.parse(`${text.slice(0, at)}}`) as Published;
@@ -216,15 +233,13 @@ export class Coordinator {
         (seen ?? 0) >= (machine.lastSeen ?? 0);
       if (!newer && !ownerSaysDown) return;
     }
-    const parsed: unknown = overviewJson === 'null' ? null : JSON.parse(overviewJson);
-    const overview =
-      parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
     registry.observeRemote(machine, {
       up: rec.state === 'up',
       error: typeof rec.error === 'string' ? rec.error : null,
       lastSeen: seen,
-      overview,
-      overviewJson: parsed === null ? '{}' : overviewJson,
+      overviewJson: overviewJson === 'null' ? '{}' : overviewJson,
+      metrics: meta.m ?? emptyMetrics(),
+      sessions: meta.s,
       location: rec.location,
       verified: rec.verified === true,
       board,

@@ -33,6 +33,8 @@ export interface Machine {
   board: string | null;
   /** The newest bell time (ISO text, as the agent sent it) already seen. */
   lastBellAt: string | null;
+  /** The sessions of its last overview (shared with other boards with its record). */
+  sessions: readonly SessionMark[];
   queued: number;
   /**
    * The machine's record as UTF-8 JSON, made when first asked for after a change (the view's

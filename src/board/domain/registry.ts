@@ -3,7 +3,7 @@ import type { MachineConfig } from '../config/config.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
 import { type Machine, type Observation, type Origin, ownBytes } from './machine.js';
-import { emptyMetrics, prepareOverview, type SessionMark } from './metrics.js';
+import { emptyMetrics, type MachineMetrics, prepareOverview, type SessionMark } from './metrics.js';
 import { ViewCache } from './view-cache.js';
 
 export { VIEW_COALESCE_MS } from './view-cache.js';
@@ -24,13 +24,17 @@ export type AnnounceRefusal =
   /** The name differs only in case from one the board has (`existing`). */
   | { refused: 'lookalike'; existing: string };
 
+const NO_SESSIONS: readonly SessionMark[] = Object.freeze([]);
+
 /** What another board observed of a machine, from the record it published. */
 export interface RemoteObservation {
   up: boolean;
   error: string | null;
   lastSeen: number | null;
-  overview: Record<string, unknown>;
+  /** The overview as text, and what the publishing board took from it (not parsed again). */
   overviewJson: string;
+  metrics: MachineMetrics;
+  sessions: SessionMark[];
   location: string;
   verified: boolean;
   board: string;
@@ -148,6 +152,7 @@ export class Registry {
         this.identityVersion += 1;
       }
       this.noteBells(machine, prepared.sessions, previous === null, now);
+      machine.sessions = prepared.sessions.length === 0 ? NO_SESSIONS : prepared.sessions;
     } else {
       if (machine.observed && machine.state === 'down' && machine.error === observation.error)
         return;
@@ -197,8 +202,11 @@ export class Registry {
       remote.up
         ? {
             ok: true,
-            overview: remote.overview,
-            json: remote.overviewJson,
+            prepared: {
+              json: remote.overviewJson,
+              metrics: remote.metrics,
+              sessions: remote.sessions,
+            },
             location: remote.location,
             verified: remote.verified,
             intervalMs: machine.intervalMs,
@@ -417,6 +425,7 @@ export class Registry {
       silencedUntil: null,
       board: null,
       lastBellAt: null,
+      sessions: NO_SESSIONS,
       queued: 0,
       bytes: null,
     };

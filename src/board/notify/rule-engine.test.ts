@@ -169,6 +169,7 @@ function machine(name: string, metrics: Partial<ReturnType<typeof emptyMetrics>>
     verified: false,
     silencedUntil: null,
     board: null,
+    sessions: [],
     lastBellAt: null,
     queued: 0,
     bytes: null,

@@ -180,19 +180,23 @@ export function stateContract(kind: string, factory: StoreFactory): void {
     it('records: the latest of each machine, read per board after a version, oldest first', async () => {
       const store = await factory.fresh();
       await store.records.publish('a', [
-        { name: 'm1', record: '{"name":"m1","state":"up"}' },
-        { name: 'm2', record: '{"name":"m2","state":"up"}' },
+        { name: 'm1', record: '{"name":"m1","state":"up"}', meta: '{"m":null,"s":[]}' },
+        { name: 'm2', record: '{"name":"m2","state":"up"}', meta: '{}' },
       ]);
-      await store.records.publish('b', [{ name: 'm3', record: '{"name":"m3"}' }]);
+      await store.records.publish('b', [{ name: 'm3', record: '{"name":"m3"}', meta: '{}' }]);
       const first = await store.records.since('a', 0, 100);
-      expect(first.map((r) => [r.name, r.board, r.record])).toEqual([
-        ['m1', 'a', '{"name":"m1","state":"up"}'],
-        ['m2', 'a', '{"name":"m2","state":"up"}'],
+      expect(first.map((r) => [r.name, r.board, r.record, r.meta])).toEqual([
+        ['m1', 'a', '{"name":"m1","state":"up"}', '{"m":null,"s":[]}'],
+        ['m2', 'a', '{"name":"m2","state":"up"}', '{}'],
       ]);
       const cursor = Math.max(...first.map((r) => r.version));
       // m1 again from a, m2 now from b: a's reader sees m1 only, b's sees m2 and m3.
-      await store.records.publish('a', [{ name: 'm1', record: '{"name":"m1","state":"down"}' }]);
-      await store.records.publish('b', [{ name: 'm2', record: '{"name":"m2","state":"down"}' }]);
+      await store.records.publish('a', [
+        { name: 'm1', record: '{"name":"m1","state":"down"}', meta: '{}' },
+      ]);
+      await store.records.publish('b', [
+        { name: 'm2', record: '{"name":"m2","state":"down"}', meta: '{}' },
+      ]);
       const back = await again(store);
       expect((await back.records.since('a', cursor, 100)).map((r) => r.record)).toEqual([
         '{"name":"m1","state":"down"}',

@@ -48,12 +48,21 @@ const RECORDS_POSTGRES = `
   CREATE INDEX records_board_version ON records (board, version);
   `;
 
+/** Migration 4: what the publishing board took from the overview (so readers do not parse it). */
+const RECORDS_META = 'ALTER TABLE records ADD COLUMN meta TEXT;';
+
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
   sqlite: [
     tables('INTEGER PRIMARY KEY AUTOINCREMENT', 'INTEGER'),
     boards('INTEGER'),
     RECORDS_SQLITE,
+    RECORDS_META,
   ],
-  postgres: [tables('BIGSERIAL PRIMARY KEY', 'BIGINT'), boards('BIGINT'), RECORDS_POSTGRES],
+  postgres: [
+    tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
+    boards('BIGINT'),
+    RECORDS_POSTGRES,
+    RECORDS_META,
+  ],
 } as const;

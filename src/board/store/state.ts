@@ -105,12 +105,21 @@ export interface PublishedRecord {
   version: number;
   /** The record as GET /api/board lists it (JSON text, overview included). */
   record: string;
+  /** What the publisher took from the overview (JSON: metrics and sessions), or null. */
+  meta: string | null;
+}
+
+/** One record to publish. */
+export interface RecordToPublish {
+  name: string;
+  record: string;
+  meta: string;
 }
 
 /** The machines' records that boards sharing a store publish for each other. */
 export interface RecordsTable {
   /** Upserts the records (one statement) and wakes the other boards. */
-  publish(board: string, records: readonly { name: string; record: string }[]): Promise<void>;
+  publish(board: string, records: readonly RecordToPublish[]): Promise<void>;
   /** What `board` published after `version`, oldest first (at most `limit`). */
   since(board: string, version: number, limit: number): Promise<PublishedRecord[]>;
   /** Calls `wake` when another board has published (PostgreSQL's LISTEN); returns a stop. */

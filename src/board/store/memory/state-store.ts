@@ -7,6 +7,7 @@ import type {
   BoardStore,
   Imported,
   PublishedRecord,
+  RecordToPublish,
   SilenceRecord,
   StoredIdentity,
 } from '../state.js';
@@ -99,7 +100,7 @@ export class MemoryStore implements BoardStore {
   private readonly wakers = new Set<() => void>();
 
   readonly records = {
-    publish: async (board: string, rows: readonly { name: string; record: string }[]) => {
+    publish: async (board: string, rows: readonly RecordToPublish[]) => {
       for (const r of rows) {
         this.version += 1;
         this.recordRows.set(r.name, {
@@ -107,6 +108,7 @@ export class MemoryStore implements BoardStore {
           board,
           version: this.version,
           record: r.record,
+          meta: r.meta,
         });
       }
       for (const wake of this.wakers) wake();

@@ -16,6 +16,7 @@ import type {
   BoardStore,
   Imported,
   PublishedRecord,
+  RecordToPublish,
   SilenceRecord,
   StoredIdentity,
 } from '../state.js';
@@ -187,16 +188,16 @@ export class PostgresStore implements BoardStore {
   };
 
   readonly records = {
-    publish: async (board: string, rows: readonly { name: string; record: string }[]) => {
+    publish: async (board: string, rows: readonly RecordToPublish[]) => {
       if (rows.length === 0) return;
       await this.transaction(async (client) => {
         await client.query(
-          `INSERT INTO records (name, board, version, record)
-           SELECT name, $1, nextval('records_version'), record
-           FROM unnest($2::text[], $3::text[]) AS r(name, record)
+          `INSERT INTO records (name, board, version, record, meta)
+           SELECT name, $1, nextval('records_version'), record, meta
+           FROM unnest($2::text[], $3::text[], $4::text[]) AS r(name, record, meta)
            ON CONFLICT (name) DO UPDATE SET board = EXCLUDED.board, version = EXCLUDED.version,
-           record = EXCLUDED.record`,
-          [board, rows.map((r) => r.name), rows.map((r) => r.record)],
+           record = EXCLUDED.record, meta = EXCLUDED.meta`,
+          [board, rows.map((r) => r.name), rows.map((r) => r.record), rows.map((r) => r.meta)],
         );
         // Sent at COMMIT: the others read what is committed.
         await client.query("SELECT pg_notify('panoptes_records', $1)", [board]);
@@ -205,7 +206,7 @@ export class PostgresStore implements BoardStore {
     since: async (board: string, version: number, limit: number) =>
       (
         await this.pool.query<PublishedRecord>(
-          `SELECT name, board, version, record FROM records WHERE board = $1 AND version > $2
+          `SELECT name, board, version, record, meta FROM records WHERE board = $1 AND version > $2
            ORDER BY version LIMIT $3`,
           [board, version, limit],
         )

@@ -18,6 +18,7 @@ import type {
   BoardStore,
   Imported,
   PublishedRecord,
+  RecordToPublish,
   SilenceRecord,
   StoredIdentity,
 } from '../state.js';
@@ -198,26 +199,26 @@ export class SqliteStore implements BoardStore {
 
   /** One board per embedded store: nobody else publishes, and nobody listens. */
   readonly records = {
-    publish: (board: string, rows: readonly { name: string; record: string }[]) =>
+    publish: (board: string, rows: readonly RecordToPublish[]) =>
       this.commits.run((db) => {
         const top = db.prepare('SELECT coalesce(max(version), 0) AS v FROM records').get() as {
           v: number;
         };
         let version = top.v;
         const put = db.prepare(
-          `INSERT INTO records (name, board, version, record) VALUES (?, ?, ?, ?)
+          `INSERT INTO records (name, board, version, record, meta) VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (name) DO UPDATE SET board = excluded.board, version = excluded.version,
-           record = excluded.record`,
+           record = excluded.record, meta = excluded.meta`,
         );
         for (const r of rows) {
           version += 1;
-          put.run(r.name, board, version, r.record);
+          put.run(r.name, board, version, r.record, r.meta);
         }
       }),
     since: async (board: string, version: number, limit: number) =>
       this.db
         .prepare(
-          'SELECT name, board, version, record FROM records WHERE board = ? AND version > ? ORDER BY version LIMIT ?',
+          'SELECT name, board, version, record, meta FROM records WHERE board = ? AND version > ? ORDER BY version LIMIT ?',
         )
         .all(board, version, limit) as PublishedRecord[],
     listen: async () => async () => undefined,
