@@ -33,6 +33,7 @@ import { uiRoutes } from './http/ui-routes.js';
 import { BUILTIN_LANG_DIR, Languages } from './lang/languages.js';
 import { MetricsExporter } from './metrics/metrics-exporter.js';
 import { registerStoreMetrics } from './metrics/store-metrics.js';
+import type { NotifyEvent } from './notify/event.js';
 import { Notifier, type NotifierDeps } from './notify/notifier.js';
 import { Silences } from './notify/silences.js';
 import { type AgentClient, createAgentClient } from './polling/agent-client.js';
@@ -42,6 +43,12 @@ import { IdentityStore } from './store/identity-store.js';
 import { openStore } from './store/open-store.js';
 import { SilenceStore } from './store/silence-store.js';
 import { isStoreUnavailable } from './store/store-health.js';
+
+/**
+ * Of several boards, an event of the same kind for the same machine and channel claimed by
+ * another board this recently is not sent again (two boards that both thought they owned it).
+ */
+const CLAIM_WINDOW_MS = 30_000;
 
 export interface BoardAppDeps {
   settings: BoardSettings;
@@ -187,6 +194,17 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   );
   // Of several boards, each sends for the machines it owns (every event once).
   notifier.mayNotify = (name) => coordinator.notifies(name);
+  notifier.claim = (channel, events) => {
+    if (!coordinator.clustered()) return null;
+    const keyOf = (e: NotifyEvent) =>
+      [channel, e.event, e.machine, e.session ?? '', e.metric ?? '', e.path ?? ''].join('\n');
+    return store.claims
+      .claim(current.boardId, events.map(keyOf), clock.now(), CLAIM_WINDOW_MS)
+      .then((claimed) => {
+        const got = new Set(claimed);
+        return events.filter((e) => got.has(keyOf(e)));
+      });
+  };
   await notifier.restorePending();
   registry.changes.subscribe((set) => {
     // Silences that ran out end first, so what fires in this very set is sent.
@@ -223,7 +241,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   // they published (so its first polls are no first sightings). A store away: later.
   await membership
     .beat()
-    .then(() => coordinator.pull())
+    .then(() => coordinator.awaitPeers(settings.sweepIntervalMs + 2000))
     .catch(() => undefined);
   // Woken when another board publishes (LISTEN); the scheduler also reads every second.
   const stopListening = await store.records.listen(() => {

@@ -179,6 +179,23 @@ export class Coordinator {
     return this.pulling;
   }
 
+  /**
+   * At start, with other boards alive: waits (at most `timeoutMs`) until each has published what
+   * it observed — a board that was alone publishes nothing until it sees another one — so this
+   * board's first polls start from their records and are no first sightings.
+   */
+  async awaitPeers(timeoutMs: number): Promise<void> {
+    const started = Date.now();
+    for (;;) {
+      await this.pull();
+      const others = this.deps.membership.liveIds().filter((id) => id !== this.deps.self());
+      if (others.every((id) => (this.cursors.get(id) ?? 0) > 0)) return;
+      if (Date.now() - started >= timeoutMs) return;
+      await new Promise((r) => setTimeout(r, 250));
+      await this.deps.membership.beat();
+    }
+  }
+
   /** Waits for the publishing under way (at shutdown). */
   async settled(): Promise<void> {
     await this.publishing;

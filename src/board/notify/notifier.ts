@@ -98,6 +98,28 @@ export class Notifier {
     // the recovery after a failover) and sends what concerns the machines it owns.
     const mine = (e: NotifyEvent) => this.mayNotify(e.machine);
     const batch = { events: all.events.filter(mine), silenced: all.silenced.filter(mine) };
+    const claiming = batch.events.length > 0 ? this.claim(name, batch.events) : null;
+    if (claiming !== null) {
+      // Of several boards: each event is claimed in the store first; one claimed by another
+      // board within the window (two boards that both thought they owned it) is not sent twice.
+      claiming.then(
+        (claimed) => this.send(name, channel, { events: claimed, silenced: batch.silenced }),
+        // The store cannot take the claim (it is away): this board owns the machines, so it
+        // sends (a duplicate is better than a down nobody hears of).
+        () => this.send(name, channel, batch),
+      );
+      return;
+    }
+    this.send(name, channel, batch);
+  }
+
+  /**
+   * Claims a channel's events before they are sent (set by the board; of several boards sharing
+   * a store): answers the events to send, or null when every event is this board's to send.
+   */
+  claim: (channel: string, events: NotifyEvent[]) => Promise<NotifyEvent[]> | null = () => null;
+
+  private send(name: string, channel: Channel, batch: ChannelBatch): void {
     if (batch.silenced.length > 0) {
       this.count(name, 'silenced');
       this.note(name, 'silenced', null, `${summary(batch.silenced)} held back: silenced`);

@@ -208,6 +208,18 @@ export function stateContract(kind: string, factory: StoreFactory): void {
       await back.close();
     });
 
+    it('claims: a key is had once within the window, and again after it', async () => {
+      const store = await factory.fresh();
+      const first = await store.claims.claim('a', ['k1', 'k2'], 100_000, 30_000);
+      expect(first).toEqual(['k1', 'k2']);
+      const again = await store.claims.claim('b', ['k1', 'k3'], 110_000, 30_000);
+      // The embedded engine has one board: its claims are all its own.
+      if (kind === 'sqlite') expect(again).toEqual(['k1', 'k3']);
+      else expect(again).toEqual(['k3']);
+      expect(await store.claims.claim('b', ['k1'], 140_001, 30_000)).toEqual(['k1']);
+      await store.close();
+    });
+
     it('import: all in one go, and again without doubling anything or overwriting', async () => {
       const store = await factory.fresh();
       await store.journal.append(entry(1, 'already here'));

@@ -51,6 +51,10 @@ const RECORDS_POSTGRES = `
 /** Migration 4: what the publishing board took from the overview (so readers do not parse it). */
 const RECORDS_META = 'ALTER TABLE records ADD COLUMN meta TEXT;';
 
+/** Migration 5 (several boards): notifications claimed before they are sent. */
+const CLAIMS = (int: string) =>
+  `CREATE TABLE notify_claims (key TEXT PRIMARY KEY, board TEXT NOT NULL, at ${int} NOT NULL);`;
+
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
   sqlite: [
@@ -58,11 +62,13 @@ export const STATE_TABLES = {
     boards('INTEGER'),
     RECORDS_SQLITE,
     RECORDS_META,
+    CLAIMS('INTEGER'),
   ],
   postgres: [
     tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
     boards('BIGINT'),
     RECORDS_POSTGRES,
     RECORDS_META,
+    CLAIMS('BIGINT'),
   ],
 } as const;

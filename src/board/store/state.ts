@@ -126,6 +126,15 @@ export interface RecordsTable {
   listen(wake: () => void): Promise<() => Promise<void>>;
 }
 
+/** Notifications claimed before they are sent, so that of several boards one sends each. */
+export interface ClaimsTable {
+  /**
+   * Claims `keys` for `board` at `at` (ms); answers the keys it got: those nobody claimed since
+   * `at - windowMs`.
+   */
+  claim(board: string, keys: readonly string[], at: number, windowMs: number): Promise<string[]>;
+}
+
 /** Everything an import of an older data directory brings, written in one transaction. */
 export interface Imported {
   journal: JournalEntry[];
@@ -148,6 +157,7 @@ export interface BoardStore {
   readonly deliveries: DeliveryTable;
   readonly boards: BoardsTable;
   readonly records: RecordsTable;
+  readonly claims: ClaimsTable;
   /** Writes what an older data directory held, all or nothing; ids already present are kept. */
   importAll(data: Imported): Promise<void>;
   /** A small write that proves the store works (the reconnect probe, and a heartbeat). */

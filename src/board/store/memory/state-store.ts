@@ -127,6 +127,18 @@ export class MemoryStore implements BoardStore {
     },
   };
 
+  private claimRows = new Map<string, number>();
+
+  readonly claims = {
+    claim: async (_board: string, keys: readonly string[], at: number, windowMs: number) =>
+      keys.filter((key) => {
+        const last = this.claimRows.get(key);
+        if (last !== undefined && last >= at - windowMs) return false;
+        this.claimRows.set(key, at);
+        return true;
+      }),
+  };
+
   readonly deliveries = {
     keep: async (pending: readonly Pending[]) => {
       this.deliveryRows.push(...structuredClone([...pending]));

@@ -224,6 +224,11 @@ export class SqliteStore implements BoardStore {
     listen: async () => async () => undefined,
   };
 
+  /** One board per embedded store: every claim is its own. */
+  readonly claims = {
+    claim: async (_board: string, keys: readonly string[]) => [...keys],
+  };
+
   readonly deliveries = {
     keep: (pending: readonly Pending[]) =>
       this.commits.run((db) => {
