@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { timedKeyProof } from '../src/shared/wire/key-proof.js';
 import { eventually, Recorder, writeBoardConfig } from './helpers/fleet.js';
 import { type PgServer, startPostgres } from './helpers/postgres.js';
 import { type RunningProgram, startBoard } from './helpers/processes.js';
@@ -7,6 +8,7 @@ import { tempDir } from './helpers/tmp.js';
 
 const TOKEN = 'cluster-actions-token-9d1f3b5c7e'; // secret-scan: token
 const REGISTRATION = 'cluster-actions-reg-0e2a4c6d8f'; // secret-scan: token
+const LAB2_KEY = 'cluster-actions-lab2-key-1a3c5e7b'; // secret-scan: token
 
 interface Entry {
   id: number;
@@ -41,6 +43,7 @@ describe('actions and the journal across boards', () => {
         sweep_interval: 0.5,
         store,
         history: false,
+        announced_keys: { lab2: LAB2_KEY },
       });
     a = await startBoard(config('a'));
     b = await startBoard(config('b'));
@@ -128,8 +131,39 @@ describe('actions and the journal across boards', () => {
     }
   }, 60_000);
 
+  it('a report with a key proof accepted by one board is refused as a replay by the other', async () => {
+    const location = 'http://127.0.0.1:1/lab2';
+    const at = new Date().toISOString();
+    const body = JSON.stringify({
+      name: 'lab2',
+      location,
+      key_proof: timedKeyProof(LAB2_KEY, 'lab2', location, at),
+      key_proof_at: at,
+    });
+    const send = (board: RunningProgram) =>
+      http.call(`${board.url}/api/report`, {
+        method: 'POST',
+        token: REGISTRATION,
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+    expect((await send(a)).status).toBe(200);
+    // Once a has published lab2's record (its sweep, then b's read), b knows the proof's time.
+    await eventually(async () => {
+      const view = (await http.call(`${b.url}/api/board`, { token: TOKEN })).json as {
+        machines: { name: string; verified?: boolean }[];
+      };
+      return view.machines.find((m) => m.name === 'lab2')?.verified === true ? true : undefined;
+    }, 'lab2 on b');
+    const replay = await send(b);
+    expect(replay.status).toBe(403);
+    expect((replay.json as { detail: string }).detail).toContain(
+      'not newer than the last accepted',
+    );
+  });
+
   scanForSecretsAfterAll(() => ({
-    secrets: [TOKEN, REGISTRATION, pg.password],
+    secrets: [TOKEN, REGISTRATION, LAB2_KEY, pg.password],
     dirs: [dir.path],
   }));
 });

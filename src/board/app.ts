@@ -148,6 +148,8 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       const seen = silences.version;
       silences.sync(await store.silences.load(), seen);
     },
+    keyProofAt: (name) => board.keyProofs.lastAccepted(name),
+    keyProofSeen: (name, at) => board.keyProofs.restore(name, at),
     onError: (error) => {
       if (!isStoreUnavailable(error))
         logger.warn({ err: error }, 'sharing records with the other boards failed');

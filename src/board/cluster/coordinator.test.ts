@@ -31,6 +31,8 @@ async function pair() {
       registry,
       records: store.records,
       syncShared: async () => undefined,
+      keyProofAt: () => null,
+      keyProofSeen: () => undefined,
       onError: (error) => {
         throw error;
       },

@@ -5,15 +5,19 @@ import type { Registry } from '../domain/registry.js';
 import type { RecordsTable, RecordToPublish } from '../store/state.js';
 import type { Membership } from './membership.js';
 import { ownerOf } from './owners.js';
+import { observeRemote } from './remote-record.js';
 
 /** The numbers and sessions a publishing board took from an overview (checked loosely: boards trust each other). */
-function metaOf(text: string | null): { m: MachineMetrics | null; s: SessionMark[] } | null {
+function metaOf(
+  text: string | null,
+): { m: MachineMetrics | null; s: SessionMark[]; k: number | null } | null {
   if (text === null) return null;
-  const value = JSON.parse(text) as { m?: unknown; s?: unknown } | null;
+  const value = JSON.parse(text) as { m?: unknown; s?: unknown; k?: unknown } | null;
   if (value === null || typeof value !== 'object') return null;
   const m = value.m !== null && typeof value.m === 'object' ? (value.m as MachineMetrics) : null;
   const s = Array.isArray(value.s) ? (value.s as SessionMark[]) : [];
-  return { m, s };
+  const k = typeof value.k === 'number' && Number.isFinite(value.k) ? value.k : null;
+  return { m, s, k };
 }
 
 /** Where a record's overview starts: it is the record's last member (see recordBytes). */
@@ -65,6 +69,9 @@ export class Coordinator {
        * handed over, taken) and the silences.
        */
       syncShared: () => Promise<void>;
+      /** The time of the last key proof this board accepted for a name, and one another board did. */
+      keyProofAt: (name: string) => number | null;
+      keyProofSeen: (name: string, at: number) => void;
       onError: (error: unknown) => void;
     },
   ) {}
@@ -140,11 +147,12 @@ export class Coordinator {
     for (const name of names) {
       const m = this.deps.registry.get(name);
       if (m === undefined || m.board !== self) continue;
-      // What this board took from the overview goes with it: the readers do not parse it again.
+      // What this board took from the overview goes with it: the readers do not parse it again;
+      // and the time of the last key proof it accepted (no report is replayed to another board).
       rows.push({
         name,
         record: recordBytes(m).toString('utf8'),
-        meta: JSON.stringify({ m: m.metrics, s: m.sessions }),
+        meta: JSON.stringify({ m: m.metrics, s: m.sessions, k: this.deps.keyProofAt(name) }),
       });
     }
     this.publishing = this.publishing
@@ -250,7 +258,8 @@ export class Coordinator {
         (seen ?? 0) >= (machine.lastSeen ?? 0);
       if (!newer && !ownerSaysDown) return;
     }
-    registry.observeRemote(machine, {
+    if (rec.origin === 'announced' && meta.k !== null) this.deps.keyProofSeen(machine.name, meta.k);
+    observeRemote(registry, machine, {
       up: rec.state === 'up',
       error: typeof rec.error === 'string' ? rec.error : null,
       lastSeen: seen,

@@ -3,7 +3,7 @@ import type { MachineConfig } from '../config/config.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
 import { type Machine, type Observation, type Origin, ownBytes } from './machine.js';
-import { emptyMetrics, type MachineMetrics, prepareOverview, type SessionMark } from './metrics.js';
+import { emptyMetrics, prepareOverview, type SessionMark } from './metrics.js';
 import { ViewCache } from './view-cache.js';
 
 export { VIEW_COALESCE_MS } from './view-cache.js';
@@ -25,20 +25,6 @@ export type AnnounceRefusal =
   | { refused: 'lookalike'; existing: string };
 
 const NO_SESSIONS: readonly SessionMark[] = Object.freeze([]);
-
-/** What another board observed of a machine, from the record it published. */
-export interface RemoteObservation {
-  up: boolean;
-  error: string | null;
-  lastSeen: number | null;
-  /** The overview as text, and what the publishing board took from it (not parsed again). */
-  overviewJson: string;
-  metrics: MachineMetrics;
-  sessions: SessionMark[];
-  location: string;
-  verified: boolean;
-  board: string;
-}
 
 /** Names are unique without regard to case: this is the key they are compared by. */
 export function foldName(name: string): string {
@@ -62,8 +48,6 @@ export class Registry {
   identityVersion = 0;
   /** This board's id (board_id), written into the records it observes. */
   boardId: string | null = null;
-  /** Set while a record of another board is observed (its transitions say so). */
-  private observingRemote = false;
 
   constructor(
     private readonly clock: Clock,
@@ -119,7 +103,7 @@ export class Registry {
   }
 
   /** The one path by which a poll or a report changes a machine. */
-  observe(machine: Machine, observation: Observation): void {
+  observe(machine: Machine, observation: Observation, remote = false): void {
     const now = this.clock.now();
     const previous = machine.observed ? machine.state : null;
     machine.board = this.boardId;
@@ -172,47 +156,14 @@ export class Registry {
         state: machine.state,
         previous,
         reason: machine.error,
-        ...(this.observingRemote ? { remote: true } : {}),
+        // Learnt from another board's record (cluster/remote-record.ts).
+        ...(remote ? { remote: true } : {}),
       });
     }
     // A configured machine's poll shows in the view when the sweep ends (the view is "as of the
     // last sweep"; a state change above shows at once): 10,000 polls then cost one rebuild of
     // the view per sweep, not one per coalescing tick. A report shows at the next tick.
     this.changed(machine, machine.origin === 'announced');
-  }
-
-  /**
-   * A record another board published (it polled the machine or took its report): the same
-   * path as a poll or a report, then the other board's time of the observation and its id.
-   */
-  observeRemote(machine: Machine, remote: RemoteObservation): void {
-    this.observingRemote = true;
-    try {
-      this.observeAs(machine, remote);
-    } finally {
-      this.observingRemote = false;
-    }
-    machine.lastSeen = remote.lastSeen;
-    machine.board = remote.board;
-  }
-
-  private observeAs(machine: Machine, remote: RemoteObservation): void {
-    this.observe(
-      machine,
-      remote.up
-        ? {
-            ok: true,
-            prepared: {
-              json: remote.overviewJson,
-              metrics: remote.metrics,
-              sessions: remote.sessions,
-            },
-            location: remote.location,
-            verified: remote.verified,
-            intervalMs: machine.intervalMs,
-          }
-        : { ok: false, error: remote.error ?? 'down' },
-    );
   }
 
   /** Bells rung since the newest one seen before (none for a machine seen the first time). */
