@@ -12,7 +12,7 @@ import { tempDir } from './helpers/tmp.js';
 const TOKEN = 'cluster-fail-token-1f3b5d7a9c'; // secret-scan: token
 const ROLE_PASSWORD = 'cluster-role-password-2a4c6e8b'; // secret-scan: token
 const MACHINES = 30;
-const FAILOVER_S = 4;
+const FAILOVER_S = 6;
 const IDS = ['a', 'b', 'c'] as const;
 
 interface Sent {

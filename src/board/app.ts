@@ -50,6 +50,11 @@ import { isStoreUnavailable } from './store/store-health.js';
  */
 const CLAIM_WINDOW_MS = 30_000;
 
+/** A notification's claim: channel, kind, machine (and session, metric, path). */
+function claimKey(channel: string, e: NotifyEvent): string {
+  return [channel, e.event, e.machine, e.session ?? '', e.metric ?? '', e.path ?? ''].join('\n');
+}
+
 export interface BoardAppDeps {
   settings: BoardSettings;
   logger: Logger;
@@ -149,6 +154,8 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       silences.sync(await store.silences.load(), seen);
     },
     keyProofAt: (name) => board.keyProofs.lastAccepted(name),
+    claims: store.claims,
+    resend: (channel, events) => notifier.resend(channel, events),
     keyProofSeen: (name, at) => board.keyProofs.restore(name, at),
     onError: (error) => {
       if (!isStoreUnavailable(error))
@@ -198,14 +205,18 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   notifier.mayNotify = (name) => coordinator.notifies(name);
   notifier.claim = (channel, events) => {
     if (!coordinator.clustered()) return null;
-    const keyOf = (e: NotifyEvent) =>
-      [channel, e.event, e.machine, e.session ?? '', e.metric ?? '', e.path ?? ''].join('\n');
+    const items = events.map((e) => ({ key: claimKey(channel, e), event: JSON.stringify(e) }));
     return store.claims
-      .claim(current.boardId, events.map(keyOf), clock.now(), CLAIM_WINDOW_MS)
+      .claim(current.boardId, items, clock.now(), CLAIM_WINDOW_MS)
       .then((claimed) => {
         const got = new Set(claimed);
-        return events.filter((e) => got.has(keyOf(e)));
+        return events.filter((e) => got.has(claimKey(channel, e)));
       });
+  };
+  // A board that dies with messages unsent: another takes its claims (Coordinator.pull).
+  notifier.settled = (channel, events) => {
+    if (store.engine !== 'postgres') return;
+    store.claims.settle(events.map((e) => claimKey(channel, e))).catch(() => undefined);
   };
   await notifier.restorePending();
   registry.changes.subscribe((set) => {

@@ -32,6 +32,8 @@ async function pair() {
       records: store.records,
       syncShared: async () => undefined,
       keyProofAt: () => null,
+      claims: store.claims,
+      resend: () => undefined,
       keyProofSeen: () => undefined,
       onError: (error) => {
         throw error;

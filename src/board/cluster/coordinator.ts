@@ -2,7 +2,8 @@ import type { ChangeSet } from '../domain/change-set.js';
 import { recordBytes } from '../domain/machine.js';
 import { emptyMetrics, type MachineMetrics, type SessionMark } from '../domain/metrics.js';
 import type { Registry } from '../domain/registry.js';
-import type { RecordsTable, RecordToPublish } from '../store/state.js';
+import type { NotifyEvent } from '../notify/event.js';
+import type { ClaimsTable, RecordsTable, RecordToPublish } from '../store/state.js';
 import type { Membership } from './membership.js';
 import { ownerOf } from './owners.js';
 import { observeRemote } from './remote-record.js';
@@ -22,6 +23,9 @@ function metaOf(
 
 /** Where a record's overview starts: it is the record's last member (see recordBytes). */
 const OVERVIEW_KEY = ',"overview":';
+
+/** A dead board's unsent messages older than this are not sent any more (old news). */
+const TAKEOVER_MS = 10 * 60_000;
 
 /** Records read per query when catching up with another board. */
 const READ_LIMIT = 5000;
@@ -72,6 +76,9 @@ export class Coordinator {
       /** The time of the last key proof this board accepted for a name, and one another board did. */
       keyProofAt: (name: string) => number | null;
       keyProofSeen: (name: string, at: number) => void;
+      /** Notifications claimed in the store, and how to send those a dead board left unsent. */
+      claims: ClaimsTable;
+      resend: (channel: string, events: NotifyEvent[]) => void;
       onError: (error: unknown) => void;
     },
   ) {}
@@ -180,6 +187,7 @@ export class Coordinator {
         // An action queued through another board is handed over by whichever board the machine
         // reports to next; one taken (a result) or expired there leaves the queue here too.
         if (this.clustered()) await this.deps.syncShared();
+        await this.takeOverDeliveries();
       } while (this.pullAgain);
     })().finally(() => {
       this.pulling = null;
@@ -202,6 +210,28 @@ export class Coordinator {
       await new Promise((r) => setTimeout(r, 250));
       await this.deps.membership.beat();
     }
+  }
+
+  /**
+   * Messages a dead board claimed and never delivered (it died while sending, or between its
+   * claim and its send): taken over in the store (one board takes each) and sent from here.
+   */
+  private async takeOverDeliveries(): Promise<void> {
+    const { membership } = this.deps;
+    if (membership.cutOff()) return;
+    const live = new Set(membership.liveIds());
+    const dead = membership.otherIds().filter((id) => !live.has(id));
+    if (dead.length === 0) return;
+    const now = Date.now();
+    const taken = await this.deps.claims.takeOver(this.deps.self(), dead, now - TAKEOVER_MS, now);
+    const byChannel = new Map<string, NotifyEvent[]>();
+    for (const item of taken) {
+      const channel = item.key.split('\n')[0] ?? '';
+      const events = byChannel.get(channel) ?? [];
+      events.push(JSON.parse(item.event) as NotifyEvent);
+      byChannel.set(channel, events);
+    }
+    for (const [channel, events] of byChannel) this.deps.resend(channel, events);
   }
 
   /** Waits for the publishing under way (at shutdown). */

@@ -113,6 +113,16 @@ export class Notifier {
     this.send(name, channel, batch);
   }
 
+  /** Told of each message's final outcome (delivered, or failed for good): its claims are settled. */
+  settled: (channel: string, events: NotifyEvent[]) => void = () => undefined;
+
+  /** Sends events another board claimed and never settled (it died): no claim, no owner check. */
+  resend(channel: string, events: NotifyEvent[]): void {
+    const ch = this.channels.get(channel);
+    if (ch === undefined || events.length === 0) return;
+    this.send(channel, ch, { events, silenced: [] });
+  }
+
   /**
    * Claims a channel's events before they are sent (set by the board; of several boards sharing
    * a store): answers the events to send, or null when every event is this board's to send.
@@ -217,6 +227,8 @@ export class Notifier {
     const left = await this.queue.close(CLOSE_GRACE_MS);
     if (left.length > 0) {
       await this.deps.deliveries.keep(left);
+      // Kept for this board's next start: not for another board to take over meanwhile.
+      for (const p of left) this.settled(p.channel, p.message.events);
       this.deps.logger.info(
         { messages: left.length },
         'undelivered notifications kept for the next start',
@@ -234,6 +246,7 @@ export class Notifier {
       report: {
         delivered: (name, message, result) => {
           this.count(name, 'delivered');
+          this.settled(name, message.events);
           const tries = result.tries > 1 ? ` after ${result.tries} tries` : '';
           this.note(
             name,
@@ -244,6 +257,7 @@ export class Notifier {
         },
         failed: (name, message, why, status) => {
           this.count(name, 'failed');
+          this.settled(name, message.events);
           this.deps.logger.warn({ channel: name, why }, 'notification not delivered');
           this.note(name, 'failed', status, `${summary(message.events)} not delivered: ${why}`);
         },

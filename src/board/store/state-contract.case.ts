@@ -210,13 +210,23 @@ export function stateContract(kind: string, factory: StoreFactory): void {
 
     it('claims: a key is had once within the window, and again after it', async () => {
       const store = await factory.fresh();
-      const first = await store.claims.claim('a', ['k1', 'k2'], 100_000, 30_000);
+      const item = (key: string) => ({ key, event: `{"machine":"${key}"}` });
+      const first = await store.claims.claim('a', [item('k1'), item('k2')], 100_000, 30_000);
       expect(first).toEqual(['k1', 'k2']);
-      const again = await store.claims.claim('b', ['k1', 'k3'], 110_000, 30_000);
-      // The embedded engine has one board: its claims are all its own.
-      if (kind === 'sqlite') expect(again).toEqual(['k1', 'k3']);
-      else expect(again).toEqual(['k3']);
-      expect(await store.claims.claim('b', ['k1'], 140_001, 30_000)).toEqual(['k1']);
+      const again = await store.claims.claim('b', [item('k1'), item('k3')], 110_000, 30_000);
+      // The embedded engine has one board: its claims are all its own, and none dies beside it.
+      if (kind === 'sqlite') {
+        expect(again).toEqual(['k1', 'k3']);
+        await store.close();
+        return;
+      }
+      expect(again).toEqual(['k3']);
+      // a settles k1; a dies with k2 unsent: c takes k2 over, once.
+      await store.claims.settle(['k1']);
+      const taken = await store.claims.takeOver('c', ['a'], 0, 120_000);
+      expect(taken).toEqual([{ key: 'k2', event: '{"machine":"k2"}' }]);
+      expect(await store.claims.takeOver('d', ['a'], 0, 120_000)).toEqual([]);
+      expect(await store.claims.claim('b', [item('k1')], 160_001, 30_000)).toEqual(['k1']);
       await store.close();
     });
 

@@ -55,6 +55,10 @@ const RECORDS_META = 'ALTER TABLE records ADD COLUMN meta TEXT;';
 const CLAIMS = (int: string) =>
   `CREATE TABLE notify_claims (key TEXT PRIMARY KEY, board TEXT NOT NULL, at ${int} NOT NULL);`;
 
+/** Migration 6: a claim keeps its event until it is delivered (another board sends it if not). */
+const CLAIMED_EVENTS =
+  'ALTER TABLE notify_claims ADD COLUMN event TEXT; ALTER TABLE notify_claims ADD COLUMN settled INTEGER NOT NULL DEFAULT 0;';
+
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
   sqlite: [
@@ -63,6 +67,7 @@ export const STATE_TABLES = {
     RECORDS_SQLITE,
     RECORDS_META,
     CLAIMS('INTEGER'),
+    CLAIMED_EVENTS,
   ],
   postgres: [
     tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
@@ -70,5 +75,6 @@ export const STATE_TABLES = {
     RECORDS_POSTGRES,
     RECORDS_META,
     CLAIMS('BIGINT'),
+    CLAIMED_EVENTS,
   ],
 } as const;

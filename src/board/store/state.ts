@@ -129,10 +129,27 @@ export interface RecordsTable {
 /** Notifications claimed before they are sent, so that of several boards one sends each. */
 export interface ClaimsTable {
   /**
-   * Claims `keys` for `board` at `at` (ms); answers the keys it got: those nobody claimed since
-   * `at - windowMs`.
+   * Claims `items` (a key and the event as JSON) for `board` at `at` (ms); answers the keys it
+   * got: those nobody claimed since `at - windowMs`.
    */
-  claim(board: string, keys: readonly string[], at: number, windowMs: number): Promise<string[]>;
+  claim(
+    board: string,
+    items: readonly { key: string; event: string }[],
+    at: number,
+    windowMs: number,
+  ): Promise<string[]>;
+  /** Notes that these claims' messages were delivered, or failed for good. */
+  settle(keys: readonly string[]): Promise<void>;
+  /**
+   * Takes over the unsettled claims of boards that are dead (claimed since `since`), for
+   * `board`; answers their keys and events (each taken by one board only).
+   */
+  takeOver(
+    board: string,
+    dead: readonly string[],
+    since: number,
+    at: number,
+  ): Promise<{ key: string; event: string }[]>;
 }
 
 /** Everything an import of an older data directory brings, written in one transaction. */

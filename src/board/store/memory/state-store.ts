@@ -127,16 +127,42 @@ export class MemoryStore implements BoardStore {
     },
   };
 
-  private claimRows = new Map<string, number>();
+  private claimRows = new Map<
+    string,
+    { board: string; at: number; event: string; settled: boolean }
+  >();
 
   readonly claims = {
-    claim: async (_board: string, keys: readonly string[], at: number, windowMs: number) =>
-      keys.filter((key) => {
-        const last = this.claimRows.get(key);
-        if (last !== undefined && last >= at - windowMs) return false;
-        this.claimRows.set(key, at);
-        return true;
-      }),
+    claim: async (
+      board: string,
+      items: readonly { key: string; event: string }[],
+      at: number,
+      windowMs: number,
+    ) =>
+      items
+        .filter((item) => {
+          const last = this.claimRows.get(item.key);
+          if (last !== undefined && last.at >= at - windowMs) return false;
+          this.claimRows.set(item.key, { board, at, event: item.event, settled: false });
+          return true;
+        })
+        .map((item) => item.key),
+    settle: async (keys: readonly string[]) => {
+      for (const key of keys) {
+        const row = this.claimRows.get(key);
+        if (row !== undefined) row.settled = true;
+      }
+    },
+    takeOver: async (board: string, dead: readonly string[], since: number, at: number) => {
+      const taken: { key: string; event: string }[] = [];
+      for (const [key, row] of this.claimRows) {
+        if (row.settled || !dead.includes(row.board) || row.at < since) continue;
+        row.board = board;
+        row.at = at;
+        taken.push({ key, event: row.event });
+      }
+      return taken;
+    },
   };
 
   readonly deliveries = {

@@ -217,15 +217,35 @@ export class PostgresStore implements BoardStore {
   };
 
   readonly claims = {
-    claim: async (board: string, keys: readonly string[], at: number, windowMs: number) =>
+    claim: async (
+      board: string,
+      items: readonly { key: string; event: string }[],
+      at: number,
+      windowMs: number,
+    ) =>
       (
         await this.pool.query<{ key: string }>(
-          `INSERT INTO notify_claims (key, board, at) SELECT unnest($1::text[]), $2, $3
-           ON CONFLICT (key) DO UPDATE SET board = EXCLUDED.board, at = EXCLUDED.at
+          `INSERT INTO notify_claims (key, board, at, event, settled)
+           SELECT key, $2, $3, event, 0 FROM json_to_recordset($1::json) AS c(key text, event text)
+           ON CONFLICT (key) DO UPDATE SET board = EXCLUDED.board, at = EXCLUDED.at,
+           event = EXCLUDED.event, settled = 0
            WHERE notify_claims.at < $3 - $4 RETURNING key`,
-          [keys, board, at, windowMs],
+          [JSON.stringify(items), board, at, windowMs],
         )
       ).rows.map((r) => r.key),
+    settle: async (keys: readonly string[]) => {
+      await this.pool.query('UPDATE notify_claims SET settled = 1 WHERE key = ANY($1::text[])', [
+        keys,
+      ]);
+    },
+    takeOver: async (board: string, dead: readonly string[], since: number, at: number) =>
+      (
+        await this.pool.query<{ key: string; event: string }>(
+          `UPDATE notify_claims SET board = $1, at = $4 WHERE settled = 0 AND at >= $3
+           AND board = ANY($2::text[]) AND event IS NOT NULL RETURNING key, event`,
+          [board, dead, since, at],
+        )
+      ).rows,
   };
 
   readonly deliveries = {

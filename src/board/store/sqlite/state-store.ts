@@ -224,9 +224,12 @@ export class SqliteStore implements BoardStore {
     listen: async () => async () => undefined,
   };
 
-  /** One board per embedded store: every claim is its own. */
+  /** One board per embedded store: every claim is its own, and no board dies beside it. */
   readonly claims = {
-    claim: async (_board: string, keys: readonly string[]) => [...keys],
+    claim: async (_board: string, items: readonly { key: string; event: string }[]) =>
+      items.map((item) => item.key),
+    settle: async () => undefined,
+    takeOver: async () => [],
   };
 
   readonly deliveries = {
