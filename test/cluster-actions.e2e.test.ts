@@ -131,6 +131,35 @@ describe('actions and the journal across boards', () => {
     }
   }, 60_000);
 
+  it('a machine forgotten on one board is gone from the other', async () => {
+    const r = await http.call(`${b.url}/api/report`, {
+      method: 'POST',
+      token: REGISTRATION,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'lab3', location: 'http://127.0.0.1:1/lab3' }),
+    });
+    expect(r.status).toBe(200);
+    const names = async (board: RunningProgram) =>
+      (
+        (await http.call(`${board.url}/api/board`, { token: TOKEN })).json as {
+          machines: { name: string }[];
+        }
+      ).machines.map((m) => m.name);
+    await eventually(
+      async () => ((await names(a)).includes('lab3') ? true : undefined),
+      'lab3 on a',
+    );
+    const forgotten = await http.call(`${a.url}/api/machines/lab3`, {
+      method: 'DELETE',
+      token: TOKEN,
+    });
+    expect(forgotten.status).toBe(200);
+    await eventually(
+      async () => (!(await names(b)).includes('lab3') ? true : undefined),
+      'lab3 gone from b',
+    );
+  });
+
   it('a report with a key proof accepted by one board is refused as a replay by the other', async () => {
     const location = 'http://127.0.0.1:1/lab2';
     const at = new Date().toISOString();

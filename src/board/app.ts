@@ -156,6 +156,9 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     keyProofAt: (name) => board.keyProofs.lastAccepted(name),
     claims: store.claims,
     resend: (channel, events) => notifier.resend(channel, events),
+    forget: (name) => {
+      if (registry.get(name)?.origin === 'announced') registry.forget(name);
+    },
     keyProofSeen: (name, at) => board.keyProofs.restore(name, at),
     onError: (error) => {
       if (!isStoreUnavailable(error))
@@ -171,6 +174,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     journal,
     persistIdentities: () => identities.save(registry),
     owns: (name) => coordinator.owns(name),
+    forgotten: (name) => coordinator.forgotten(name),
     onError: (error) => {
       if (!isStoreUnavailable(error)) logger.error({ err: error }, 'board background work failed');
     },

@@ -34,6 +34,7 @@ async function pair() {
       keyProofAt: () => null,
       claims: store.claims,
       resend: () => undefined,
+      forget: () => undefined,
       keyProofSeen: () => undefined,
       onError: (error) => {
         throw error;

@@ -79,6 +79,8 @@ export class Coordinator {
       /** Notifications claimed in the store, and how to send those a dead board left unsent. */
       claims: ClaimsTable;
       resend: (channel: string, events: NotifyEvent[]) => void;
+      /** Forgets an announced machine another board forgot. */
+      forget: (name: string) => void;
       onError: (error: unknown) => void;
     },
   ) {}
@@ -174,6 +176,16 @@ export class Coordinator {
       });
   }
 
+  /**
+   * A machine forgotten on this board: the others forget it too (a record that says so, which
+   * a later report of the machine replaces).
+   */
+  async forgotten(name: string): Promise<void> {
+    if (!this.clustered()) return;
+    const record = JSON.stringify({ name, forgotten: true });
+    await this.deps.records.publish(this.deps.self(), [{ name, record, meta: '{}' }]);
+  }
+
   /** Reads what the other boards published since the last read (every second, and when woken). */
   pull(): Promise<void> {
     if (this.pulling !== null) {
@@ -262,7 +274,12 @@ export class Coordinator {
     const meta = metaOf(metaText);
     if (meta === null) return;
     const at = text.indexOf(OVERVIEW_KEY);
-    if (at < 0) return;
+    if (at < 0) {
+      // No overview: a machine another board forgot (see `forgotten`).
+      const rec = JSON.parse(text) as { name?: unknown; forgotten?: unknown };
+      if (typeof rec.name === 'string' && rec.forgotten === true) this.deps.forget(rec.name);
+      return;
+    }
     const rec = JSON.parse(`${text.slice(0, at)}}`) as Published;
     const overviewJson = text.slice(at + OVERVIEW_KEY.length, -1);
     if (typeof rec.name !== 'string' || typeof rec.location !== 'string') return;

@@ -43,6 +43,8 @@ export interface BoardDeps {
    * see src/board/cluster/owners.ts). Absent: it polls every configured machine.
    */
   owns?: (name: string) => boolean;
+  /** A machine was forgotten here (of several boards: the others are told). */
+  forgotten?: (name: string) => Promise<void>;
 }
 
 export { AUTH_JOURNAL_PER_MINUTE } from './journal-policy.js';
@@ -251,6 +253,7 @@ export class Board {
     for (const a of dropped) await this.deps.queue.remove(a.id);
     this.deps.registry.forget(name);
     await this.deps.persistIdentities?.();
+    await this.deps.forgotten?.(name);
     const detail =
       dropped.length > 0 ? `forgotten; ${dropped.length} queued action(s) dropped` : 'forgotten';
     await this.notes.note(who, 'forget', name, 'forgotten', 200, detail);
