@@ -159,8 +159,8 @@ function expectedRows(options: BenchOptions): number {
   // longest block, 3 queries, uptime, 2 disk, the real board's p99); store 4 (history write,
   // journal append, disk, the real board's p99 on PostgreSQL).
   const rows = { fleet: 12, reports: 7, notify: 4, history: 9, store: 4 };
-  // cluster 6 (CPU, polls steady, lag, failover, polls after, notifications): asked for only.
-  const cluster = options.only?.has('cluster') === true ? 6 : 0;
+  // cluster 7 (CPU, polls steady, lag, failover, polls after, lost, notifications): asked for only.
+  const cluster = options.only?.has('cluster') === true ? 7 : 0;
   return (
     cluster +
     Object.entries(rows).reduce((sum, [name, n]) => sum + (runsPart(options, name) ? n : 0), 0)

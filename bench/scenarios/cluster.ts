@@ -109,11 +109,13 @@ export async function clusterScenario(ctx: BenchContext): Promise<void> {
   await agents.start();
   const hook = await webhook();
   const boardToken = token();
+  const registration = token();
   const started: Program[] = [];
   try {
     const config = (id: string, store: string) =>
       writeBoardConfig(join(scenarioDir(ctx, 'cluster'), id), {
         board_token: boardToken,
+        registration_token: registration,
         board_id: id,
         failover_after: FAILOVER_S,
         sweep_interval: SWEEP_S,
@@ -219,10 +221,29 @@ export async function clusterScenario(ctx: BenchContext): Promise<void> {
     const ofC = ownedByMany(agents, 'c', 10);
     for (const i of ofC) agents.down.add(i);
     await sleep(3 * SWEEP_S * 1000);
+    // What c acknowledged just before it is killed: actions queued for an announced machine
+    // (and their journal entries), read from a afterwards.
+    const c = boards.get('c') as Program;
+    const call = (board: Program, path: string, method: string, bearer: string, body?: unknown) =>
+      fetch(`${board.url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const lab = { name: 'lab-kill', location: 'http://127.0.0.1:1/lab-kill' };
+    await call(c, '/api/report', 'POST', registration, lab);
+    const acknowledged: string[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const answer = await call(c, `/api/do/lab-kill/job${i}/start`, 'POST', boardToken);
+      if (answer.status === 200) acknowledged.push(((await answer.json()) as { id: string }).id);
+    }
     // kill -9 of c: its machines (down ones included) are polled by a or b again.
     const cMachines = ownedByMany(agents, 'c', n);
     agents.reset();
-    kill9(boards.get('c'));
+    kill9(c);
     const failoverMs = await waitFor(
       async () => {
         const others = agents.totals(['a', 'b']);
@@ -259,6 +280,39 @@ export async function clusterScenario(ctx: BenchContext): Promise<void> {
       ratio: after.max,
       goal: '1',
       met: afterDoubled === 0 && after.max <= 1 + SWEEP_S / windowS,
+    });
+    // Nothing c acknowledged is lost: a hands every queued action over, and journals each.
+    const handed = new Set(
+      (
+        (await (
+          await call(boards.get('a') as Program, '/api/report', 'POST', registration, lab)
+        ).json()) as {
+          actions: { id: string }[];
+        }
+      ).actions.map((x) => x.id),
+    );
+    const journal = (
+      (await (
+        await call(boards.get('a') as Program, '/api/journal?limit=10000', 'GET', boardToken)
+      ).json()) as {
+        entries: { detail: string }[];
+      }
+    ).entries.map((e) => e.detail);
+    const lost = acknowledged.filter(
+      (id) => !handed.has(id) || !journal.some((d) => d.includes(`queued as ${id}`)),
+    ).length;
+    ctx.log(
+      `cluster: ${acknowledged.length} actions acknowledged by c before its kill -9; ${lost} lost`,
+    );
+    ctx.rows.push({
+      what: `acknowledged actions and their journal entries lost on kill -9 of a board (${acknowledged.length} queued through it just before)`,
+      board: lost,
+      unit: '',
+      baselineLabel: 'acknowledged',
+      baseline: acknowledged.length,
+      ratio: lost / Math.max(1, acknowledged.length),
+      goal: '0',
+      met: lost === 0 && acknowledged.length === 20,
     });
     const perEvent = ofC.map((i) => hook.count(`m${i}`, 'down') + hook.count(`m${i}`, 'up'));
     const worst = Math.max(...perEvent) / 2;
