@@ -1,4 +1,4 @@
-import type { StateEvent } from '../store/history-store.js';
+import type { StateEvent, UptimeTotals } from '../store/history-store.js';
 import { UPTIME_WINDOWS, type UptimeWindow, upMsWithin } from './uptime.js';
 
 /** Where the ledger reads committed state changes when it needs more than it holds. */
@@ -182,4 +182,33 @@ export class UptimeLedger {
 /** The ms up from the origin to `t`, t at or after the change c (and before the next). */
 function upTo(c: Change, t: number): number {
   return c.cum + (c.up ? t - c.at : 0);
+}
+
+/** A store's machines (name → id) sorted by name, as `ledgerTotals` wants them. */
+export function sortedByName(ids: ReadonlyMap<string, number>): [string, number][] {
+  return [...ids].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * The uptime figures of the machines seen at least once (a first state change), by name, read
+ * from the ledger at `now`: what every engine's `uptimeTotals` answers.
+ */
+export function ledgerTotals(
+  ledger: UptimeLedger,
+  byName: readonly [string, number][],
+  firstSeen: ReadonlyMap<number, number | null>,
+  now: number,
+): UptimeTotals[] {
+  const seen = byName.filter(([, id]) => (firstSeen.get(id) ?? null) !== null);
+  const totals = ledger.read(
+    now,
+    seen.map(([, id]) => id),
+  );
+  const out: UptimeTotals[] = [];
+  for (const [name, id] of seen) {
+    const upMs = totals.get(id);
+    const first = firstSeen.get(id) ?? null;
+    if (upMs !== undefined && first !== null) out.push({ name, firstSeen: first, upMs });
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { UPTIME_WINDOWS } from '../../history/uptime.js';
-import { UptimeLedger } from '../../history/uptime-ledger.js';
+import { ledgerTotals, sortedByName, UptimeLedger } from '../../history/uptime-ledger.js';
 import type {
   HistoryStore,
   Sample,
@@ -210,21 +210,8 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   private readLedger(now: number): UptimeTotals[] {
-    if (this.byName === null) {
-      this.byName = [...this.ids].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    }
-    const seen = this.byName.filter(([, id]) => (this.firstSeen.get(id) ?? null) !== null);
-    const totals = this.uptime.read(
-      now,
-      seen.map(([, id]) => id),
-    );
-    const out: UptimeTotals[] = [];
-    for (const [name, id] of seen) {
-      const upMs = totals.get(id);
-      const firstSeen = this.firstSeen.get(id) ?? null;
-      if (upMs !== undefined && firstSeen !== null) out.push({ name, firstSeen, upMs });
-    }
-    return out;
+    this.byName ??= sortedByName(this.ids);
+    return ledgerTotals(this.uptime, this.byName, this.firstSeen, now);
   }
 
   /** Runs `task` in the write queue, between two batches. */

@@ -3,7 +3,12 @@ import { dirname } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import Database from 'libsql';
 import { SLICE_MS } from '../../../shared/slices.js';
-import { type ChangeSource, UptimeLedger } from '../../history/uptime-ledger.js';
+import {
+  type ChangeSource,
+  ledgerTotals,
+  sortedByName,
+  UptimeLedger,
+} from '../../history/uptime-ledger.js';
 import type {
   HistoryStore,
   Sample,
@@ -158,21 +163,8 @@ export class LibsqlHistoryStore implements HistoryStore {
   }
 
   async uptimeTotals(nowMs: number): Promise<UptimeTotals[]> {
-    if (this.byName === null) {
-      this.byName = [...this.ids].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    }
-    const seen = this.byName.filter(([, id]) => (this.firstSeen.get(id) ?? null) !== null);
-    const totals = this.uptime.read(
-      nowMs,
-      seen.map(([, id]) => id),
-    );
-    const out: UptimeTotals[] = [];
-    for (const [name, id] of seen) {
-      const upMs = totals.get(id);
-      const firstSeen = this.firstSeen.get(id) ?? null;
-      if (upMs !== undefined && firstSeen !== null) out.push({ name, firstSeen, upMs });
-    }
-    return out;
+    this.byName ??= sortedByName(this.ids);
+    return ledgerTotals(this.uptime, this.byName, this.firstSeen, nowMs);
   }
 
   async has(name: string): Promise<boolean> {
