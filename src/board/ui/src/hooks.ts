@@ -67,3 +67,28 @@ export function createClock(offsetMs: () => number): Clock {
     },
   };
 }
+
+/**
+ * What `load` answers, fetched now and every `everyMs` while mounted (`initial` until the first
+ * answer; a failed fetch keeps the last answer). A new `load` starts over.
+ */
+export function usePolled<T>(load: () => Promise<T>, initial: T, everyMs: number): T {
+  const [value, setValue] = useState<T>(initial);
+  useEffect(() => {
+    let live = true;
+    const fetchNow = () => {
+      load()
+        .then((v) => {
+          if (live) setValue(() => v);
+        })
+        .catch(() => undefined);
+    };
+    fetchNow();
+    const timer = setInterval(fetchNow, everyMs);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [load, everyMs]);
+  return value;
+}

@@ -1,5 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback } from 'preact/hooks';
 import type { Api } from '../api/client.js';
+import { usePolled } from '../hooks.js';
 
 /** One board of GET /api/cluster. */
 export interface ClusterBoard {
@@ -9,28 +10,13 @@ export interface ClusterBoard {
 
 const REFRESH_MS = 5000;
 
+const NO_BOARDS: readonly ClusterBoard[] = [];
+
 /** The boards that share this board's store, read every 5 s (empty until the first answer). */
 export function useClusterFeed(api: Api): readonly ClusterBoard[] {
-  const [boards, setBoards] = useState<readonly ClusterBoard[]>([]);
-  useEffect(() => {
-    let live = true;
-    const load = () => {
-      api
-        .getJson('/api/cluster')
-        .then((body) => {
-          if (live) setBoards(parseCluster(body));
-        })
-        // An older board without /api/cluster: no line.
-        .catch(() => undefined);
-    };
-    load();
-    const timer = setInterval(load, REFRESH_MS);
-    return () => {
-      live = false;
-      clearInterval(timer);
-    };
-  }, [api]);
-  return boards;
+  // An older board without /api/cluster: no line.
+  const load = useCallback(async () => parseCluster(await api.getJson('/api/cluster')), [api]);
+  return usePolled<readonly ClusterBoard[]>(load, NO_BOARDS, REFRESH_MS);
 }
 
 /** The boards of a GET /api/cluster answer; what does not check is left out. */
