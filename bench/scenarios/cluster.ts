@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { token, writeBoardConfig } from '../board-kit.js';
+import { overviewJson } from '../fleet/overview.js';
 import { startPostgres } from '../postgres-server.js';
 import { cpuSeconds, type Program } from '../processes.js';
 import { sleep } from '../stats.js';
@@ -21,7 +22,6 @@ class StandIns {
   constructor(readonly machines: number) {}
 
   async start(): Promise<void> {
-    const body = Buffer.from(standInOverview());
     this.server = createServer((req, res) => {
       const [, board = '', m = ''] = (req.url ?? '').split('/');
       const i = Number(m.slice(1));
@@ -37,8 +37,10 @@ class StandIns {
         return;
       }
       res.setHeader('content-type', 'application/json');
+      // The fleet simulator's overview (about 2 KB, new numbers at every answer); the lag probe
+      // travels as its time.
       const probe = this.probe.get(i);
-      res.end(probe === undefined ? body : standInOverview(probe));
+      res.end(overviewJson({ name: m, index: i }, counts[i] ?? 0, probe ?? Date.now()));
     });
     this.server.keepAliveTimeout = 65_000;
     await new Promise<void>((r) => this.server?.listen(0, '127.0.0.1', 4096, r));
@@ -74,26 +76,6 @@ class StandIns {
     this.server?.closeAllConnections();
     return new Promise((r) => this.server?.close(() => r()));
   }
-}
-
-function standInOverview(probe?: number): string {
-  return JSON.stringify({
-    name: 'standin',
-    hostname: 'standin',
-    platform: 'linux',
-    arch: 'x64',
-    uptime_s: 1000,
-    load: [0.5, 0.4, 0.3],
-    cpus: 4,
-    cpu_use: 0.25,
-    memory: { total: 16e9, free: 8e9, used: 8e9 },
-    disks: [{ path: '/', total: 100e9, free: 40e9, used: 60e9 }],
-    services: [],
-    sessions: [],
-    version: '0.1.0',
-    // The probe of the lag row travels as the overview's own time.
-    time: new Date(probe ?? Date.UTC(2026, 10, 24)).toISOString(),
-  });
 }
 
 /**

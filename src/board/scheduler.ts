@@ -32,6 +32,7 @@ export function startScheduler(boardApp: BoardApp, log: Logger): Scheduler {
     // (history, notifications, identities and /metrics ride on it).
     looping = true;
     const started = Date.now();
+    boardApp.coordinator.sweepStarting();
     sweeping = board
       .sweep()
       .then(() => undefined)
@@ -55,6 +56,14 @@ export function startScheduler(boardApp: BoardApp, log: Logger): Scheduler {
       boardApp.membership
         .beat()
         .then(() => boardApp.coordinator.pull())
+        .then(() => {
+          // A board died since this sweep started: its machines are polled now, not after the
+          // rest of the interval.
+          if (sweepTimer !== null && boardApp.coordinator.boardsLost()) {
+            clearTimeout(sweepTimer);
+            runSweep();
+          }
+        })
         .catch((error: unknown) => {
           if (!isStoreUnavailable(error)) log.error({ err: error }, 'heartbeat failed');
         })

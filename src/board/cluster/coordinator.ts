@@ -52,6 +52,7 @@ interface Published {
  */
 export class Coordinator {
   private readonly cursors = new Map<string, number>();
+  private liveAtSweep: string[] = [];
   private publishing: Promise<void> = Promise.resolve();
   private pulling: Promise<void> | null = null;
   private pullAgain = false;
@@ -84,6 +85,17 @@ export class Coordinator {
       onError: (error: unknown) => void;
     },
   ) {}
+
+  /** A sweep starts: the boards alive now (see `boardsLost`). */
+  sweepStarting(): void {
+    this.liveAtSweep = this.deps.membership.liveIds();
+  }
+
+  /** Whether a board alive when the last sweep started is dead now (its machines are ours to poll). */
+  boardsLost(): boolean {
+    const live = new Set(this.deps.membership.liveIds());
+    return this.liveAtSweep.some((id) => !live.has(id));
+  }
 
   /** Whether other boards are alive (false: a single board, which owns everything). */
   clustered(): boolean {
