@@ -1,23 +1,37 @@
 #!/usr/bin/env node
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { parseCli } from '../shared/cli.js';
+import { type CliOptions, parseCli } from '../shared/cli.js';
 import { startReloadTrigger } from '../shared/config/reload-trigger.js';
 import { createLogger } from '../shared/logger.js';
 import { runMain } from '../shared/run-main.js';
+import { VERSION } from '../shared/version.js';
 import { timedKeyProof } from '../shared/wire/key-proof.js';
 import { buildAgent } from './app.js';
 import { type AgentSettings, loadAgentConfig } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { Reporter } from './domain/reporter.js';
+import { enroll } from './enroll/enroll.js';
 import { childEnv, trackedSpawner } from './io/node-spawner.js';
 import { RanFile } from './io/ran-file.js';
 import { boardConnection } from './io/report-poster.js';
 import { nodeSystemProbe } from './io/system-probe.js';
 import { reloadAgent } from './reload.js';
 
-runMain('panoptes-agent', async () => {
-  const cli = parseCli(process.argv.slice(2));
+const argv = process.argv.slice(2);
+if (argv[0] === '--version') {
+  process.stdout.write(`panoptes-agent ${VERSION}\n`);
+} else if (argv[0] === 'enroll') {
+  runMain('panoptes-agent', async () => {
+    const cli = await enroll(argv.slice(1));
+    if (cli !== null) await runAgent(cli);
+  });
+} else {
+  runMain('panoptes-agent', () => runAgent(parseCli(argv)));
+}
+
+/** The agent with its config file: serves, reports if configured, reloads on SIGHUP. */
+async function runAgent(cli: CliOptions): Promise<void> {
   if (cli.config === undefined) throw new Error('--config FILE is required');
   const file = cli.config;
   const settings = loadAgentConfig(file, cli);
@@ -131,7 +145,7 @@ runMain('panoptes-agent', async () => {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-});
+}
 
 /** http(s)://host:port as the server listens; the machine's name when it listens on every address. */
 function listeningLocation(address: string | AddressInfo | null, tls: boolean): string {

@@ -16,6 +16,10 @@ import { Board } from './domain/board.js';
 import { EventHub } from './domain/events.js';
 import { Journal } from './domain/journal.js';
 import { Registry } from './domain/registry.js';
+import { AgentFile } from './enroll/agent-file.js';
+import { enrollRoutes } from './enroll/enroll-routes.js';
+import { Enroller } from './enroll/enroller.js';
+import { Enrollments } from './enroll/enrollments.js';
 import type { History } from './history/history.js';
 import { openHistory } from './history/open-history.js';
 import { actionRoutes } from './http/action-routes.js';
@@ -63,11 +67,15 @@ export interface BoardAppDeps {
   builtinLangDir?: string;
   /** The built browser UI (Vite's output); default dist/ui beside dist/board. */
   uiDir?: string;
+  /** The one-file agent served at /agent/panoptes-agent.mjs (default: the build's). */
+  agentFile?: string;
   /** Test seams of the notifier (waits between tries, the sending itself). */
   notify?: Pick<NotifierDeps, 'backoffMs' | 'send'>;
 }
 
 const UI_DIR = fileURLToPath(new URL('../ui/', import.meta.url));
+/** The one-file agent, bundled by scripts/bundle-agent.mjs beside the board's build. */
+const AGENT_FILE = fileURLToPath(new URL('../agent-file/panoptes-agent.mjs', import.meta.url));
 
 /** A board, built and not listening: its HTTP app, its domain, and how to close both. */
 export interface BoardApp {
@@ -147,6 +155,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     registry,
     records: store.records,
     syncShared: async () => {
+      enrollments.sync(await store.enrollments.load());
       for (const name of queue.replace(await tables.queue.load())) {
         registry.setQueued(name, queue.count(name));
       }
@@ -165,7 +174,9 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
         logger.warn({ err: error }, 'sharing records with the other boards failed');
     },
   });
+  const enrollments = new Enrollments(tables.enrollments, () => clock.now(), loaded.enrollments);
   const board = new Board({
+    enrollments,
     settings,
     clock,
     client,
@@ -309,6 +320,13 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   await app.register(silenceRoutes, { silences });
   await app.register(historyRoutes, { registry, history, unavailable });
   await app.register(clusterRoutes, { membership });
+  const agentFile = new AgentFile(deps.agentFile ?? AGENT_FILE);
+  await app.register(enrollRoutes, {
+    enroller: new Enroller({ board, enrollments, agentFile, settings: () => current }),
+    enrollments,
+    agentFile,
+    address: () => ({ publicUrl: current.publicUrl, tls: current.tls !== null }),
+  });
   await app.register(uiRoutes, { dir: deps.uiDir ?? UI_DIR });
 
   return {

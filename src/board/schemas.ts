@@ -39,11 +39,13 @@ export const JournalEntry = Type.Object({
   id: Type.Integer({ minimum: 1 }),
   at: Type.String({ description: 'ISO 8601' }),
   who: Type.Union([Type.Literal('board'), Type.Literal('registration'), Type.Literal('anonymous')]),
-  op: Type.String({ description: 'do, forget, report, auth, announce, expire, notify, silence' }),
+  op: Type.String({
+    description: 'do, forget, report, auth, announce, expire, notify, silence, enroll',
+  }),
   target: Type.String({ description: 'machine, machine/what/action, or (notify) a channel name' }),
   outcome: Type.String({
     description:
-      'done, failed, refused, queued, delivered, expired, forgotten, announced, silenced or unsilenced',
+      'done, failed, refused, queued, delivered, expired, forgotten, announced, silenced, unsilenced or enrolled',
   }),
   status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status, if any' }),
   detail: Type.String(),
@@ -69,6 +71,23 @@ export const ForgetAnswer = Type.Object({
   name: Name,
   forgotten: Type.Literal(true),
   dropped: Type.Integer({ minimum: 0, description: 'queued actions dropped with it' }),
+});
+
+/** POST /api/machines/{name}/enroll. */
+export const EnrollAnswer = Type.Object({
+  name: Name,
+  key: Type.String({ description: 'the fresh key for this name (shown once; the board keeps it)' }),
+  command: Type.String({
+    description: 'the command to paste on the machine: fetches the agent and enrolls it',
+  }),
+  agent_sha256: Type.String({ description: 'SHA-256 (hex) of /agent/panoptes-agent.mjs' }),
+});
+
+/** GET /api/enrollments: the machines added from the board (never a key). */
+export const EnrollmentList = Type.Object({
+  enrollments: Type.Array(
+    Type.Object({ name: Name, enrolled_at: Type.String({ description: 'ISO 8601' }) }),
+  ),
 });
 
 export const DoParams = Type.Object({ name: Name, what: Name, action: Action });

@@ -4,6 +4,7 @@ import type { ActionName } from '../../shared/wire/common.js';
 import { KeyProofCheck } from '../../shared/wire/key-proof.js';
 import type { Report } from '../../shared/wire/report.js';
 import type { BoardSettings, MachineConfig } from '../config/config.js';
+import type { Enrollments } from '../enroll/enrollments.js';
 import type { AgentClient, AgentTarget } from '../polling/agent-client.js';
 import type { Who } from '../schemas.js';
 import { isStoreUnavailable } from '../store/store-health.js';
@@ -45,6 +46,8 @@ export interface BoardDeps {
   owns?: (name: string) => boolean;
   /** A machine was forgotten here (of several boards: the others are told). */
   forgotten?: (name: string) => Promise<void>;
+  /** Machines added from the board, with their keys (beside board.yaml's announced_keys). */
+  enrollments?: Enrollments;
 }
 
 export { AUTH_JOURNAL_PER_MINUTE } from './journal-policy.js';
@@ -55,7 +58,7 @@ export { AUTH_JOURNAL_PER_MINUTE } from './journal-policy.js';
  */
 export class Board {
   /** What goes into the journal, and how much of what outsiders cause. */
-  private readonly notes: JournalPolicy;
+  readonly notes: JournalPolicy;
   /** Configured machines whose last poll timed out (the sweep plans with it). */
   private readonly silent = new Set<string>();
   private readonly configured: Map<string, MachineConfig>;
@@ -112,7 +115,7 @@ export class Board {
       await this.notes.note(who, 'do', target, 'failed', status, detail);
       return { status, body: { detail } };
     }
-    const key = settings.announcedKeys.get(name) ?? null;
+    const key = this.keyFor(name) ?? null;
     let reason = 'the board holds no key for it';
     if (key !== null) {
       const url = machine.location.replace(/\/$/, '');
@@ -158,7 +161,11 @@ export class Board {
       interval_s: intervalS,
       ...overview
     } = report;
-    const key = settings.announcedKeys.get(name);
+    const key = this.keyFor(name);
+    if (key === undefined && this.deps.enrollments?.revoked(name) === true) {
+      const detail = `'${name}' was revoked on this board; add it again from the board before it reports`;
+      return this.notes.refuse(who, 'report', name, 403, detail);
+    }
     if (key === undefined && settings.announcedKeysOnly) {
       const detail = `'${name}' has no key in announced_keys, and this board takes reports only from machines it holds a key for (announced_keys_only)`;
       return this.notes.refuse(who, 'report', name, 403, detail);
@@ -238,9 +245,27 @@ export class Board {
     return { status: 200, body: { ok: true, actions } };
   }
 
-  /** DELETE /api/machines/{name}. */
+  /** The key the board holds for an announced machine: board.yaml's, or its enrollment's. */
+  keyFor(name: string): string | undefined {
+    return this.deps.settings.announcedKeys.get(name) ?? this.deps.enrollments?.keyFor(name);
+  }
+
+  /** DELETE /api/machines/{name}: an enrolled machine's key is revoked first. */
   async forget(who: Who, name: string): Promise<Answer> {
     const machine = this.deps.registry.get(name);
+    const revoked = (await this.deps.enrollments?.revoke(name)) === true;
+    if (machine === undefined && revoked) {
+      await this.deps.forgotten?.(name);
+      await this.notes.note(
+        who,
+        'forget',
+        name,
+        'forgotten',
+        200,
+        'key revoked (it never reported)',
+      );
+      return { status: 200, body: { ok: true, name, forgotten: true, dropped: 0 } };
+    }
     if (machine === undefined) {
       const detail = `No machine named '${name}' on this board`;
       return this.notes.refuse(who, 'forget', name, 404, detail);
@@ -255,7 +280,8 @@ export class Board {
     await this.deps.persistIdentities?.();
     await this.deps.forgotten?.(name);
     const detail =
-      dropped.length > 0 ? `forgotten; ${dropped.length} queued action(s) dropped` : 'forgotten';
+      (revoked ? 'forgotten, key revoked' : 'forgotten') +
+      (dropped.length > 0 ? `; ${dropped.length} queued action(s) dropped` : '');
     await this.notes.note(who, 'forget', name, 'forgotten', 200, detail);
     return { status: 200, body: { ok: true, name, forgotten: true, dropped: dropped.length } };
   }

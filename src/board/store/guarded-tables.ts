@@ -1,6 +1,12 @@
 import type { QueuedAction } from '../domain/action-queue.js';
 import type { JournalEntry } from '../schemas.js';
-import type { BoardRow, BoardStore, SilenceRecord, StoredIdentity } from './state.js';
+import type {
+  BoardRow,
+  BoardStore,
+  EnrollmentRecord,
+  SilenceRecord,
+  StoredIdentity,
+} from './state.js';
 import { isStoreUnavailable, type StoreHealth } from './store-health.js';
 
 /** Journal entries that wait for the store while it is away, at most. */
@@ -97,6 +103,11 @@ export class GuardedTables {
   readonly silences = {
     save: (records: readonly SilenceRecord[]): Promise<void> =>
       this.health.guard('silences', () => this.store.silences.save(records)),
+  };
+
+  readonly enrollments = {
+    put: (record: EnrollmentRecord): Promise<void> =>
+      this.health.guard('enrollments', () => this.store.enrollments.put(record)),
   };
 
   /** Writes what waits (in order), then a heartbeat; throws at the first write that fails. */

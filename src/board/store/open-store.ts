@@ -8,7 +8,7 @@ import { type ImportReport, importLegacy } from './legacy/import-legacy.js';
 import { describePostgres, postgresFailure } from './postgres/connection.js';
 import { PostgresStore } from './postgres/state-store.js';
 import { SqliteStore } from './sqlite/state-store.js';
-import type { BoardStore, SilenceRecord, StoredIdentity } from './state.js';
+import type { BoardStore, EnrollmentRecord, SilenceRecord, StoredIdentity } from './state.js';
 import { StoreHealth } from './store-health.js';
 
 /** How long a board waits at start for a PostgreSQL that does not answer. */
@@ -24,6 +24,7 @@ export interface OpenedStore {
     queue: QueuedAction[];
     identities: StoredIdentity[];
     silences: SilenceRecord[];
+    enrollments: EnrollmentRecord[];
   };
   imported: ImportReport | null;
 }
@@ -49,6 +50,7 @@ export async function openStore(
     queue: await store.queue.load(),
     identities: await store.identities.load(),
     silences: await store.silences.load(),
+    enrollments: await store.enrollments.load(),
   };
   logger.info(
     { store: store.where, engine: store.engine },

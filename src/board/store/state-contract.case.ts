@@ -146,6 +146,36 @@ export function stateContract(kind: string, factory: StoreFactory): void {
       await back.close();
     });
 
+    it('enrollments: a put replaces the row of its name; revoked rows keep their name', async () => {
+      const store = await factory.fresh();
+      expect(await store.enrollments.load()).toEqual([]);
+      const key = 'k'.repeat(43);
+      await store.enrollments.put({
+        name: 'lab7',
+        key,
+        enrolled_at: 1_700_000_000_000,
+        revoked_at: null,
+      });
+      await store.enrollments.put({
+        name: 'gpu1',
+        key: 'g'.repeat(43),
+        enrolled_at: 1_700_000_100_000,
+        revoked_at: null,
+      });
+      await store.enrollments.put({
+        name: 'lab7',
+        key: null,
+        enrolled_at: 1_700_000_000_000,
+        revoked_at: 1_700_000_200_000,
+      });
+      const back = await again(store);
+      expect(await back.enrollments.load()).toEqual([
+        { name: 'gpu1', key: 'g'.repeat(43), enrolled_at: 1_700_000_100_000, revoked_at: null },
+        { name: 'lab7', key: null, enrolled_at: 1_700_000_000_000, revoked_at: 1_700_000_200_000 },
+      ]);
+      await back.close();
+    });
+
     it('deliveries: kept ones are taken once, in order', async () => {
       const store = await factory.fresh();
       await store.deliveries.keep([pending('hook'), pending('ops')]);

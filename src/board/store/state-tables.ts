@@ -59,6 +59,11 @@ const CLAIMS = (int: string) =>
 const CLAIMED_EVENTS =
   'ALTER TABLE notify_claims ADD COLUMN event TEXT; ALTER TABLE notify_claims ADD COLUMN settled INTEGER NOT NULL DEFAULT 0;';
 
+/** Migration 7 (round 3): machines added from the board, with their keys (or revoked). */
+const ENROLLMENTS = (int: string) =>
+  `CREATE TABLE enrollments (name TEXT PRIMARY KEY, key TEXT, enrolled_at ${int} NOT NULL,
+    revoked_at ${int});`;
+
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
   sqlite: [
@@ -68,6 +73,7 @@ export const STATE_TABLES = {
     RECORDS_META,
     CLAIMS('INTEGER'),
     CLAIMED_EVENTS,
+    ENROLLMENTS('INTEGER'),
   ],
   postgres: [
     tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
@@ -76,5 +82,6 @@ export const STATE_TABLES = {
     RECORDS_META,
     CLAIMS('BIGINT'),
     CLAIMED_EVENTS,
+    ENROLLMENTS('BIGINT'),
   ],
 } as const;

@@ -31,6 +31,21 @@ export interface SilenceRecord {
   reason: string;
 }
 
+/**
+ * A machine added from the board (POST /api/machines/{name}/enroll): the key the board made for
+ * it, kept beside board.yaml's announced_keys. Revoking keeps the row without its key, so that
+ * reports under the name are refused until it is enrolled again.
+ */
+export interface EnrollmentRecord {
+  name: string;
+  /** The key, or null once revoked. A secret: never in an answer but the enroll answer. */
+  key: string | null;
+  /** ms since the epoch. */
+  enrolled_at: number;
+  /** ms since the epoch, or null while enrolled. */
+  revoked_at: number | null;
+}
+
 /** The journal: entries appended one by one, dropped by id when compacted. */
 export interface JournalTable {
   append(entry: JournalEntry): Promise<void>;
@@ -68,6 +83,13 @@ export interface IdentityTable {
 export interface SilenceTable {
   save(records: readonly SilenceRecord[]): Promise<void>;
   load(): Promise<SilenceRecord[]>;
+}
+
+/** Enrolled machines; `put` inserts or replaces the row of one name. */
+export interface EnrollmentTable {
+  put(record: EnrollmentRecord): Promise<void>;
+  /** Every row, by name. */
+  load(): Promise<EnrollmentRecord[]>;
 }
 
 /** Notification deliveries not made at the last stop, handed to the next start once. */
@@ -171,6 +193,7 @@ export interface BoardStore {
   readonly queue: QueueTable;
   readonly identities: IdentityTable;
   readonly silences: SilenceTable;
+  readonly enrollments: EnrollmentTable;
   readonly deliveries: DeliveryTable;
   readonly boards: BoardsTable;
   readonly records: RecordsTable;

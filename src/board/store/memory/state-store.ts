@@ -5,6 +5,7 @@ import type { HistoryStore } from '../history-store.js';
 import type {
   BoardRow,
   BoardStore,
+  EnrollmentRecord,
   Imported,
   PublishedRecord,
   RecordToPublish,
@@ -24,6 +25,7 @@ export class MemoryStore implements BoardStore {
   private readonly queueRows = new Map<string, QueuedAction>();
   private identityRows: StoredIdentity[] = [];
   private silenceRows: SilenceRecord[] = [];
+  private readonly enrollmentRows = new Map<string, EnrollmentRecord>();
   private deliveryRows: Pending[] = [];
   private history: HistoryStore | null = null;
   /** Writes made, for tests that count them. */
@@ -83,6 +85,17 @@ export class MemoryStore implements BoardStore {
     },
     load: async () =>
       this.silenceRows.map((r) => ({ ...r })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+  };
+
+  readonly enrollments = {
+    put: async (record: EnrollmentRecord) => {
+      this.writes += 1;
+      this.enrollmentRows.set(record.name, { ...record });
+    },
+    load: async () =>
+      [...this.enrollmentRows.values()]
+        .map((r) => ({ ...r }))
+        .sort((a, b) => (a.name < b.name ? -1 : 1)),
   };
 
   private boardRows = new Map<string, BoardRow>();

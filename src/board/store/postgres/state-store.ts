@@ -14,6 +14,7 @@ import {
 import type {
   BoardRow,
   BoardStore,
+  EnrollmentRecord,
   Imported,
   PublishedRecord,
   RecordToPublish,
@@ -166,6 +167,23 @@ export class PostgresStore implements BoardStore {
       (
         await this.pool.query<SilenceRecord>(
           'SELECT name, until, reason FROM silences ORDER BY name',
+        )
+      ).rows,
+  };
+
+  readonly enrollments = {
+    put: async (r: EnrollmentRecord) => {
+      await this.pool.query(
+        `INSERT INTO enrollments (name, key, enrolled_at, revoked_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (name) DO UPDATE SET key = EXCLUDED.key,
+         enrolled_at = EXCLUDED.enrolled_at, revoked_at = EXCLUDED.revoked_at`,
+        [r.name, r.key, r.enrolled_at, r.revoked_at],
+      );
+    },
+    load: async () =>
+      (
+        await this.pool.query<EnrollmentRecord>(
+          'SELECT name, key, enrolled_at, revoked_at FROM enrollments ORDER BY name',
         )
       ).rows,
   };

@@ -16,6 +16,7 @@ import {
 import type {
   BoardRow,
   BoardStore,
+  EnrollmentRecord,
   Imported,
   PublishedRecord,
   RecordToPublish,
@@ -180,6 +181,21 @@ export class SqliteStore implements BoardStore {
       this.db
         .prepare('SELECT name, until, reason FROM silences ORDER BY name')
         .all() as SilenceRecord[],
+  };
+
+  readonly enrollments = {
+    put: (r: EnrollmentRecord) =>
+      this.commits.run((db) => {
+        db.prepare(
+          `INSERT INTO enrollments (name, key, enrolled_at, revoked_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (name) DO UPDATE SET key = excluded.key,
+           enrolled_at = excluded.enrolled_at, revoked_at = excluded.revoked_at`,
+        ).run(r.name, r.key, r.enrolled_at, r.revoked_at);
+      }),
+    load: async () =>
+      this.db
+        .prepare('SELECT name, key, enrolled_at, revoked_at FROM enrollments ORDER BY name')
+        .all() as EnrollmentRecord[],
   };
 
   readonly boards = {

@@ -1,0 +1,93 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Value } from 'typebox/value';
+import { HttpUrl, NAME_PATTERN, TOKEN_MIN_LENGTH } from '../../shared/wire/common.js';
+
+/** `panoptes-agent enroll …`, checked. */
+export interface EnrollArgs {
+  board: string;
+  name: string;
+  key: string;
+  registrationToken: string;
+  host: string | undefined;
+  port: number | undefined;
+  /** The agent's config file to write (absolute). */
+  config: string;
+  /** PEM file of the CA that signed an https board's certificate (absolute), or null. */
+  ca: string | null;
+  /** Write and enable a systemd unit instead of running in the foreground. */
+  systemd: boolean;
+  /** Where the unit goes (absolute); null: the system's or the user's unit directory. */
+  unitDir: string | null;
+}
+
+export const ENROLL_USAGE = `usage: node panoptes-agent.mjs enroll --board URL --name NAME --key KEY --registration-token TOKEN
+         [--host HOST] [--port PORT] [--config FILE] [--ca FILE] [--systemd [--unit-dir DIR]]
+
+Writes the agent's config (FILE, default ./panoptes-agent.yaml, mode 0600; an existing file
+keeps its token and services), then runs the agent, which reports to the board under NAME with
+KEY. With --systemd it writes and enables a systemd unit instead (see docs/agent.md).`;
+
+/** Parses the arguments after `enroll`; throws an Error starting with `--` on a bad one. */
+export function parseEnrollArgs(argv: readonly string[], cwd = process.cwd()): EnrollArgs {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      board: { type: 'string' },
+      name: { type: 'string' },
+      key: { type: 'string' },
+      'registration-token': { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      config: { type: 'string' },
+      ca: { type: 'string' },
+      systemd: { type: 'boolean' },
+      'unit-dir': { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const need = (flag: string, value: string | undefined): string => {
+    if (value === undefined || value === '')
+      throw new Error(`--${flag} is required\n${ENROLL_USAGE}`);
+    return value;
+  };
+  const board = need('board', values.board).replace(/\/+$/, '');
+  if (!Value.Check(HttpUrl, board)) throw new Error(`--board: not an http(s) URL: ${board}`);
+  const name = need('name', values.name);
+  if (!new RegExp(NAME_PATTERN).test(name)) {
+    throw new Error(`--name: letters, digits, '.', '_' and '-' (at most 64), got ${name}`);
+  }
+  const key = need('key', values.key);
+  const registrationToken = need('registration-token', values['registration-token']);
+  for (const [flag, value] of [
+    ['key', key],
+    ['registration-token', registrationToken],
+  ] as const) {
+    if (value.length < TOKEN_MIN_LENGTH) {
+      throw new Error(`--${flag}: at least ${TOKEN_MIN_LENGTH} characters`);
+    }
+  }
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      throw new Error(`--port: must be an integer from 0 to 65535, got ${values.port}`);
+    }
+  }
+  if (values['unit-dir'] !== undefined && values.systemd !== true) {
+    throw new Error('--unit-dir: only with --systemd');
+  }
+  return {
+    board,
+    name,
+    key,
+    registrationToken,
+    host: values.host,
+    port,
+    config: resolve(cwd, values.config ?? 'panoptes-agent.yaml'),
+    ca: values.ca === undefined ? null : resolve(cwd, values.ca),
+    systemd: values.systemd === true,
+    unitDir: values['unit-dir'] === undefined ? null : resolve(cwd, values['unit-dir']),
+  };
+}

@@ -1,0 +1,55 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { CliOptions } from '../../shared/cli.js';
+import { loadAgentConfig } from '../config.js';
+import { parseEnrollArgs } from './enroll-args.js';
+import { enrolledConfig, readExisting, writePrivate } from './enroll-config.js';
+import { defaultUnitDir, enableUnit, UNIT_NAME, unitText } from './systemd-unit.js';
+
+const say = (line: string) => process.stdout.write(`panoptes-agent: ${line}\n`);
+
+/**
+ * `node panoptes-agent.mjs enroll …`: writes the agent's config for the name and key the board
+ * made, checks it, and answers how to run the agent (null: --systemd installed it as a unit).
+ */
+export async function enroll(argv: readonly string[]): Promise<CliOptions | null> {
+  const args = parseEnrollArgs(argv);
+  writePrivate(args.config, enrolledConfig(readExisting(args.config), args));
+  // The file as the agent will read it: a mistake is found now, not at the next start.
+  loadAgentConfig(args.config);
+  say(`enrolled as ${args.name} for ${args.board}; config in ${args.config} (mode 0600)`);
+  // The key and the registration token were on the command line: `ps` shows the title instead.
+  process.title = `panoptes-agent --config ${args.config}`;
+  if (!args.systemd) {
+    say('starting the agent here (Ctrl-C stops it; enroll with --systemd to run it as a service)');
+    return { config: args.config };
+  }
+  const root = process.getuid?.() === 0;
+  const user = !root && args.unitDir === null;
+  const dir = args.unitDir ?? defaultUnitDir(root);
+  const file = join(dir, UNIT_NAME);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    file,
+    unitText({
+      node: process.execPath,
+      script: resolve(process.argv[1] ?? 'panoptes-agent.mjs'),
+      config: args.config,
+      workDir: dirname(args.config),
+      name: args.name,
+      board: args.board,
+      user,
+    }),
+    { mode: 0o644 },
+  );
+  say(`unit written to ${file}`);
+  if (args.unitDir !== null) {
+    say(`enable it with: systemctl daemon-reload && systemctl enable --now ${UNIT_NAME}`);
+    return null;
+  }
+  await enableUnit(user);
+  const scope = user ? '--user ' : '';
+  say(`running as ${UNIT_NAME}: systemctl ${scope}status ${UNIT_NAME}`);
+  if (user) say('to keep it running when you log out: loginctl enable-linger');
+  return null;
+}

@@ -1,0 +1,87 @@
+import type { BoardSettings } from '../config/config.js';
+import type { Answer, Board } from '../domain/board.js';
+import type { Who } from '../schemas.js';
+import type { AgentFile } from './agent-file.js';
+import { enrollCommand } from './command.js';
+import type { Enrollments } from './enrollments.js';
+
+export interface EnrollerDeps {
+  board: Board;
+  enrollments: Enrollments;
+  agentFile: AgentFile;
+  /** The settings now (a reload may change the registration token or announced_keys). */
+  settings: () => BoardSettings;
+}
+
+/**
+ * POST /api/machines/{name}/enroll: a fresh key for a name, kept in the store, and the one
+ * command that adds the machine. Refusals are journaled like every other refusal.
+ */
+export class Enroller {
+  constructor(private readonly deps: EnrollerDeps) {}
+
+  /** `board`: where the machine reaches the board (see boardAddress), or null if unknown. */
+  async enroll(who: Who, name: string, board: string | null): Promise<Answer> {
+    const { enrollments, agentFile } = this.deps;
+    const notes = this.deps.board.notes;
+    const settings = this.deps.settings();
+    const refused = this.problem(name, settings, board);
+    if (refused !== null) return notes.refuse(who, 'enroll', name, refused.status, refused.detail);
+    const file = await agentFile.get();
+    if (file === null) {
+      const detail =
+        'The one-file agent is not built on this board (npm run build makes dist/agent-file/panoptes-agent.mjs)';
+      return { status: 503, body: { detail } };
+    }
+    const again = enrollments.find(name) !== undefined;
+    const record = await enrollments.enroll(name);
+    const detail = again ? 'a new key made (the earlier one no longer works)' : 'key made';
+    await notes.note(who, 'enroll', name, 'enrolled', 200, detail);
+    const key = record.key as string;
+    const command = enrollCommand({
+      board: board as string,
+      name,
+      key,
+      registrationToken: settings.registrationToken as string,
+    });
+    return { status: 200, body: { name, key, command, agent_sha256: file.sha256 } };
+  }
+
+  private problem(
+    name: string,
+    settings: BoardSettings,
+    board: string | null,
+  ): { status: number; detail: string } | null {
+    const { registry } = this.deps.board;
+    if (settings.registrationToken === null) {
+      const detail =
+        'Announcing is off on this board (no registration_token in its config): set one to add machines from the board';
+      return { status: 409, detail };
+    }
+    if (board === null) {
+      const detail =
+        "The board cannot tell its own address from this request's Host header: set public_url in its config";
+      return { status: 409, detail };
+    }
+    const machine = registry.get(name);
+    if (machine?.origin === 'configured' || settings.machines.some((m) => m.name === name)) {
+      return { status: 409, detail: `'${name}' is a configured machine; the board polls it` };
+    }
+    if (settings.announcedKeys.has(name)) {
+      const detail = `'${name}' has a key in ${settings.source} (announced_keys); change it there`;
+      return { status: 409, detail };
+    }
+    const same = registry.sameName(name) ?? this.deps.enrollments.find(name)?.name;
+    if (same !== undefined && same !== name) {
+      const detail = `'${name}' differs only in case from '${same}' on this board; names are unique without regard to case`;
+      return { status: 409, detail };
+    }
+    if (!this.deps.enrollments.roomFor(name)) {
+      return {
+        status: 409,
+        detail: 'The board keeps no more enrolled machines; revoke some first',
+      };
+    }
+    return null;
+  }
+}
