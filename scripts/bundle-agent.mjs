@@ -7,7 +7,7 @@ import { build } from 'esbuild';
 const OUT = 'dist/agent-file/panoptes-agent.mjs';
 
 await build({
-  entryPoints: ['src/agent/main.ts'],
+  entryPoints: ['src/agent/cli.ts'],
   outfile: OUT,
   bundle: true,
   platform: 'node',

@@ -7,6 +7,8 @@ export interface EmbeddedTokens {
   board_token: string;
   agent_token: string;
   board_key: string;
+  /** Carried by the command "Add a machine" makes (round 3; added to an older file). */
+  registration_token: string;
 }
 
 const newToken = () => randomBytes(24).toString('base64url');
@@ -22,16 +24,23 @@ export function embeddedTokens(dataDir: string): EmbeddedTokens {
       typeof value.board_key === 'string' &&
       [value.board_token, value.agent_token, value.board_key].every((t) => t.length >= 16)
     ) {
-      return value as EmbeddedTokens;
+      if (typeof value.registration_token === 'string' && value.registration_token.length >= 16)
+        return value as EmbeddedTokens;
+      // A file of an earlier version: its tokens are kept (open browsers stay signed in).
+      return write(dataDir, file, { ...(value as EmbeddedTokens), registration_token: newToken() });
     }
   } catch {
     // absent or unreadable: make new ones
   }
-  const tokens: EmbeddedTokens = {
+  return write(dataDir, file, {
     board_token: newToken(),
     agent_token: newToken(),
     board_key: newToken(),
-  };
+    registration_token: newToken(),
+  });
+}
+
+function write(dataDir: string, file: string, tokens: EmbeddedTokens): EmbeddedTokens {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   writeFileSync(file, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);

@@ -64,6 +64,10 @@ runMain('panoptes', async () => {
     boardSettings(
       {
         board_token: tokens.board_token,
+        // Machines added from the page ("Add a machine") report with this token and the key
+        // the board made for them; no other name may report (announced_keys_only).
+        registration_token: tokens.registration_token,
+        announced_keys_only: true,
         data_dir: join(dataDir, 'board'),
         machines: [{ name: 'localhost', url: agentUrl, key: tokens.board_key }],
       },

@@ -54,7 +54,7 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
  * Starts `node dist/<program>/main.js …args` on 127.0.0.1 with a free port (--port 0 unless the
  * args say otherwise) and resolves once it has printed its listening line.
  */
-export async function startProgram(
+export function startProgram(
   program: 'board' | 'agent' | 'start',
   args: string[],
   options: StartOptions = {},
@@ -63,9 +63,32 @@ export async function startProgram(
   if (!args.includes('--port')) fullArgs.push('--port', '0');
   if (!args.includes('--host')) fullArgs.push('--host', '127.0.0.1');
   const [command, ...prefix] = [...(options.wrap ?? []), process.execPath];
-  const child = spawn(command as string, [...prefix, ...fullArgs], {
-    cwd: options.cwd ?? ROOT,
+  return startProcess(program, command as string, [...prefix, ...fullArgs], {
+    ...options,
     env: { ...process.env, PANOPTES_LOG_LEVEL: 'debug', ...options.env },
+  });
+}
+
+/**
+ * Runs one command line with /bin/sh in `cwd`, with exactly the environment `env` (nothing of
+ * this process's), as a person pasting it would; resolves at the first listening line.
+ */
+export function startShell(
+  line: string,
+  options: StartOptions & { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<RunningProgram> {
+  return startProcess('sh', '/bin/sh', ['-c', line], options);
+}
+
+async function startProcess(
+  program: string,
+  command: string,
+  args: string[],
+  options: StartOptions,
+): Promise<RunningProgram> {
+  const child = spawn(command, args, {
+    cwd: options.cwd ?? ROOT,
+    env: options.env ?? process.env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -13,6 +13,8 @@ export interface EnrollArgs {
   port: number | undefined;
   /** The agent's config file to write (absolute). */
   config: string;
+  /** Seconds between reports, or undefined (the agent's default). */
+  interval: number | undefined;
   /** PEM file of the CA that signed an https board's certificate (absolute), or null. */
   ca: string | null;
   /** Write and enable a systemd unit instead of running in the foreground. */
@@ -22,7 +24,8 @@ export interface EnrollArgs {
 }
 
 export const ENROLL_USAGE = `usage: node panoptes-agent.mjs enroll --board URL --name NAME --key KEY --registration-token TOKEN
-         [--host HOST] [--port PORT] [--config FILE] [--ca FILE] [--systemd [--unit-dir DIR]]
+         [--host HOST] [--port PORT] [--interval SECONDS] [--config FILE] [--ca FILE]
+         [--systemd [--unit-dir DIR]]
 
 Writes the agent's config (FILE, default ./panoptes-agent.yaml, mode 0600; an existing file
 keeps its token and services), then runs the agent, which reports to the board under NAME with
@@ -41,6 +44,7 @@ export function parseEnrollArgs(argv: readonly string[], cwd = process.cwd()): E
       port: { type: 'string' },
       config: { type: 'string' },
       ca: { type: 'string' },
+      interval: { type: 'string' },
       systemd: { type: 'boolean' },
       'unit-dir': { type: 'string' },
     },
@@ -75,6 +79,13 @@ export function parseEnrollArgs(argv: readonly string[], cwd = process.cwd()): E
       throw new Error(`--port: must be an integer from 0 to 65535, got ${values.port}`);
     }
   }
+  let interval: number | undefined;
+  if (values.interval !== undefined) {
+    interval = Number(values.interval);
+    if (!Number.isFinite(interval) || interval <= 0 || interval > 86_400) {
+      throw new Error(`--interval: seconds between reports, more than 0, got ${values.interval}`);
+    }
+  }
   if (values['unit-dir'] !== undefined && values.systemd !== true) {
     throw new Error('--unit-dir: only with --systemd');
   }
@@ -85,6 +96,7 @@ export function parseEnrollArgs(argv: readonly string[], cwd = process.cwd()): E
     registrationToken,
     host: values.host,
     port,
+    interval,
     config: resolve(cwd, values.config ?? 'panoptes-agent.yaml'),
     ca: values.ca === undefined ? null : resolve(cwd, values.ca),
     systemd: values.systemd === true,

@@ -34,6 +34,7 @@ export function enrolledConfig(existing: string | null, args: EnrollArgs): strin
   if (!has('data_dir')) doc.set('data_dir', ENROLLED_DATA_DIR);
   doc.setIn(['report', 'board'], args.board);
   doc.setIn(['report', 'token'], args.registrationToken);
+  if (args.interval !== undefined) doc.setIn(['report', 'interval'], args.interval);
   if (args.ca !== null) doc.setIn(['report', 'ca'], args.ca);
   return doc.toString();
 }

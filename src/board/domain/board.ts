@@ -167,7 +167,7 @@ export class Board {
       return this.notes.refuse(who, 'report', name, 403, detail);
     }
     if (key === undefined && settings.announcedKeysOnly) {
-      const detail = `'${name}' has no key in announced_keys, and this board takes reports only from machines it holds a key for (announced_keys_only)`;
+      const detail = `'${name}' has no key on this board (announced_keys, or added from the board), and this board takes reports only from machines it holds a key for (announced_keys_only)`;
       return this.notes.refuse(who, 'report', name, 403, detail);
     }
     const unproved =

@@ -43,6 +43,8 @@ export interface Api {
   language(code: string): Promise<Catalogue>;
   act(machine: string, what: string, action: ActionName): Promise<ActionOutcome>;
   forget(machine: string): Promise<void>;
+  /** A fresh key for `machine` and the command that adds it (POST /api/machines/{name}/enroll). */
+  enroll(machine: string): Promise<Enrolled>;
   /** Channels (name and kind) and rules. */
   notify(): Promise<NotifyInfo>;
   /** A real test delivery through one channel; rejects with the board's reason. */
@@ -55,6 +57,13 @@ export interface Api {
   /** The WebSocket address: a browser cannot set headers on one, hence `?token=` (spec 5.2). */
   liveUrl(): string;
   parseLive(data: unknown): LiveMessage | null;
+}
+
+/** The answer to enroll: the command to paste and the agent file's SHA-256. */
+export interface Enrolled {
+  name: string;
+  command: string;
+  agentSha256: string;
 }
 
 function detailOf(body: unknown, fallback: string): string {
@@ -167,6 +176,19 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
     async forget(machine) {
       const r = await request('DELETE', `/api/machines/${seg(machine)}`);
       if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+    },
+    async enroll(machine) {
+      const r = await request('POST', `/api/machines/${seg(machine)}/enroll`);
+      const body = r.body as { name?: unknown; command?: unknown; agent_sha256?: unknown } | null;
+      if (
+        r.status !== 200 ||
+        typeof body?.name !== 'string' ||
+        typeof body.command !== 'string' ||
+        typeof body.agent_sha256 !== 'string'
+      ) {
+        throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+      }
+      return { name: body.name, command: body.command, agentSha256: body.agent_sha256 };
     },
     async notify() {
       return parseNotify((await get('/api/notify')).body);

@@ -1,13 +1,14 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, createApi } from '../api/client.js';
 import { connectLive, type LiveStatus } from '../api/live.js';
-import type { ActionName, Catalogue, LanguageInfo } from '../api/types.js';
+import type { ActionName, Catalogue } from '../api/types.js';
 import { ClockContext, createClock, useI18n, useVersion } from '../hooks.js';
-import { chooseLanguage } from '../i18n/i18n.js';
 import { createBoardStore, rafScheduler } from '../state/board-store.js';
 import { alertsFor, showAlerts } from '../state/browser-notify.js';
 import { useClusterFeed } from '../state/cluster.js';
+import { EnrolledContext, useEnrollmentsFeed } from '../state/enrollments.js';
 import { createJournalStore } from '../state/journal-store.js';
+import { useLanguages } from '../state/languages.js';
 import { SilenceContext } from '../state/notify-context.js';
 import {
   type ActionState,
@@ -19,6 +20,7 @@ import { countMachines } from '../state/select.js';
 import { UptimeContext, useUptimeFeed } from '../state/uptime.js';
 import { KEYS, localStore } from '../storage.js';
 import { readView, type ViewState, writeView } from '../url-state.js';
+import { AddMachine } from './add-machine.js';
 import { ClusterLine } from './cluster-line.js';
 import { ConfirmDialog } from './confirm-dialog.js';
 import { Filters } from './filters.js';
@@ -53,10 +55,14 @@ export function BoardPage(props: BoardPageProps) {
   const clock = useMemo(() => createClock(() => skew.current), []);
   const uptime = useUptimeFeed(api);
   const cluster = useClusterFeed(api);
+  const [enrollNonce, setEnrollNonce] = useState(0);
+  const enrolled = useEnrollmentsFeed(api, enrollNonce);
+  const enrolledRef = useRef(enrolled);
+  enrolledRef.current = enrolled;
   const [status, setStatus] = useState<LiveStatus>('connecting');
   const [loadProblem, setLoadProblem] = useState<string | null>(null);
   const [journalProblem, setJournalProblem] = useState<string | null>(null);
-  const [languages, setLanguages] = useState<readonly LanguageInfo[]>([]);
+  const { languages, choose: chooseLanguageByHand } = useLanguages(api, onCatalogue);
   const [view, setViewState] = useState<ViewState>(() => readView(window.location.search));
   const [journalOpen, setJournalOpen] = useState(() => localStore.get(KEYS.journal) !== 'closed');
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
@@ -163,31 +169,6 @@ export function BoardPage(props: BoardPageProps) {
     };
   }, [api, board, journal]);
 
-  // The language: the stored choice, else the browser's, else English.
-  useEffect(() => {
-    let cancelled = false;
-    const load = async () => {
-      const list = await api.languages();
-      if (cancelled) return;
-      setLanguages(list);
-      const code = chooseLanguage(list, localStore.get(KEYS.language), navigator.languages);
-      const catalogue = await api.language(code);
-      if (!cancelled) onCatalogue(catalogue);
-    };
-    load().catch(() => undefined); // English stays: the board is usable without a catalogue
-    return () => {
-      cancelled = true;
-    };
-  }, [api, onCatalogue]);
-
-  const chooseLanguageByHand = useCallback(
-    (code: string) => {
-      localStore.set(KEYS.language, code);
-      api.language(code).then(onCatalogue, () => undefined);
-    },
-    [api, onCatalogue],
-  );
-
   const counts = useMemo(() => {
     void version;
     return countMachines(board.machines.values());
@@ -241,7 +222,8 @@ export function BoardPage(props: BoardPageProps) {
     [board],
   );
   const requestForget = useCallback(
-    (machine: string) => setConfirm({ kind: 'forget', machine }),
+    (machine: string) =>
+      setConfirm({ kind: 'forget', machine, revoke: enrolledRef.current.has(machine) }),
     [],
   );
   const dismiss = useCallback((machine: string, service: string | null) => {
@@ -280,6 +262,7 @@ export function BoardPage(props: BoardPageProps) {
     try {
       await api.forget(machine);
       board.remove(machine);
+      if (request.revoke === true) setEnrollNonce((n) => n + 1);
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) return;
       const message = problemText(error);
@@ -308,9 +291,8 @@ export function BoardPage(props: BoardPageProps) {
       <TopBar
         status={status}
         languages={languages}
-        journalOpen={journalOpen}
+        journal={{ open: journalOpen, onToggle: toggleJournal }}
         onLanguage={chooseLanguageByHand}
-        onToggleJournal={toggleJournal}
         onSignOut={() => onSignOut({ kind: 'signed-out' })}
       />
       <div class={`layout${journalOpen ? ' with-journal' : ''}`}>
@@ -320,6 +302,11 @@ export function BoardPage(props: BoardPageProps) {
           </h2>
           <Summary counts={counts} loaded={loaded} />
           <ClusterLine boards={cluster} />
+          <AddMachine
+            api={api}
+            machine={(name) => board.machines.get(name)}
+            onEnrolled={() => setEnrollNonce((n) => n + 1)}
+          />
           {loadProblem !== null ? (
             <p class="problem" role="alert">
               {t('board.loadProblem', { detail: loadProblem })}
@@ -333,18 +320,20 @@ export function BoardPage(props: BoardPageProps) {
           <Filters view={view} onChange={setView} />
           <SilenceContext.Provider value={silenceActions}>
             <UptimeContext.Provider value={uptime}>
-              <MachineList
-                machines={board.machines}
-                version={version}
-                loaded={loaded}
-                view={view}
-                outcomes={outcomes}
-                onView={setView}
-                onAction={requestAction}
-                onForget={requestForget}
-                onDismiss={dismiss}
-                onShowJournal={showJournalOf}
-              />
+              <EnrolledContext.Provider value={enrolled}>
+                <MachineList
+                  machines={board.machines}
+                  version={version}
+                  loaded={loaded}
+                  view={view}
+                  outcomes={outcomes}
+                  onView={setView}
+                  onAction={requestAction}
+                  onForget={requestForget}
+                  onDismiss={dismiss}
+                  onShowJournal={showJournalOf}
+                />
+              </EnrolledContext.Provider>
             </UptimeContext.Provider>
           </SilenceContext.Provider>
         </main>

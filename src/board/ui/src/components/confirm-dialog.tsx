@@ -36,6 +36,9 @@ export function ConfirmDialog(props: {
       question = t('confirm.unverified', { ...params, action: request.action });
       yes = t('confirm.yesUnverified', params);
     }
+  } else if (request.revoke === true) {
+    question = t('confirm.revoke', { machine: request.machine });
+    yes = t('confirm.yesRevoke', { machine: request.machine });
   } else {
     question = t('confirm.forget', { machine: request.machine });
     yes = t('confirm.yesForget', { machine: request.machine });

@@ -1,6 +1,7 @@
 import { memo } from 'preact/compat';
 import type { ActionName, Machine } from '../api/types.js';
 import { useI18n } from '../hooks.js';
+import { useEnrolled } from '../state/enrollments.js';
 import type { MachineOutcomes } from '../state/outcomes.js';
 import { followLink, machineHref } from '../state/route.js';
 import { useUptime } from '../state/uptime.js';
@@ -40,6 +41,7 @@ function Card(props: MachineCardProps) {
   const alarm = m.attention.length > 0;
   const uptime = useUptime(m.name)?.['24h'] ?? null;
   const href = machineHref(m.name);
+  const enrolled = useEnrolled().has(m.name);
   return (
     <article
       class={`card ${m.state}${m.late ? ' late' : ''}${alarm ? ' alarm' : ''}${m.queued > 0 ? ' has-queued' : ''}`}
@@ -182,10 +184,10 @@ function Card(props: MachineCardProps) {
           <button
             type="button"
             class="forget"
-            aria-label={t('forget.label', { machine: m.name })}
+            aria-label={t(enrolled ? 'revoke.label' : 'forget.label', { machine: m.name })}
             onClick={() => props.onForget(m.name)}
           >
-            {t('forget.button')}
+            {t(enrolled ? 'revoke.button' : 'forget.button')}
           </button>
         ) : null}
       </footer>

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, createApi } from '../api/client.js';
 import {
   type Charted,
@@ -10,15 +10,41 @@ import {
   type HistoryWindow,
   type Uptime,
 } from '../api/history.js';
+import type { Catalogue } from '../api/types.js';
 import { useI18n } from '../hooks.js';
 import type { MessageKey } from '../i18n/i18n.js';
+import { useLanguages } from '../state/languages.js';
 import { followLink, machineHref } from '../state/route.js';
 import { HistoryChart } from './history-chart.js';
 import type { SignInProblem } from './sign-in.js';
 import { StateChanges } from './state-changes.js';
+import { TopBar } from './top-bar.js';
 import { UpStrip } from './up-strip.js';
 
 const RANGES = ['1h', '6h', '24h', '7d', '30d', '90d', '365d'] as const;
+const RANGE_S: Record<(typeof RANGES)[number], number> = {
+  '1h': 3600,
+  '6h': 6 * 3600,
+  '24h': 86_400,
+  '7d': 7 * 86_400,
+  '30d': 30 * 86_400,
+  '90d': 90 * 86_400,
+  '365d': 365 * 86_400,
+};
+
+/**
+ * The default range for what the answer holds: a machine first seen ten minutes ago has a few
+ * points at the end of 24 h (too few to draw a line), so its page opens at the smallest range
+ * that still shows everything it has. Null: keep the range asked for.
+ */
+export function rangeForData(data: HistoryData): string | null {
+  const first = data.up.findIndex((u) => u !== null);
+  if (first < 0) return null;
+  const end = (data.t.at(-1) ?? 0) + data.stepS;
+  const span = end - (data.t[first] ?? end);
+  const fit = RANGES.find((r) => RANGE_S[r] >= span) ?? null;
+  return fit !== null && RANGE_S[fit] < end - (data.t[0] ?? end) ? fit : null;
+}
 const POINTS = 300;
 const EVENTS = 50;
 
@@ -52,6 +78,7 @@ export function MachinePage(props: {
   name: string;
   /** `from`: the token that was refused (a sign-out for another one is ignored). */
   onSignOut(why: SignInProblem | null, from?: string): void;
+  onCatalogue(catalogue: Catalogue): void;
 }) {
   const { t, percent, number, time } = useI18n();
   const { name, onSignOut } = props;
@@ -59,7 +86,14 @@ export function MachinePage(props: {
     () => createApi(props.token, () => onSignOut({ kind: 'wrong' }, props.token)),
     [props.token, onSignOut],
   );
+  const { languages, choose } = useLanguages(api, props.onCatalogue);
   const [win, setWin] = useState<HistoryWindow>(windowFromAddress);
+  /** No range in the address: the first answer may choose a shorter one (rangeForData). */
+  const fitRange = useRef<boolean | null>(null);
+  if (fitRange.current === null) {
+    const p = new URLSearchParams(window.location.search);
+    fitRange.current = !p.has('range') && !p.has('from');
+  }
   /** The windows zoomed out of, most recent last ("back" returns to them). */
   const [zoomed, setZoomed] = useState<HistoryWindow[]>([]);
   const [data, setData] = useState<HistoryData | null>(null);
@@ -73,6 +107,14 @@ export function MachinePage(props: {
     fetchHistory(api, name, win, POINTS)
       .then((d) => {
         if (!live) return;
+        if (fitRange.current === true) {
+          fitRange.current = false;
+          const range = rangeForData(d);
+          if (range !== null) {
+            setWin({ range });
+            return;
+          }
+        }
         setData(d);
         setProblem(null);
       })
@@ -126,83 +168,91 @@ export function MachinePage(props: {
     v === null || v === undefined ? '–' : `${number(v * 100, 2)} %`;
 
   return (
-    <main class="machine-page" aria-labelledby="machine-page-heading">
-      <p>
-        <a href="./" class="back-link" onClick={(e) => followLink(e, './')}>
-          ← {t('history.back')}
-        </a>
-      </p>
-      <h1 id="machine-page-heading" translate={false}>
-        {name}
-      </h1>
-      <dl class="uptime" data-testid="uptime">
-        <div>
-          <dt>{t('history.uptime24h')}</dt>
-          <dd>{show(uptime?.['24h'])}</dd>
-        </div>
-        <div>
-          <dt>{t('history.uptime7d')}</dt>
-          <dd>{show(uptime?.['7d'])}</dd>
-        </div>
-        <div>
-          <dt>{t('history.uptime30d')}</dt>
-          <dd>{show(uptime?.['30d'])}</dd>
-        </div>
-      </dl>
-      <div class="range-bar">
-        <fieldset class="range-picker">
-          <legend>{t('history.range')}</legend>
-          {RANGES.map((r) => (
-            <button
-              key={r}
-              type="button"
-              aria-pressed={'range' in win && win.range === r}
-              onClick={() => pick(r)}
-            >
-              {r}
-            </button>
-          ))}
-        </fieldset>
-        {'from' in win ? (
-          <span class="zoom-window" data-testid="zoom-window">
-            {time(win.from * 1000)} – {time(win.to * 1000)}{' '}
-            <button type="button" onClick={back} disabled={zoomed.length === 0}>
-              {t('history.zoomOut')}
-            </button>
-          </span>
-        ) : (
-          <span class="muted">{t('history.zoomHint')}</span>
-        )}
-      </div>
-      {problem !== null ? (
-        <p class="problem" role="alert">
-          {t('history.problem', { detail: problem })}
+    <>
+      <TopBar
+        languages={languages}
+        onLanguage={choose}
+        onSignOut={() => onSignOut({ kind: 'signed-out' })}
+        home={{ href: './', onClick: (e) => followLink(e, './') }}
+      />
+      <main class="machine-page" aria-labelledby="machine-page-heading">
+        <p>
+          <a href="./" class="back-link" onClick={(e) => followLink(e, './')}>
+            ← {t('history.back')}
+          </a>
         </p>
-      ) : null}
-      {data === null ? (
-        <p class="muted">{t('history.loading')}</p>
-      ) : (
-        <>
-          <h2 class="history-heading">{t('history.strip')}</h2>
-          <UpStrip t={data.t} up={data.up} />
-          <div class="charts">
-            {CHARTS.map((c) => (
-              <HistoryChart
-                key={c.key}
-                title={t(c.title)}
-                t={data.t}
-                avg={data.avg[c.key]}
-                max={data.max[c.key]}
-                format={c.share ? formats.share : c.key === 'load' ? formats.load : formats.ms}
-                {...(c.share ? { yMax: 1 } : {})}
-                onZoom={zoomTo}
-              />
-            ))}
+        <h1 id="machine-page-heading" translate={false}>
+          {name}
+        </h1>
+        <dl class="uptime" data-testid="uptime">
+          <div>
+            <dt>{t('history.uptime24h')}</dt>
+            <dd>{show(uptime?.['24h'])}</dd>
           </div>
-        </>
-      )}
-      <h2 class="history-heading">{t('history.events')}</h2>
-      <StateChanges events={events} />
-    </main>
+          <div>
+            <dt>{t('history.uptime7d')}</dt>
+            <dd>{show(uptime?.['7d'])}</dd>
+          </div>
+          <div>
+            <dt>{t('history.uptime30d')}</dt>
+            <dd>{show(uptime?.['30d'])}</dd>
+          </div>
+        </dl>
+        <div class="range-bar">
+          <fieldset class="range-picker">
+            <legend>{t('history.range')}</legend>
+            {RANGES.map((r) => (
+              <button
+                key={r}
+                type="button"
+                aria-pressed={'range' in win && win.range === r}
+                onClick={() => pick(r)}
+              >
+                {r}
+              </button>
+            ))}
+          </fieldset>
+          {'from' in win ? (
+            <span class="zoom-window" data-testid="zoom-window">
+              {time(win.from * 1000)} – {time(win.to * 1000)}{' '}
+              <button type="button" onClick={back} disabled={zoomed.length === 0}>
+                {t('history.zoomOut')}
+              </button>
+            </span>
+          ) : (
+            <span class="muted">{t('history.zoomHint')}</span>
+          )}
+        </div>
+        {problem !== null ? (
+          <p class="problem" role="alert">
+            {t('history.problem', { detail: problem })}
+          </p>
+        ) : null}
+        {data === null ? (
+          <p class="muted">{t('history.loading')}</p>
+        ) : (
+          <>
+            <h2 class="history-heading">{t('history.strip')}</h2>
+            <UpStrip t={data.t} up={data.up} />
+            <div class="charts">
+              {CHARTS.map((c) => (
+                <HistoryChart
+                  key={c.key}
+                  title={t(c.title)}
+                  t={data.t}
+                  avg={data.avg[c.key]}
+                  max={data.max[c.key]}
+                  format={c.share ? formats.share : c.key === 'load' ? formats.load : formats.ms}
+                  {...(c.share ? { yMax: 1 } : {})}
+                  onZoom={zoomTo}
+                />
+              ))}
+            </div>
+          </>
+        )}
+        <h2 class="history-heading">{t('history.events')}</h2>
+        <StateChanges events={events} />
+      </main>
+    </>
   );
 }

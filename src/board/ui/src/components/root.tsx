@@ -69,7 +69,13 @@ export function Root() {
       {token === null ? (
         <SignIn problem={problem} onSubmit={signIn} />
       ) : machine !== null ? (
-        <MachinePage key={`${token}/${machine}`} token={token} name={machine} onSignOut={signOut} />
+        <MachinePage
+          key={`${token}/${machine}`}
+          token={token}
+          name={machine}
+          onSignOut={signOut}
+          onCatalogue={adoptCatalogue}
+        />
       ) : (
         <BoardPage key={token} token={token} onSignOut={signOut} onCatalogue={adoptCatalogue} />
       )}

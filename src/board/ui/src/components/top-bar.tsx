@@ -18,12 +18,15 @@ const THEME_TEXT: Record<Theme, MessageKey> = {
 };
 
 export interface TopBarProps {
-  status: LiveStatus;
+  /** The live feed's state (absent on a page without one). */
+  status?: LiveStatus;
   languages: readonly LanguageInfo[];
-  journalOpen: boolean;
+  /** The journal's toggle (absent on a page without the journal). */
+  journal?: { open: boolean; onToggle(): void };
   onLanguage(code: string): void;
-  onToggleJournal(): void;
   onSignOut(): void;
+  /** Set on other pages than the board: the title is a link back to it. */
+  home?: { href: string; onClick(event: MouseEvent): void };
 }
 
 /** Title, connection state, and the page's settings. */
@@ -34,23 +37,36 @@ export function TopBar(props: TopBarProps) {
   const known = props.languages.some((l) => l.code === code);
   return (
     <header class="top-bar">
-      <h1>
-        <span class="logo" aria-hidden="true" />
-        {t('app.title')}
-      </h1>
-      <p class={`connection ${props.status}`} role="status" data-status={props.status}>
-        <span class="dot" aria-hidden="true" />
-        {t(STATUS_TEXT[props.status])}
-      </p>
+      {props.home === undefined ? (
+        <h1>
+          <span class="logo" aria-hidden="true" />
+          {t('app.title')}
+        </h1>
+      ) : (
+        <p class="app-title">
+          <a href={props.home.href} onClick={props.home.onClick}>
+            <span class="logo" aria-hidden="true" />
+            {t('app.title')}
+          </a>
+        </p>
+      )}
+      {props.status === undefined ? null : (
+        <p class={`connection ${props.status}`} role="status" data-status={props.status}>
+          <span class="dot" aria-hidden="true" />
+          {t(STATUS_TEXT[props.status])}
+        </p>
+      )}
       <div class="settings">
-        <button
-          type="button"
-          aria-expanded={props.journalOpen}
-          aria-controls="journal"
-          onClick={props.onToggleJournal}
-        >
-          {t(props.journalOpen ? 'journal.hide' : 'journal.show')}
-        </button>
+        {props.journal === undefined ? null : (
+          <button
+            type="button"
+            aria-expanded={props.journal.open}
+            aria-controls="journal"
+            onClick={props.journal.onToggle}
+          >
+            {t(props.journal.open ? 'journal.hide' : 'journal.show')}
+          </button>
+        )}
         <label class="language">
           <span class="visually-hidden">{t('settings.language')}</span>
           <select

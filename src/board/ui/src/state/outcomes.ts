@@ -28,7 +28,7 @@ export type ConfirmRequest =
       /** This is that second question. */
       second?: boolean;
     }
-  | { kind: 'forget'; machine: string };
+  | { kind: 'forget'; machine: string; revoke?: boolean };
 
 /** Returns a new map where only `machine`'s entry changed (so only its card renders again). */
 export function withOutcome(

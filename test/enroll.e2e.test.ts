@@ -1,0 +1,259 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { eventually, REGISTRATION } from './helpers/agent-fixtures.js';
+import { type RunningProgram, startBoard, startProgram, startShell } from './helpers/processes.js';
+import { analyze, verifyUnit, which } from './helpers/systemd.js';
+import { tempDir } from './helpers/tmp.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TOKEN = 'enroll-e2e-board-token-7c1d';
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+/**
+ * Adding a machine from the board, by the API (the browser's dialog: ui-enroll.e2e.test.ts):
+ * the one-file agent, the enroll answer and its command run as a shell would in an empty
+ * directory with nothing but node and curl, keys kept across a board restart, rotation,
+ * revocation, and the systemd unit.
+ */
+describe('enroll: the one-file agent and the pasted command', () => {
+  const dir = tempDir('panoptes-enroll-');
+  const configDir = join(dir.path, 'board');
+  let board: RunningProgram;
+  const pasted: RunningProgram[] = [];
+  let machines = 0;
+  /** A directory holding only `node` and `curl`: the machine the command is pasted on. */
+  const bin = join(dir.path, 'bin');
+
+  const api = async (method: string, path: string, headers: Record<string, string> = auth) => {
+    const r = await fetch(`${board.url}${path}`, { method, headers });
+    const text = await r.text();
+    return { status: r.status, headers: r.headers, text, json: () => JSON.parse(text) };
+  };
+  const machine = async (name: string) => {
+    const all = (await api('GET', '/api/board')).json() as {
+      machines: { name: string; state: string; verified: boolean | null }[];
+    };
+    return all.machines.find((m) => m.name === name);
+  };
+  const journal = async () =>
+    (await api('GET', '/api/journal?limit=200')).json().entries as {
+      op: string;
+      target: string;
+      outcome: string;
+      status: number | null;
+      detail: string;
+    }[];
+  /** Runs an enroll command in a new empty directory; resolves when the agent listens. */
+  const paste = async (command: string, extra: string) => {
+    machines += 1;
+    const work = join(dir.path, `machine-${machines}`);
+    mkdirSync(work);
+    const started = await startShell(`${command} ${extra}`, {
+      cwd: work,
+      env: { PATH: bin, HOME: work },
+      timeoutMs: 30_000,
+    });
+    pasted.push(started);
+    return { work, agent: started };
+  };
+
+  beforeAll(async () => {
+    mkdirSync(bin);
+    symlinkSync(process.execPath, join(bin, 'node'));
+    symlinkSync((await which('curl')) ?? '/usr/bin/curl', join(bin, 'curl'));
+    dir.write(
+      'board/board.yaml',
+      stringify({ board_token: TOKEN, registration_token: REGISTRATION, sweep_interval: 0.5 }),
+    );
+    board = await startBoard(configDir);
+  });
+  afterAll(async () => {
+    await Promise.all(pasted.map((p) => p.stop()));
+    await board?.stop();
+    dir.cleanup();
+  });
+
+  it('serves the agent as one file, openly, with the SHA-256 the enroll answer states', async () => {
+    const file = readFileSync(`${ROOT}dist/agent-file/panoptes-agent.mjs`);
+    expect(file.length).toBeLessThanOrEqual(3 * 1024 * 1024);
+    const r = await fetch(`${board.url}/agent/panoptes-agent.mjs`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/javascript/);
+    const served = Buffer.from(await r.arrayBuffer());
+    const sha = createHash('sha256').update(served).digest('hex');
+    expect(sha).toBe(createHash('sha256').update(file).digest('hex'));
+    expect(r.headers.get('etag')).toBe(`"${sha}"`);
+    const again = await fetch(`${board.url}/agent/panoptes-agent.mjs`, {
+      headers: { 'if-none-match': `"${sha}"` },
+    });
+    expect(again.status).toBe(304);
+    // It runs with nothing beside it: no node_modules, no npm on PATH.
+    const alone = join(dir.path, 'alone');
+    mkdirSync(alone);
+    dir.write('alone/panoptes-agent.mjs', served.toString('utf8'));
+    const started = performance.now();
+    const { stdout } = await run(join(bin, 'node'), ['panoptes-agent.mjs', '--version'], {
+      cwd: alone,
+      env: { PATH: bin },
+    });
+    const ms = performance.now() - started;
+    expect(stdout.trim()).toMatch(/^panoptes-agent \d+\.\d+\.\d+$/);
+    console.log(
+      `agent file: ${(file.length / 1e6).toFixed(2)} MB; node panoptes-agent.mjs --version took ${ms.toFixed(0)} ms`,
+    );
+  });
+
+  it('refuses a bad name (422), no token (401), and the registration token (403)', async () => {
+    expect((await api('POST', '/api/machines/bad%20name/enroll')).status).toBe(422);
+    expect((await api('POST', '/api/machines/lab1/enroll', {})).status).toBe(401);
+    const reg = await api('POST', '/api/machines/lab1/enroll', {
+      authorization: `Bearer ${REGISTRATION}`,
+    });
+    expect(reg.status).toBe(403);
+  });
+
+  it('enrolls: the command runs in an empty directory, writes its config 0600 and reports verified', async () => {
+    const r = await api('POST', '/api/machines/lab7/enroll');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    const body = r.json() as { name: string; key: string; command: string; agent_sha256: string };
+    expect(body.name).toBe('lab7');
+    expect(body.key.length).toBeGreaterThanOrEqual(32);
+    expect(body.command).not.toContain(TOKEN);
+    expect(body.command).toContain(`--key '${body.key}'`);
+    expect(body.command).toMatch(
+      /^curl -fsSL 'http:\/\/127\.0\.0\.1:\d+\/agent\/panoptes-agent\.mjs' -o panoptes-agent\.mjs && node panoptes-agent\.mjs enroll /,
+    );
+    expect((await api('GET', '/api/enrollments')).json().enrollments).toEqual([
+      { name: 'lab7', enrolled_at: expect.any(String) },
+    ]);
+    const { work, agent } = await paste(body.command, '--port 0 --interval 1');
+    expect(readdirSync(work).sort()).toEqual([
+      'panoptes-agent-data',
+      'panoptes-agent.mjs',
+      'panoptes-agent.yaml',
+    ]);
+    expect(statSync(join(work, 'panoptes-agent.yaml')).mode & 0o777).toBe(0o600);
+    const lab7 = await eventually(async () => {
+      const m = await machine('lab7');
+      return m?.state === 'up' && m.verified === true ? m : undefined;
+    }, 'lab7 up and verified');
+    expect(lab7.verified).toBe(true);
+    // The key and the registration token are not in the agent's log, nor in the board's.
+    for (const line of [...agent.output, ...board.output]) {
+      expect(line).not.toContain(body.key);
+      expect(line).not.toContain(REGISTRATION);
+    }
+    // `ps` shows the agent's title, not the command line with its secrets.
+    const { stdout } = await run('ps', ['-eo', 'args']);
+    const agentLine = stdout.split('\n').find((l) => l.startsWith('panoptes-agent --config'));
+    expect(agentLine).toBe(`panoptes-agent --config ${join(work, 'panoptes-agent.yaml')}`);
+  });
+
+  it('keeps the key across a board restart (kill -9), and enrolling again rotates it', async () => {
+    // Same port: the agent reports to the address it was given.
+    const port = new URL(board.url).port;
+    await board.kill9();
+    board = await startProgram('board', ['--config', configDir, '--port', port], {
+      timeoutMs: 30_000,
+    });
+    await eventually(
+      async () => {
+        const m = await machine('lab7');
+        return m?.state === 'up' && m.verified === true ? m : undefined;
+      },
+      'lab7 reporting verified to the restarted board',
+      600,
+    );
+    // A new key: the running agent (old key) is refused, the new command works.
+    const r = (await api('POST', '/api/machines/lab7/enroll')).json() as { command: string };
+    await eventually(async () => {
+      const refused = (await journal()).find(
+        (e) => e.op === 'report' && e.target === 'lab7' && e.status === 403,
+      );
+      return refused;
+    }, 'the old key refused');
+    await pasted.shift()?.stop();
+    await paste(r.command, '--port 0 --interval 1');
+    const before = (await machine('lab7')) as unknown as { last_seen: string };
+    await eventually(async () => {
+      const m = (await machine('lab7')) as unknown as {
+        verified: boolean;
+        last_seen: string;
+      };
+      return m.verified && m.last_seen !== before.last_seen ? m : undefined;
+    }, 'lab7 verified under its new key');
+  });
+
+  it('revokes: the machine is forgotten and its reports are refused (403, journaled) until enrolled again', async () => {
+    const r = await api('DELETE', '/api/machines/lab7');
+    expect(r.status).toBe(200);
+    expect((await api('GET', '/api/enrollments')).json().enrollments).toEqual([]);
+    const refused = await eventually(
+      async () =>
+        (await journal()).find(
+          (e) => e.op === 'report' && e.target === 'lab7' && /revoked/.test(e.detail),
+        ),
+      'a report under the revoked key refused',
+      600,
+    );
+    expect(refused.status).toBe(403);
+    expect(await machine('lab7')).toBeUndefined();
+    // Revoking a name that never reported works too; an unknown name is 404.
+    await api('POST', '/api/machines/lab9/enroll');
+    expect((await api('DELETE', '/api/machines/lab9')).status).toBe(200);
+    expect((await api('DELETE', '/api/machines/lab9')).status).toBe(404);
+  });
+
+  it('--systemd writes a unit that systemd-analyze accepts (here into --unit-dir, not enabled)', async () => {
+    const r = (await api('POST', '/api/machines/gpu1/enroll')).json() as { command: string };
+    const work = join(dir.path, 'unit-machine');
+    mkdirSync(work);
+    const units = join(work, 'units');
+    const { stdout } = await run('/bin/sh', ['-c', `${r.command} --systemd --unit-dir units`], {
+      cwd: work,
+      env: { PATH: bin, HOME: work },
+    });
+    expect(stdout).toContain('unit written to');
+    const unit = readFileSync(join(units, 'panoptes-agent.service'), 'utf8');
+    expect(unit).toContain(
+      `ExecStart="${process.execPath}" "${join(work, 'panoptes-agent.mjs')}" --config "${join(work, 'panoptes-agent.yaml')}"`,
+    );
+    expect(statSync(join(work, 'panoptes-agent.yaml')).mode & 0o777).toBe(0o600);
+    if (analyze !== null) {
+      const scratch = tempDir('panoptes-enroll-unit-');
+      try {
+        expect(await verifyUnit(scratch, unit, 'panoptes-agent.service')).toEqual({
+          code: 0,
+          output: '',
+        });
+      } finally {
+        scratch.cleanup();
+      }
+    }
+  });
+
+  it('refuses to enroll while announcing is off (409)', async () => {
+    const off = tempDir('panoptes-enroll-off-');
+    off.write('board/board.yaml', stringify({ board_token: TOKEN }));
+    const quiet = await startBoard(join(off.path, 'board'));
+    try {
+      const r = await fetch(`${quiet.url}/api/machines/lab7/enroll`, {
+        method: 'POST',
+        headers: auth,
+      });
+      expect(r.status).toBe(409);
+      expect(((await r.json()) as { detail: string }).detail).toMatch(/registration_token/);
+    } finally {
+      await quiet.stop();
+      off.cleanup();
+    }
+  });
+});
