@@ -1,0 +1,142 @@
+import { mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { REGISTRATION } from './helpers/agent-fixtures.js';
+import {
+  BOARD_TOKEN,
+  card,
+  type Fleet,
+  launchBrowser,
+  openBoard,
+  startFleet,
+  useBrowserTestBounds,
+  type WatchedPage,
+  watchedPage,
+} from './helpers/browser.js';
+import { type RunningProgram, startShell } from './helpers/processes.js';
+import { which } from './helpers/systemd.js';
+import { tempDir } from './helpers/tmp.js';
+
+useBrowserTestBounds();
+
+/**
+ * A person who has only the board page adds a machine: "Add a machine", a name, the command
+ * copied from the dialog and run as a shell would in an empty directory with nothing but node
+ * and curl (this machine plays the new one); the dialog turns to "lab7 is up" over the live
+ * feed; "Revoke" on its card keeps it out.
+ */
+describe('UI: add a machine from the board, and revoke it', () => {
+  const dir = tempDir('panoptes-ui-enroll-');
+  const bin = join(dir.path, 'bin');
+  let fleet: Fleet;
+  let browser: Browser;
+  let context: BrowserContext;
+  let watched: WatchedPage;
+  const pasted: RunningProgram[] = [];
+
+  const journal = async () => {
+    const r = await fetch(`${fleet.board.url}/api/journal?limit=100`, {
+      headers: { authorization: `Bearer ${BOARD_TOKEN}` },
+    });
+    return ((await r.json()) as { entries: { op: string; target: string; detail: string }[] })
+      .entries;
+  };
+
+  beforeAll(async () => {
+    mkdirSync(bin);
+    symlinkSync(process.execPath, join(bin, 'node'));
+    symlinkSync((await which('curl')) ?? '/usr/bin/curl', join(bin, 'curl'));
+    [fleet, browser] = await Promise.all([startFleet(dir, { configured: [] }), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await Promise.all(pasted.map((p) => p.stop()));
+    await browser?.close();
+    await fleet?.stop();
+    dir.cleanup();
+  });
+  beforeEach(async () => {
+    context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    watched = await watchedPage(context);
+  });
+  afterEach(async () => {
+    await watched.expectClean();
+    await context.close();
+  });
+
+  it('on a phone: name, command, paste, "lab7 is up", then Revoke keeps it out', async () => {
+    const { page } = watched;
+    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await page.locator('[data-status="live"]').waitFor();
+    const clicked = performance.now();
+    await page.getByRole('button', { name: 'Add a machine' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add a machine' });
+    await dialog.getByLabel('Name of the machine').fill('lab7');
+    await dialog.getByRole('button', { name: 'Make the command' }).click();
+    const box = dialog.getByRole('textbox', { name: 'Command for lab7' });
+    await box.waitFor();
+    // The dialog fits the phone's width.
+    const width = await dialog.evaluate((d) => d.getBoundingClientRect().width);
+    expect(width).toBeLessThanOrEqual(390);
+    await dialog.getByRole('button', { name: 'Copy' }).click();
+    await dialog.getByRole('button', { name: 'Copied' }).waitFor();
+    const command = await page.evaluate(() => navigator.clipboard.readText());
+    expect(command).toBe(await box.inputValue());
+    expect(command).not.toContain(BOARD_TOKEN);
+    expect(command).toContain(REGISTRATION);
+    expect(await dialog.locator('.sha code').textContent()).toMatch(/^[0-9a-f]{64}$/);
+    await expect.poll(() => dialog.getByRole('status').textContent()).toContain('Waiting for lab7');
+
+    // Pasted on "lab7" (this machine): an empty directory, no npm, no node_modules. --port 0
+    // only because a test may not take the agent's default port; --interval keeps it short.
+    const work = join(dir.path, 'lab7');
+    mkdirSync(work);
+    pasted.push(
+      await startShell(`${command} --port 0 --interval 1`, {
+        cwd: work,
+        env: { PATH: bin, HOME: work },
+        timeoutMs: 30_000,
+      }),
+    );
+    await dialog.locator('[data-state="up"]').waitFor({ timeout: 30_000 });
+    expect(await dialog.getByRole('status').textContent()).toContain('lab7 is up');
+    const ms = performance.now() - clicked;
+    console.log(`click "Add a machine" → lab7 up and verified on the board: ${(ms / 1000).toFixed(1)} s`);
+    expect(readdirSync(work)).not.toContain('node_modules');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+
+    // Its card offers Revoke (an enrolled machine), asked once more before it is done.
+    const lab7 = card(page, 'lab7');
+    await lab7.waitFor();
+    await lab7.getByRole('button', { name: 'Revoke the key of lab7 and forget it' }).click();
+    await page.getByRole('button', { name: 'Yes, revoke lab7' }).click();
+    await expect.poll(() => card(page, 'lab7').count()).toBe(0);
+    await expect
+      .poll(async () =>
+        (await journal()).some(
+          (e) => e.op === 'report' && e.target === 'lab7' && /revoked/.test(e.detail),
+        ),
+      )
+      .toBe(true);
+    // Still out a while later: its reports are refused, not taken.
+    await page.waitForTimeout(2000);
+    expect(await card(page, 'lab7').count()).toBe(0);
+  });
+
+  it('speaks the page language: the dialog in German', async () => {
+    const { page } = watched;
+    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await page.getByRole('combobox', { name: 'Language' }).selectOption('de');
+    await page.getByRole('button', { name: 'Maschine hinzufügen' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Maschine hinzufügen' });
+    await dialog.getByLabel('Name der Maschine').fill('lab8');
+    await dialog.getByRole('button', { name: 'Befehl erzeugen' }).click();
+    await expect.poll(() => dialog.getByRole('status').textContent()).toContain('Warte auf lab8');
+    await dialog.getByRole('button', { name: 'Schließen' }).click();
+  });
+});
