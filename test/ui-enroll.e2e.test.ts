@@ -106,7 +106,9 @@ describe('UI: add a machine from the board, and revoke it', () => {
     await dialog.locator('[data-state="up"]').waitFor({ timeout: 30_000 });
     expect(await dialog.getByRole('status').textContent()).toContain('lab7 is up');
     const ms = performance.now() - clicked;
-    console.log(`click "Add a machine" → lab7 up and verified on the board: ${(ms / 1000).toFixed(1)} s`);
+    console.log(
+      `click "Add a machine" → lab7 up and verified on the board: ${(ms / 1000).toFixed(1)} s`,
+    );
     expect(readdirSync(work)).not.toContain('node_modules');
     await dialog.getByRole('button', { name: 'Close' }).click();
 
@@ -126,6 +128,38 @@ describe('UI: add a machine from the board, and revoke it', () => {
     // Still out a while later: its reports are refused, not taken.
     await page.waitForTimeout(2000);
     expect(await card(page, 'lab7').count()).toBe(0);
+  });
+
+  it("a newcomer's machine page: the top bar stays, and the range shows the minutes it has", async () => {
+    const { page } = watched;
+    const r = await fetch(`${fleet.board.url}/api/machines/lab9/enroll`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${BOARD_TOKEN}` },
+    });
+    const { command } = (await r.json()) as { command: string };
+    const work = join(dir.path, 'lab9');
+    mkdirSync(work);
+    pasted.push(
+      await startShell(`${command} --port 0 --interval 1`, {
+        cwd: work,
+        env: { PATH: bin, HOME: work },
+        timeoutMs: 30_000,
+      }),
+    );
+    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await card(page, 'lab9').getByRole('link', { name: /lab9/ }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'lab9' }).waitFor();
+    // A board up for seconds: 24 h would be one point at its right edge; 1 h shows them.
+    await expect
+      .poll(() => page.getByRole('button', { name: '1h' }).getAttribute('aria-pressed'))
+      .toBe('true');
+    expect(new URL(page.url()).searchParams.get('range')).toBe('1h');
+    await page.locator('.chart canvas').first().waitFor();
+    // The top bar: language and sign-out, and the title leads back to the board.
+    await page.getByRole('combobox', { name: 'Language' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await page.locator('.top-bar .app-title a').click();
+    await page.getByTestId('summary').waitFor();
   });
 
   it('speaks the page language: the dialog in German', async () => {

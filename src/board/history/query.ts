@@ -46,13 +46,20 @@ export function plan(
 ): Plan {
   const span = window.toS - window.fromS;
   const wanted = Math.max(1, Math.ceil(span / points));
-  const reaches = (t: TierName) => window.fromS >= nowS - retention[t] / 1000;
+  // A named range as long as a tier's retention (24 h and raw) is read from that tier although
+  // its window, rounded down to the second and made a moment before `nowS`, starts a little
+  // further back: without the slack it fell to the 5-minute tier, empty for a new board's first
+  // five minutes (issue 24).
+  const reaches = (t: TierName) => window.fromS >= nowS - retention[t] / 1000 - REACH_SLACK_S;
   let tier: TierName | null = null;
   for (const t of TIERS) if (TIER_STEP_S[t] <= wanted && reaches(t)) tier = t;
   if (tier === null) tier = TIERS.find((t) => reaches(t)) ?? 'h1';
   const stepS = Math.max(wanted, TIER_STEP_S[tier]);
   return { tier, stepS, count: Math.ceil(span / stepS) };
 }
+
+/** How far before a tier's retention a window may start and still be read from it. */
+const REACH_SLACK_S = 60;
 
 /** The column arrays of a history answer (uPlot's layout): equal lengths, null where nothing. */
 export interface Series {

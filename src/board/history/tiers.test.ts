@@ -54,6 +54,9 @@ describe('plan and toSeries', () => {
   it('picks the coarsest tier that still fills the points, within its retention', () => {
     expect(plan({ fromS: now - 3600, toS: now }, 300, HISTORY_DEFAULTS, now).tier).toBe('raw');
     expect(plan({ fromS: now - 86_400, toS: now }, 300, HISTORY_DEFAULTS, now).tier).toBe('raw');
+    // As the route makes a 24 h window: floored, and a moment before the plan's `now`.
+    const later = now + 0.4;
+    expect(plan({ fromS: now - 86_400, toS: now }, 300, HISTORY_DEFAULTS, later).tier).toBe('raw');
     expect(plan({ fromS: now - 7 * 86_400, toS: now }, 300, HISTORY_DEFAULTS, now).tier).toBe('m5');
     expect(plan({ fromS: now - 30 * 86_400, toS: now }, 300, HISTORY_DEFAULTS, now).tier).toBe(
       'h1',

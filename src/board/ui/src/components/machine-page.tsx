@@ -46,6 +46,8 @@ export function rangeForData(data: HistoryData): string | null {
   return fit !== null && RANGE_S[fit] < end - (data.t[0] ?? end) ? fit : null;
 }
 const POINTS = 300;
+const FIT_TRIES = 12;
+const FIT_RETRY_MS = 5000;
 const EVENTS = 50;
 
 const CHARTS: { key: Charted; title: MessageKey; share: boolean }[] = [
@@ -90,6 +92,7 @@ export function MachinePage(props: {
   const [win, setWin] = useState<HistoryWindow>(windowFromAddress);
   /** No range in the address: the first answer may choose a shorter one (rangeForData). */
   const fitRange = useRef<boolean | null>(null);
+  const [fitTries, setFitTries] = useState(0);
   if (fitRange.current === null) {
     const p = new URLSearchParams(window.location.search);
     fitRange.current = !p.has('range') && !p.has('from');
@@ -104,16 +107,20 @@ export function MachinePage(props: {
   useEffect(() => {
     writeAddress(name, win);
     let live = true;
+    let retry: number | undefined;
     fetchHistory(api, name, win, POINTS)
       .then((d) => {
         if (!live) return;
         if (fitRange.current === true) {
-          fitRange.current = false;
           const range = rangeForData(d);
           if (range !== null) {
+            fitRange.current = false;
             setWin({ range });
             return;
           }
+          // Nothing recorded yet (opened in the first seconds): ask again for a minute.
+          if (d.up.some((u) => u !== null) || fitTries >= FIT_TRIES) fitRange.current = false;
+          else retry = window.setTimeout(() => setFitTries((n) => n + 1), FIT_RETRY_MS);
         }
         setData(d);
         setProblem(null);
@@ -126,8 +133,9 @@ export function MachinePage(props: {
       });
     return () => {
       live = false;
+      window.clearTimeout(retry);
     };
-  }, [api, name, win]);
+  }, [api, name, win, fitTries]);
 
   useEffect(() => {
     fetchEvents(api, name, EVENTS)
