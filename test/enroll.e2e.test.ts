@@ -135,22 +135,24 @@ describe('enroll: the one-file agent and the pasted command', () => {
       { name: 'lab7', enrolled_at: expect.any(String) },
     ]);
     const { work, agent } = await paste(body.command, '--port 0 --interval 1');
-    expect(readdirSync(work).sort()).toEqual([
-      'panoptes-agent-data',
-      'panoptes-agent.mjs',
-      'panoptes-agent.yaml',
-    ]);
     expect(statSync(join(work, 'panoptes-agent.yaml')).mode & 0o777).toBe(0o600);
     const lab7 = await eventually(async () => {
       const m = await machine('lab7');
       return m?.state === 'up' && m.verified === true ? m : undefined;
     }, 'lab7 up and verified');
     expect(lab7.verified).toBe(true);
+    expect(readdirSync(work).sort()).toEqual([
+      'panoptes-agent-data',
+      'panoptes-agent.mjs',
+      'panoptes-agent.yaml',
+    ]);
     // The key and the registration token are not in the agent's log, nor in the board's.
     for (const line of [...agent.output, ...board.output]) {
       expect(line).not.toContain(body.key);
       expect(line).not.toContain(REGISTRATION);
     }
+    // The board's store holds the key: private, like its config.
+    expect(statSync(join(configDir, 'data', 'state.db')).mode & 0o777).toBe(0o600);
     // `ps` shows the agent's title, not the command line with its secrets.
     const { stdout } = await run('ps', ['-eo', 'args']);
     const agentLine = stdout.split('\n').find((l) => l.startsWith('panoptes-agent --config'));

@@ -90,6 +90,8 @@ describe('UI: add a machine from the board, and revoke it', () => {
     expect(command).not.toContain(BOARD_TOKEN);
     expect(command).toContain(REGISTRATION);
     expect(await dialog.locator('.sha code').textContent()).toMatch(/^[0-9a-f]{64}$/);
+    // The board was opened at 127.0.0.1: the dialog says the command works on this machine only.
+    expect(await dialog.getByTestId('add-loopback').count()).toBe(1);
     await expect.poll(() => dialog.getByRole('status').textContent()).toContain('Waiting for lab7');
 
     // Pasted on "lab7" (this machine): an empty directory, no npm, no node_modules. --port 0

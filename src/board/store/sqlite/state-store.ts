@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'libsql';
 import type { QueuedAction } from '../../domain/action-queue.js';
@@ -55,11 +55,14 @@ export class SqliteStore implements BoardStore {
 
   /** Opens (creating or migrating) DIR/data/state.db; throws naming the file if it cannot. */
   static open(dataDir: string): SqliteStore {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const file = join(dataDir, STATE_FILE);
     let db: Database.Database;
     try {
       db = new Database(file, { timeout: 0 });
+      // It holds the keys of machines added from the board: private, as the config is. SQLite
+      // gives its -wal and -shm files the database file's mode.
+      chmodSync(file, 0o600);
     } catch (error) {
       throw new Error(`cannot open ${file}: ${message(error)}`);
     }

@@ -3,6 +3,9 @@ import { type Api, ApiError, type Enrolled } from '../api/client.js';
 import type { Machine } from '../api/types.js';
 import { useI18n } from '../hooks.js';
 
+/** A command whose board is this machine's own loopback address. */
+const LOOPBACK = /--board '(https?):\/\/(localhost|127\.[0-9.]+|\[::1\])[:/']/;
+
 /** The board's machine names, as an HTML pattern (anchored by the browser). */
 const NAME_PATTERN = '[A-Za-z0-9][A-Za-z0-9._\\-]{0,63}';
 
@@ -148,6 +151,11 @@ export function AddMachine(props: AddMachineProps) {
                 {t(copied ? 'add.copied' : 'add.copy')}
               </button>
             </div>
+            {LOOPBACK.test(stage.enrolled.command) ? (
+              <p class="hint" data-testid="add-loopback">
+                {t('add.loopback')}
+              </p>
+            ) : null}
             <p class="sha">
               {t('add.sha')} <code translate={false}>{stage.enrolled.agentSha256}</code>
             </p>
