@@ -5,6 +5,7 @@ import { EventHub } from '../../src/board/domain/events.js';
 import { Journal } from '../../src/board/domain/journal.js';
 import type { Observation } from '../../src/board/domain/machine.js';
 import { Registry } from '../../src/board/domain/registry.js';
+import { Enrollments } from '../../src/board/enroll/enrollments.js';
 import type {
   AgentClient,
   AgentTarget,
@@ -65,7 +66,8 @@ export function testBoard(raw: Partial<Parameters<typeof boardSettings>[0]> = {}
   const store = new MemoryStore();
   const queue = new ActionQueue(clock, store.queue, []);
   const journal = new Journal(clock, events, store.journal, []);
-  const board = new Board({ settings, clock, client, registry, queue, journal });
+  const enrollments = new Enrollments(store.enrollments, () => clock.now(), []);
+  const board = new Board({ settings, clock, client, registry, queue, journal, enrollments });
   return {
     settings,
     clock,
@@ -76,6 +78,7 @@ export function testBoard(raw: Partial<Parameters<typeof boardSettings>[0]> = {}
     store,
     journal,
     board,
+    enrollments,
     changes,
     removed,
   };

@@ -1,0 +1,169 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { testBoard } from '../../../test/helpers/board-kit.js';
+import { keyProof } from '../../shared/wire/key-proof.js';
+import { MemoryStore } from '../store/memory/state-store.js';
+import type { AgentFile } from './agent-file.js';
+import { boardAddress, enrollCommand, shellQuote } from './command.js';
+import { Enroller } from './enroller.js';
+import { ENROLLMENTS_MAX, Enrollments } from './enrollments.js';
+
+const REGISTRATION = 'registration-token-0123456789';
+const agentFile = {
+  get: async () => ({ bytes: Buffer.from('x'), sha256: 'ab'.repeat(32) }),
+} as unknown as AgentFile;
+
+function enroller(t: ReturnType<typeof testBoard>) {
+  return new Enroller({
+    board: t.board,
+    enrollments: t.enrollments,
+    agentFile,
+    settings: () => t.settings,
+  });
+}
+
+describe('Enrollments', () => {
+  it('makes a fresh key per enrolment, keeps it in the store, and forgets it on revoke', async () => {
+    const store = new MemoryStore();
+    let now = 1000;
+    const e = new Enrollments(store.enrollments, () => now, []);
+    const first = await e.enroll('lab7');
+    const again = await e.enroll('lab7');
+    expect(first.key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(again.key).not.toBe(first.key);
+    expect(e.keyFor('lab7')).toBe(again.key);
+    // Names are unique without regard to case, but a key belongs to its exact name.
+    expect(e.keyFor('LAB7')).toBeUndefined();
+    expect(e.find('LAB7')?.name).toBe('lab7');
+    now = 2000;
+    expect(await e.revoke('lab7')).toBe(true);
+    expect(await e.revoke('lab7')).toBe(false);
+    expect(e.keyFor('lab7')).toBeUndefined();
+    expect(e.revoked('lab7')).toBe(true);
+    expect(e.list()).toEqual([]);
+    // What a restart (or another board) reads back.
+    const back = new Enrollments(store.enrollments, () => now, await store.enrollments.load());
+    expect(back.revoked('lab7')).toBe(true);
+    expect(await store.enrollments.load()).toEqual([
+      { name: 'lab7', key: null, enrolled_at: 1000, revoked_at: 2000 },
+    ]);
+  });
+
+  it('is bounded', async () => {
+    const rows = Array.from({ length: ENROLLMENTS_MAX }, (_, i) => ({
+      name: `m${i}`,
+      key: 'k'.repeat(43),
+      enrolled_at: 0,
+      revoked_at: null,
+    }));
+    const e = new Enrollments(new MemoryStore().enrollments, () => 0, rows);
+    expect(e.roomFor('m1')).toBe(true);
+    expect(e.roomFor('another')).toBe(false);
+  });
+});
+
+describe('the command', () => {
+  it('quotes every value for sh, whatever it holds', () => {
+    for (const value of ["it's", 'a b', '$(id)', '`id`', "'; rm -rf / #", '\\n']) {
+      expect(execFileSync('/bin/sh', ['-c', `printf %s ${shellQuote(value)}`]).toString()).toBe(
+        value,
+      );
+    }
+  });
+
+  it('fetches the agent file from the board, then enrolls; never the board token', () => {
+    const command = enrollCommand({
+      board: 'https://board.example:8700/',
+      name: 'lab7',
+      key: 'k'.repeat(43),
+      registrationToken: REGISTRATION,
+    });
+    expect(command).toBe(
+      `curl -fsSL 'https://board.example:8700/agent/panoptes-agent.mjs' -o panoptes-agent.mjs && node panoptes-agent.mjs enroll --board 'https://board.example:8700' --name 'lab7' --key '${'k'.repeat(43)}' --registration-token '${REGISTRATION}'`,
+    );
+  });
+
+  it('names the board by public_url, else by a plain Host header', () => {
+    expect(boardAddress('https://b.example/panoptes/', false, 'x')).toBe(
+      'https://b.example/panoptes',
+    );
+    expect(boardAddress(null, true, 'board.lan:8700')).toBe('https://board.lan:8700');
+    expect(boardAddress(null, false, '[::1]:8700')).toBe('http://[::1]:8700');
+    for (const host of ["x' && id '", 'a b', 'a/b', undefined, '']) {
+      expect(boardAddress(null, false, host)).toBeNull();
+    }
+  });
+});
+
+describe('Enroller and the board', () => {
+  it('enrolls, journals without the key, and the machine then reports verified', async () => {
+    const t = testBoard({ registration_token: REGISTRATION });
+    const answer = await enroller(t).enroll('board', 'lab7', 'http://board:8700');
+    expect(answer.status).toBe(200);
+    const body = answer.body as { key: string; command: string; agent_sha256: string };
+    expect(body.agent_sha256).toBe('ab'.repeat(32));
+    const entry = t.journal.recent(1)[0];
+    expect(`${entry?.op} ${entry?.outcome} ${entry?.detail}`).toBe('enroll enrolled key made');
+    expect(JSON.stringify(t.journal.recent(10))).not.toContain(body.key);
+    const location = 'http://lab7:8701';
+    const refused = await t.board.report('registration', { name: 'lab7', location });
+    expect(refused.status).toBe(403);
+    const ok = await t.board.report('registration', {
+      name: 'lab7',
+      location,
+      key_proof: keyProof(body.key, 'lab7', location),
+    });
+    expect(ok.status).toBe(200);
+    expect(t.registry.get('lab7')?.verified).toBe(true);
+  });
+
+  it('refuses what it must not enroll, with 409 and a reason', async () => {
+    const t = testBoard({
+      registration_token: REGISTRATION,
+      machines: [{ name: 'web1', url: 'http://127.0.0.1:1', key: 'machine-key-0123456789' }],
+      announced_keys: { lab3: 'lab-key-0123456789ab' },
+    });
+    await t.board.report('registration', { name: 'Lab4', location: 'http://lab4' });
+    const e = enroller(t);
+    const detail = async (name: string, board: string | null = 'http://b') => {
+      const a = await e.enroll('board', name, board);
+      expect(a.status).toBe(409);
+      return (a.body as { detail: string }).detail;
+    };
+    expect(await detail('web1')).toContain('configured machine');
+    expect(await detail('lab3')).toContain('announced_keys');
+    expect(await detail('lab4')).toContain("differs only in case from 'Lab4'");
+    expect(await detail('lab5', null)).toContain('public_url');
+    const off = testBoard();
+    const offAnswer = await enroller(off).enroll('board', 'lab5', 'http://b');
+    expect((offAnswer.body as { detail: string }).detail).toContain('registration_token');
+    expect(t.enrollments.list()).toEqual([]);
+  });
+
+  it('revokes through forget: the name leaves, its reports are refused until enrolled again', async () => {
+    const t = testBoard({ registration_token: REGISTRATION });
+    const { key } = (await enroller(t).enroll('board', 'lab7', 'http://b')).body as {
+      key: string;
+    };
+    const location = 'http://lab7:8701';
+    const report = (k: string) =>
+      t.board.report('registration', {
+        name: 'lab7',
+        location,
+        key_proof: keyProof(k, 'lab7', location),
+      });
+    expect((await report(key)).status).toBe(200);
+    expect((await t.board.forget('board', 'lab7')).status).toBe(200);
+    expect(t.registry.get('lab7')).toBeUndefined();
+    const refused = await report(key);
+    expect(refused.status).toBe(403);
+    expect((refused.body as { detail: string }).detail).toContain('revoked');
+    // Without a proof too: a revoked name does not come back as an unverified machine.
+    expect((await t.board.report('registration', { name: 'lab7', location })).status).toBe(403);
+    const fresh = (await enroller(t).enroll('board', 'lab7', 'http://b')).body as {
+      key: string;
+    };
+    t.clock.advance(1000);
+    expect((await report(fresh.key)).status).toBe(200);
+  });
+});
