@@ -174,14 +174,17 @@ describe('board errors are FastAPI-shaped', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info).toMatchObject({ title: 'Panoptes', version: '0.1.0' });
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/agent/panoptes-agent.mjs',
       '/api/board',
       '/api/cluster',
       '/api/do/{name}/{what}/{action}',
+      '/api/enrollments',
       '/api/health',
       '/api/journal',
       '/api/language/{code}',
       '/api/languages',
       '/api/machines/{name}',
+      '/api/machines/{name}/enroll',
       '/api/machines/{name}/events',
       '/api/machines/{name}/history',
       '/api/machines/{name}/silence',

@@ -27,6 +27,10 @@ const OPERATIONS: Record<string, string> = {
   'POST /api/machines/{name}/silence': 'silence_machine_api_machines__name__silence_post',
   'DELETE /api/machines/{name}/silence': 'end_silence_api_machines__name__silence_delete',
   'GET /metrics': 'metrics_metrics_get',
+  // Round 3: adding a machine from the board.
+  'POST /api/machines/{name}/enroll': 'enroll_machine_api_machines__name__enroll_post',
+  'GET /api/enrollments': 'list_enrollments_api_enrollments_get',
+  'GET /agent/panoptes-agent.mjs': 'get_agent_file_agent_panoptes_agent_mjs_get',
 };
 
 type Operation = {
