@@ -57,6 +57,8 @@ export interface SecretScanInput {
   recorders?: readonly { bodies: readonly string[] }[];
   /** Other texts the test received (what `fetch` and `ws` received is scanned anyway). */
   texts?: readonly string[];
+  /** Answers that hold a secret by design (an enroll answer: the key and the command). */
+  allowText?: (text: string) => boolean;
   /** Output lines that may hold a secret by design (the embedded default's one address line). */
   allowLine?: (line: string) => boolean;
   /** Programs whose output is searched; default: every program started in this test file. */
@@ -105,6 +107,7 @@ export function scanForSecrets(input: SecretScanInput): SecretHit[] {
   const hits: SecretHit[] = [];
   const needles = input.secrets.map(forms);
   const search = (text: string, where: string) => {
+    if (!where.startsWith('output') && !where.startsWith('file') && input.allowText?.(text)) return;
     needles.forEach((variants, secret) => {
       if (variants.some((v) => v !== '' && text.includes(v))) hits.push({ secret, where });
     });
