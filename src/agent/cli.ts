@@ -5,5 +5,15 @@
  */
 import { VERSION } from '../shared/version.js';
 
-if (process.argv[2] === '--version') process.stdout.write(`panoptes-agent ${VERSION}\n`);
+const USAGE = `panoptes-agent ${VERSION}: the Panoptes agent, one file
+
+  node panoptes-agent.mjs --config FILE [--host HOST] [--port PORT]   run with a config file
+  node panoptes-agent.mjs enroll --board URL --name NAME --key KEY --registration-token TOKEN …
+                                  write a config for a board's key and run (see enroll --help)
+  node panoptes-agent.mjs --version
+`;
+
+const first = process.argv[2];
+if (first === '--version') process.stdout.write(`panoptes-agent ${VERSION}\n`);
+else if (first === '--help' || first === '-h') process.stdout.write(USAGE);
 else await import('./main.js');

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { CliOptions } from '../../shared/cli.js';
 import { loadAgentConfig } from '../config.js';
-import { parseEnrollArgs } from './enroll-args.js';
+import { ENROLL_USAGE, parseEnrollArgs } from './enroll-args.js';
 import { enrolledConfig, readExisting, writePrivate } from './enroll-config.js';
 import { defaultUnitDir, enableUnit, UNIT_NAME, unitText } from './systemd-unit.js';
 
@@ -13,6 +13,10 @@ const say = (line: string) => process.stdout.write(`panoptes-agent: ${line}\n`);
  * made, checks it, and answers how to run the agent (null: --systemd installed it as a unit).
  */
 export async function enroll(argv: readonly string[]): Promise<CliOptions | null> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${ENROLL_USAGE}\n`);
+    return null;
+  }
   const args = parseEnrollArgs(argv);
   writePrivate(args.config, enrolledConfig(readExisting(args.config), args));
   // The file as the agent will read it: a mistake is found now, not at the next start.
