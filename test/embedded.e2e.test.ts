@@ -56,6 +56,22 @@ describe('npm start with no config: the embedded default', () => {
       );
       expect(line).toContain(`?token=${token}`);
       expect((await http.call(`${second.url}/api/board`, { token })).status).toBe(200);
+      // "Add a machine" works on the embedded default; only enrolled names may report.
+      const enrolled = await http.call(`${second.url}/api/machines/lab7/enroll`, {
+        method: 'POST',
+        token,
+      });
+      expect(enrolled.status).toBe(200);
+      const tokens = JSON.parse(readFileSync(`${dir.path}/data/embedded-tokens.json`, 'utf8')) as {
+        registration_token: string;
+      };
+      const stranger = await http.call(`${second.url}/api/report`, {
+        method: 'POST',
+        token: tokens.registration_token,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'stranger', location: 'http://127.0.0.1:1' }),
+      });
+      expect(stranger.status).toBe(403);
     } finally {
       await second.stop();
     }
@@ -70,6 +86,8 @@ describe('npm start with no config: the embedded default', () => {
       >,
     ).filter((v) => typeof v === 'string' && v.length >= 16),
     allowLine: (line) => /^ {2}http:\/\/127\.0\.0\.1:\d+\/\?token=\S+$/.test(line),
+    // The enroll answer holds the registration token in its command, by design.
+    allowText: (text) => text.startsWith('{"name":"lab7","key":'),
     dirs: [dir.path],
   }));
 });
