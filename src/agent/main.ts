@@ -10,6 +10,7 @@ import { buildAgent } from './app.js';
 import { type AgentSettings, loadAgentConfig } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { Reporter } from './domain/reporter.js';
+import { nodeGpuReader } from './io/gpu-probe.js';
 import { childEnv, trackedSpawner } from './io/node-spawner.js';
 import { RanFile } from './io/ran-file.js';
 import { boardConnection } from './io/report-poster.js';
@@ -23,14 +24,18 @@ runMain('panoptes-agent', async () => {
   const settings = loadAgentConfig(file, cli);
   let current: AgentSettings = settings;
   const logger = createLogger('agent');
-  const spawner = trackedSpawner(childEnv(process.env, settings.secretEnv));
+  const env = childEnv(process.env, settings.secretEnv);
+  const spawner = trackedSpawner(env);
   const agent = await buildAgent({
     settings,
     logger,
     clock: systemClock,
     spawner: spawner.spawn,
     probe: nodeSystemProbe(['/', settings.dataDir]),
+    gpuReader: nodeGpuReader(env),
   });
+  // In the background, once per interval: the overview only reads what the last read found.
+  agent.gpus?.start();
   // The first overview should already know the states; a hanging check only delays itself.
   void agent.services.refreshStatus();
   await agent.app.listen({
@@ -119,6 +124,7 @@ runMain('panoptes-agent', async () => {
         trigger.close();
         await trigger.idle();
         await stopReporting();
+        await agent.gpus?.stop();
         await agent.app.close();
         await agent.services.stopAll();
         // Status checks still running would outlive the agent in their own process groups.
