@@ -156,8 +156,10 @@ describe('GPU hosts', () => {
     const families = await eventually(async () => {
       const r = await http.call(`${board.url}/metrics`, { token: BOARD_TOKEN });
       const f = new Map((parsePrometheusTextFormat(r.text) as Family[]).map((x) => [x.name, x]));
-      return f.has('panoptes_gpu_power_watts') ? f : undefined;
-    }, 'GPU families on /metrics');
+      // The text is prepared once per sweep: it may trail /api/board by one.
+      const power = f.get('panoptes_gpu_power_watts')?.metrics ?? [];
+      return power.some((x) => x.labels?.name === 'gpu1' && x.labels?.gpu === '1') ? f : undefined;
+    }, 'the GPUs of gpu1 on /metrics');
     const value = (family: string, name: string, gpu: string) =>
       Number(
         families.get(family)?.metrics.find((x) => x.labels?.name === name && x.labels?.gpu === gpu)
