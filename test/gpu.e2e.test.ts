@@ -171,9 +171,10 @@ describe('GPU hosts', () => {
     expect(value('panoptes_gpu_memory_total_bytes', 'gpu1', '0')).toBe(81559 * MIB);
     expect(value('panoptes_gpu_temperature_celsius', 'gpu1', '1')).toBe(54);
     expect(value('panoptes_gpu_power_watts', 'gpu1', '0')).toBe(631.95);
+    // Machines without GPU figures (a failing tool, none) have no GPU series.
     for (const f of families.values())
       if (f.name.startsWith('panoptes_gpu_'))
-        expect(f.metrics.every((x) => ['gpu1', 'gpu2'].includes(x.labels?.name ?? ''))).toBe(true);
+        for (const x of f.metrics) expect(['gpu1', 'gpu2', 'slow']).toContain(x.labels?.name ?? '');
 
     const history = await eventually(async () => {
       const r = await http.call(`${board.url}/api/machines/gpu1/history?range=1h`, {
