@@ -8,6 +8,7 @@ import { fdLimit, killEverything, rssMb } from './processes.js';
 import { clusterScenario } from './scenarios/cluster.js';
 import { type BenchContext, launchBoard } from './scenarios/context.js';
 import { fleetScenario } from './scenarios/fleet.js';
+import { gpuScenario } from './scenarios/gpu.js';
 import { historyScenario } from './scenarios/history.js';
 import { notifyScenario } from './scenarios/notify.js';
 import { reportsScenario } from './scenarios/reports.js';
@@ -109,6 +110,7 @@ async function main(): Promise<number> {
       if (part('notify')) await attempt('notify', () => notifyScenario(ctx));
       if (part('history')) await attempt('history', () => historyScenario(ctx));
       if (part('store')) await attempt('store', () => storeScenario(ctx));
+      if (part('gpu')) await attempt('gpu', () => gpuScenario(ctx));
       // Three boards and a PostgreSQL: only when asked for (`--only cluster`).
       if (options.only?.has('cluster') === true)
         await attempt('cluster', () => clusterScenario(ctx));
@@ -157,8 +159,9 @@ function expectedRows(options: BenchOptions): number {
   // cold sweep, /metrics p99, p99 while scraped, RSS, p99 while sweeping); reports 7 (first
   // announce, capacity, GET during the flood, 3 sustained, RSS); notify 4; history 9 (write,
   // longest block, 3 queries, uptime, 2 disk, the real board's p99); store 4 (history write,
-  // journal append, disk, the real board's p99 on PostgreSQL).
-  const rows = { fleet: 12, reports: 7, notify: 4, history: 9, store: 4 };
+  // journal append, disk, the real board's p99 on PostgreSQL); gpu 2 (the agent's overview p99
+  // with a slow nvidia-smi, its calls per interval).
+  const rows = { fleet: 12, reports: 7, notify: 4, history: 9, store: 4, gpu: 2 };
   // cluster 7 (CPU, polls steady, lag, failover, polls after, lost, notifications): asked for only.
   const cluster = options.only?.has('cluster') === true ? 7 : 0;
   return (

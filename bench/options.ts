@@ -7,7 +7,7 @@ export interface BenchOptions {
   cpuProfDir: string | null;
   /** The board program to measure (default dist/board/main.js), e.g. an older build. */
   boardScript: string | null;
-  /** Run only these parts (development aid): fleet, reports, notify, history, store. */
+  /** Run only these parts (development aid): fleet, reports, notify, history, store, gpu. */
   only: Set<string> | null;
   /** Configured fleets: the small one (GET throughput, relay) and the large one (p99 under sweep). */
   fleetSizes: [number, number];
@@ -36,7 +36,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--soak] [--check] [--cpu-prof 
   --soak      the 10-minute soak only (1 minute with --quick): board RSS growth under load
   --check     verify that every figure was produced and the board answered correctly; exit 1 if not
   --cpu-prof  start each board with --cpu-prof, writing .cpuprofile files to DIR
-  --only      fleet, reports, notify, history, store; and cluster (three boards on one PostgreSQL: only when named)
+  --only      fleet, reports, notify, history, store, gpu; and cluster (three boards on one PostgreSQL: only when named)
   --board     the board program to measure instead of dist/board/main.js (an older build, to compare)`;
 
 /** Parses the command line; throws with the usage on anything unknown. */

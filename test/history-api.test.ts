@@ -81,7 +81,18 @@ describe('history API (in-process board, manual clock, real history.db)', () => 
     const series = body.series as Record<string, (number | null)[]>;
     const now = clock.now() / 1000;
     expect(Object.keys(series).sort()).toEqual(
-      ['bells', 'cpu', 'disk', 'latency_ms', 'load', 'mem', 't', 'up'].sort(),
+      [
+        'bells',
+        'cpu',
+        'disk',
+        'gpu_mem',
+        'gpu_util',
+        'latency_ms',
+        'load',
+        'mem',
+        't',
+        'up',
+      ].sort(),
     );
     for (const column of Object.values(series)) expect(column).toHaveLength(60);
     expect(series.t?.[0]).toBe(now - 3600);

@@ -43,6 +43,9 @@ async function seedHistory(file: string, name: string): Promise<void> {
       disk: up === 0 ? null : 0.62 + (t - now) / 3e8,
       latency_ms: up === 0 ? null : 2 + 3 * wave(t, 0.3, 0.3),
       bells: 0,
+      // No GPUs on this machine: the page shows no GPU charts.
+      gpu_util: null,
+      gpu_mem: null,
     };
     return {
       t,

@@ -7,6 +7,7 @@ import { VERSION } from '../shared/version.js';
 import type { AgentSettings } from './config.js';
 import { Bells } from './domain/bells.js';
 import type { Clock } from './domain/clock.js';
+import { type GpuReader, GpuWatch } from './domain/gpu-watch.js';
 import { OverviewSource, type SystemProbe } from './domain/overview.js';
 import type { ProcessSupervisor } from './domain/process-service.js';
 import { type ActionOutcome, Services } from './domain/services.js';
@@ -25,6 +26,8 @@ export interface AgentDeps {
   clock: Clock;
   spawner: Spawner;
   probe: SystemProbe;
+  /** Runs nvidia-smi / rocm-smi; absent: the overview has no GPU fields. */
+  gpuReader?: GpuReader;
 }
 
 /** A built agent: its HTTP app (not listening) and the domain parts main needs. */
@@ -32,6 +35,8 @@ export interface Agent {
   app: FastifyInstance;
   services: Services;
   overview: OverviewSource;
+  /** Reads the GPUs in the background once started (null without a reader). */
+  gpus: GpuWatch | null;
   /** Runs an action handed over by the board, under the board key's policy. */
   actForBoard(what: string, action: 'start' | 'stop'): Promise<ActionOutcome>;
   /**
@@ -60,6 +65,14 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     clock: deps.clock,
   });
   const bells = new Bells(deps.clock);
+  const gpus =
+    deps.gpuReader === undefined
+      ? null
+      : new GpuWatch({
+          reader: deps.gpuReader,
+          clock: deps.clock,
+          intervalMs: settings.gpuIntervalMs,
+        });
   const overview = new OverviewSource({
     name: settings.name,
     version: VERSION,
@@ -67,6 +80,7 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     services,
     bells,
     clock: deps.clock,
+    ...(gpus === null ? {} : { gpus: () => gpus.state() }),
   });
   const app = await createHttpApp({
     logger: deps.logger,
@@ -98,6 +112,7 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     app,
     services,
     overview,
+    gpus,
     actForBoard: (what, action) => services.act(what, action, 'board'),
     reconfigure(next) {
       credentials.token = next.token;

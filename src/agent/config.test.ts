@@ -81,6 +81,20 @@ describe('agent config', () => {
     ]);
   });
 
+  it('reads GPUs every gpu_interval, else every report interval, else every 10 s', () => {
+    const at = (yaml: string) => loadAgentConfig(file(`name: g\ntoken: ${TOKEN}\n${yaml}`), {}, {});
+    expect(at('').gpuIntervalMs).toBe(10_000);
+    expect(
+      at('report: {board: "http://x:1", token: "registration-token-0123", interval: 3}\n')
+        .gpuIntervalMs,
+    ).toBe(3000);
+    expect(
+      at('gpu_interval: 2.5\nreport: {board: "http://x:1", token: "registration-token-0123"}\n')
+        .gpuIntervalMs,
+    ).toBe(2500);
+    expect(() => at('gpu_interval: 0.5\n')).toThrow(/gpu_interval/);
+  });
+
   it('reads report: with env overrides for every secret', () => {
     const f = file(
       `name: lab3\ntoken: ${TOKEN}\nreport: {board: "http://127.0.0.1:8700/", token: "\${REG}"}\n`,

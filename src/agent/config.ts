@@ -59,6 +59,13 @@ export const AgentConfigFile = Type.Object(
         additionalProperties: false,
       }),
     ),
+    gpu_interval: Type.Optional(
+      Type.Number({
+        minimum: 1,
+        maximum: 3600,
+        description: 'seconds between two GPU reads (default: report.interval, else 10)',
+      }),
+    ),
     report: Type.Optional(
       Type.Object(
         {
@@ -120,6 +127,8 @@ export interface AgentSettings {
   services: ServiceConfig[];
   /** `ca`: PEM of the CA trusted for an https `board` (null: the system's CAs). */
   report: { board: string; token: string; intervalMs: number; ca: string | null } | null;
+  /** Between two reads of nvidia-smi / rocm-smi: gpu_interval, else the report interval, else 10 s. */
+  gpuIntervalMs: number;
   /**
    * Environment variables a secret field (token, board_key, report.token) was read from with
    * `${NAME}`: removed from what services inherit, like the PANOPTES_* secrets.
@@ -140,6 +149,7 @@ export const AGENT_DEFAULTS = {
   host: '127.0.0.1',
   port: 8701,
   reportInterval: 10,
+  gpuInterval: 10,
   commandTimeout: 60,
   stopGrace: 10,
 } as const;
@@ -253,6 +263,10 @@ export function agentSettings(
           ca: reportCa,
         }
       : null,
+    gpuIntervalMs:
+      (raw.gpu_interval ??
+        (raw.report ? (raw.report.interval ?? AGENT_DEFAULTS.reportInterval) : undefined) ??
+        AGENT_DEFAULTS.gpuInterval) * 1000,
   };
 }
 

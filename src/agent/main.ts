@@ -12,6 +12,7 @@ import { type AgentSettings, loadAgentConfig } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { Reporter } from './domain/reporter.js';
 import { enroll } from './enroll/enroll.js';
+import { nodeGpuReader } from './io/gpu-probe.js';
 import { childEnv, trackedSpawner } from './io/node-spawner.js';
 import { RanFile } from './io/ran-file.js';
 import { boardConnection } from './io/report-poster.js';
@@ -37,14 +38,18 @@ async function runAgent(cli: CliOptions): Promise<void> {
   const settings = loadAgentConfig(file, cli);
   let current: AgentSettings = settings;
   const logger = createLogger('agent');
-  const spawner = trackedSpawner(childEnv(process.env, settings.secretEnv));
+  const env = childEnv(process.env, settings.secretEnv);
+  const spawner = trackedSpawner(env);
   const agent = await buildAgent({
     settings,
     logger,
     clock: systemClock,
     spawner: spawner.spawn,
     probe: nodeSystemProbe(['/', settings.dataDir]),
+    gpuReader: nodeGpuReader(env),
   });
+  // In the background, once per interval: the overview only reads what the last read found.
+  agent.gpus?.start();
   // The first overview should already know the states; a hanging check only delays itself.
   void agent.services.refreshStatus();
   await agent.app.listen({
@@ -133,6 +138,7 @@ async function runAgent(cli: CliOptions): Promise<void> {
         trigger.close();
         await trigger.idle();
         await stopReporting();
+        await agent.gpus?.stop();
         await agent.app.close();
         await agent.services.stopAll();
         // Status checks still running would outlive the agent in their own process groups.

@@ -19,6 +19,7 @@ const RESTART_FIELDS: readonly Field[] = [
   ['tls (on/off)', (s) => s.tls !== null],
   ['report (on/off)', (s) => s.report !== null],
   ['report.interval', (s) => s.report?.intervalMs ?? null],
+  ['gpu_interval', (s) => s.gpuIntervalMs],
 ];
 
 const LIVE_FIELDS: readonly Field[] = [

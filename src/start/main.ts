@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { buildAgent } from '../agent/app.js';
 import { agentSettings } from '../agent/config.js';
 import { systemClock as agentClock } from '../agent/domain/clock.js';
+import { nodeGpuReader } from '../agent/io/gpu-probe.js';
 import { childEnv, nodeSpawner } from '../agent/io/node-spawner.js';
 import { nodeSystemProbe } from '../agent/io/system-probe.js';
 import { boardSettings, loadBoardConfig } from '../board/config/config.js';
@@ -51,7 +52,9 @@ runMain('panoptes', async () => {
     clock: agentClock,
     spawner: nodeSpawner(childEnv(process.env)),
     probe: nodeSystemProbe(['/', dataDir]),
+    gpuReader: nodeGpuReader(childEnv(process.env)),
   });
+  agent.gpus?.start();
   await agent.app.listen({
     host: '127.0.0.1',
     port: 0,
@@ -83,6 +86,7 @@ runMain('panoptes', async () => {
   );
   exitOnSignal(logger, async () => {
     await board.stop();
+    await agent.gpus?.stop();
     await agent.app.close();
   });
 });

@@ -2,6 +2,7 @@ import type { Overview } from '../../shared/wire/overview.js';
 import type { Bells } from './bells.js';
 import type { Clock } from './clock.js';
 import { CpuMeter, type CpuTimes } from './cpu-meter.js';
+import type { GpuState } from './gpu-watch.js';
 import type { Services } from './services.js';
 
 /** One mounted filesystem's space, in bytes. */
@@ -31,9 +32,12 @@ export interface OverviewDeps {
   services: Services;
   bells: Bells;
   clock: Clock;
+  /** The last background GPU read (GpuWatch.state); absent: no GPU fields. */
+  gpus?: () => GpuState;
 }
 
-/** Assembles GET /api/overview from the OS, the services and the bells; never waits on a command. */
+/** Assembles GET /api/overview from the OS, the services and the bells; never waits on a command
+ * (service states and GPUs come from caches filled in the background). */
 export class OverviewSource {
   private readonly cpu: CpuMeter;
 
@@ -45,6 +49,7 @@ export class OverviewSource {
     const { probe } = this.deps;
     const memory = probe.memory();
     const disks = await probe.disks();
+    const gpus = this.deps.gpus?.() ?? {};
     return {
       name: this.deps.name,
       hostname: probe.hostname(),
@@ -64,6 +69,7 @@ export class OverviewSource {
       sessions: this.deps.bells.sessions(),
       version: this.deps.version,
       time: new Date(this.deps.clock.now()).toISOString(),
+      ...gpus,
     };
   }
 }

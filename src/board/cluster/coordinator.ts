@@ -15,7 +15,11 @@ function metaOf(
   if (text === null) return null;
   const value = JSON.parse(text) as { m?: unknown; s?: unknown; k?: unknown } | null;
   if (value === null || typeof value !== 'object') return null;
-  const m = value.m !== null && typeof value.m === 'object' ? (value.m as MachineMetrics) : null;
+  // A board of an older version publishes fewer numbers: the missing ones are empty.
+  const m =
+    value.m !== null && typeof value.m === 'object'
+      ? { ...emptyMetrics(), ...(value.m as Partial<MachineMetrics>) }
+      : null;
   const s = Array.isArray(value.s) ? (value.s as SessionMark[]) : [];
   const k = typeof value.k === 'number' && Number.isFinite(value.k) ? value.k : null;
   return { m, s, k };

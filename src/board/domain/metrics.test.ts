@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sessionsOf } from './metrics.js';
+import { busiestGpu, GPUS_KEPT, gpusOf, metricsOf, sessionsOf } from './metrics.js';
 
 describe('sessionsOf', () => {
   it('cleans what an agent that does not refuse bad text sent: no control or bidi characters', () => {
@@ -11,5 +11,78 @@ describe('sessionsOf', () => {
     expect(sessions).toEqual([
       { session: 'ci\ufffd7', why: 'attention', text: 'line 1\nline 2\ufffd\ufffd[2J', at: 'now' },
     ]);
+  });
+});
+
+describe('GPUs of an overview', () => {
+  const MIB = 1024 * 1024;
+  const h100 = {
+    index: 0,
+    name: 'NVIDIA H100 80GB HBM3',
+    util: 1,
+    mem_used: 19818 * MIB,
+    mem_total: 81559 * MIB,
+    temp_c: 59,
+    power_w: 631.95,
+  };
+  const l40s = { ...h100, index: 1, name: 'NVIDIA L40S', util: 0.09, mem_used: 1235 * MIB };
+
+  it('records the busiest GPU: the highest util, then the fullest memory', () => {
+    const m = metricsOf({ gpus: [l40s, h100] }, null);
+    expect(m.gpuUtil).toBe(1);
+    expect(m.gpuMem).toBeCloseTo(19818 / 81559, 10);
+    expect(m.gpus.map((g) => g.index)).toEqual([1, 0]);
+    expect(m.gpus[1]).toEqual({
+      index: 0,
+      name: 'NVIDIA H100 80GB HBM3',
+      util: 1,
+      memUsedBytes: 19818 * MIB,
+      memTotalBytes: 81559 * MIB,
+      tempC: 59,
+      powerW: 631.95,
+    });
+    const tie = metricsOf(
+      {
+        gpus: [
+          { ...l40s, util: 0.5 },
+          { ...h100, util: 0.5 },
+        ],
+      },
+      null,
+    );
+    expect(tie.gpuMem).toBeCloseTo(19818 / 81559, 10);
+    const unknown = busiestGpu(metricsOf({ gpus: [{ ...l40s, util: null }, h100] }, null).gpus);
+    expect(unknown?.index).toBe(0);
+  });
+
+  it('no gpus, or gpus_error: no GPU numbers', () => {
+    for (const overview of [{}, { gpus_error: 'nvidia-smi exited with code 9' }, { gpus: [] }]) {
+      const m = metricsOf(overview, null);
+      expect([m.gpuUtil, m.gpuMem, m.gpus]).toEqual([null, null, []]);
+    }
+  });
+
+  it('never trusts the shape: bad entries skipped, bad fields null, at most 16, names cleaned', () => {
+    const gpus = gpusOf([
+      null,
+      'x',
+      { index: -1 },
+      { index: 1.5 },
+      { index: 2, name: 'a\u001bb'.repeat(100), util: 7, mem_used: 'lots', temp_c: Number.NaN },
+      { index: 2, name: 'twice' },
+      ...Array.from({ length: 40 }, (_, i) => ({ index: 10 + i, util: -1 })),
+    ]);
+    expect(gpus[0]).toEqual({
+      index: 2,
+      name: 'a\ufffdb'.repeat(100).slice(0, 200),
+      util: 1,
+      memUsedBytes: null,
+      memTotalBytes: null,
+      tempC: null,
+      powerW: null,
+    });
+    expect(gpus.length).toBeLessThanOrEqual(GPUS_KEPT);
+    expect(gpus[1]?.util).toBe(0);
+    expect(gpusOf({ 0: h100 })).toEqual([]);
   });
 });

@@ -6,6 +6,19 @@ export interface DiskUse {
   ratio: number;
 }
 
+/** One GPU as the board keeps it (from the overview's `gpus`; a field it lacked is null). */
+export interface GpuUse {
+  /** The tool's GPU index. */
+  index: number;
+  name: string;
+  /** Share busy, 0–1. */
+  util: number | null;
+  memUsedBytes: number | null;
+  memTotalBytes: number | null;
+  tempC: number | null;
+  powerW: number | null;
+}
+
 /** A bell as a session rang it, as the overview lists it. */
 export interface SessionMark {
   session: string;
@@ -34,9 +47,17 @@ export interface MachineMetrics {
   bells: number;
   /** configured: the last poll's round trip; announced: null. */
   latencyMs: number | null;
+  /** The busiest GPU's share busy, 0–1 (see busiestGpu); null without GPUs. */
+  gpuUtil: number | null;
+  /** The busiest GPU's memory used / total, 0–1. */
+  gpuMem: number | null;
+  /** Each GPU (at most GPUS_KEPT). */
+  gpus: GpuUse[];
 }
 
 export const DISKS_MAX = 32;
+/** GPUs a machine's overview is read for (the agent sends at most 64). */
+export const GPUS_KEPT = 16;
 /** Sessions a machine's overview is read for (the agent keeps at most 200). */
 export const SESSIONS_MAX = 200;
 
@@ -49,11 +70,14 @@ const EMPTY: MachineMetrics = {
   disks: [],
   bells: 0,
   latencyMs: null,
+  gpuUtil: null,
+  gpuMem: null,
+  gpus: [],
 };
 
 /** No numbers known (never observed, or down). */
 export function emptyMetrics(): MachineMetrics {
-  return { ...EMPTY, disks: [] };
+  return { ...EMPTY, disks: [], gpus: [] };
 }
 
 /** Reads the metrics out of an overview object (unknown shape: every field is checked). */
@@ -79,6 +103,8 @@ export function metricsOf(
   let disk: number | null = null;
   for (const d of disks) if (disk === null || d.ratio > disk) disk = d.ratio;
   const load = Array.isArray(overview.load) ? num(overview.load[0]) : null;
+  const gpus = gpusOf(overview.gpus);
+  const busiest = busiestGpu(gpus);
   return {
     cpu: unit(num(overview.cpu_use)),
     mem: total !== null && used !== null && total > 0 ? ratio(used, total) : null,
@@ -88,7 +114,63 @@ export function metricsOf(
     disks,
     bells: sessions.filter((s) => s.why === 'attention' || s.why === 'error').length,
     latencyMs,
+    gpuUtil: busiest?.util ?? null,
+    gpuMem: busiest === null ? null : memShare(busiest),
+    gpus,
   };
+}
+
+/** The well-formed GPUs of an overview's `gpus` (at most GPUS_KEPT; a bad field is null). */
+export function gpusOf(value: unknown): GpuUse[] {
+  if (!Array.isArray(value)) return [];
+  const out: GpuUse[] = [];
+  const seen = new Set<number>();
+  for (const g of value.slice(0, GPUS_KEPT)) {
+    const v = record(g);
+    const index = num(v?.index);
+    // Without a whole index the GPU has no label; one index twice would be two series in one.
+    if (v === null || index === null || !Number.isSafeInteger(index) || index < 0) continue;
+    if (seen.has(index)) continue;
+    seen.add(index);
+    out.push({
+      index,
+      name: typeof v.name === 'string' ? safeText(v.name).slice(0, 200) : '',
+      util: unit(num(v.util)),
+      memUsedBytes: nonNegative(num(v.mem_used)),
+      memTotalBytes: nonNegative(num(v.mem_total)),
+      tempC: num(v.temp_c),
+      powerW: nonNegative(num(v.power_w)),
+    });
+  }
+  return out;
+}
+
+/**
+ * The busiest GPU: the highest `util`; among equals (or none known) the one whose memory is
+ * fullest, then the first listed. Null without GPUs.
+ */
+export function busiestGpu(gpus: readonly GpuUse[]): GpuUse | null {
+  let best: GpuUse | null = null;
+  for (const g of gpus) {
+    if (best === null) {
+      best = g;
+      continue;
+    }
+    const a = g.util ?? -1;
+    const b = best.util ?? -1;
+    if (a > b || (a === b && (memShare(g) ?? -1) > (memShare(best) ?? -1))) best = g;
+  }
+  return best;
+}
+
+function memShare(g: GpuUse): number | null {
+  return g.memUsedBytes !== null && g.memTotalBytes !== null && g.memTotalBytes > 0
+    ? ratio(g.memUsedBytes, g.memTotalBytes)
+    : null;
+}
+
+function nonNegative(value: number | null): number | null {
+  return value === null ? null : Math.max(0, value);
 }
 
 /** The sessions an overview lists (well-formed ones, at most SESSIONS_MAX). */

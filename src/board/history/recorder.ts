@@ -111,6 +111,8 @@ export class HistoryRecorder {
         values.disk = x.disk;
         values.latency_ms = x.latencyMs;
         values.bells = x.bells;
+        values.gpu_util = x.gpuUtil;
+        values.gpu_mem = x.gpuMem;
       }
       const sample = rawSample(t, up, values);
       batch.samples.push({ tier: 'raw', name: m.name, sample });

@@ -4,7 +4,16 @@ import { HISTORY_DEFAULTS, historySettings } from './settings.js';
 import { Aggregator, mergeSamples, rawSample } from './tiers.js';
 import { shareOf, upMsWithin, uptimeOf } from './uptime.js';
 
-const v = (cpu: number | null) => ({ cpu, mem: 0.5, load: 1, disk: 0.5, latency_ms: 10, bells: 0 });
+const v = (cpu: number | null) => ({
+  cpu,
+  mem: 0.5,
+  load: 1,
+  disk: 0.5,
+  latency_ms: 10,
+  bells: 0,
+  gpu_util: null,
+  gpu_mem: null,
+});
 
 describe('Aggregator', () => {
   it('hands out a 5-minute bucket (avg, max, share up) once a sweep falls past its end', () => {

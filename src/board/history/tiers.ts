@@ -120,7 +120,7 @@ export function mergeSamples(a: Sample, b: Sample): Sample {
 }
 
 function zeros(): Record<MetricName, number> {
-  return { cpu: 0, mem: 0, load: 0, disk: 0, latency_ms: 0, bells: 0 };
+  return { cpu: 0, mem: 0, load: 0, disk: 0, latency_ms: 0, bells: 0, gpu_util: 0, gpu_mem: 0 };
 }
 
 function finish(start: number, acc: Accumulator): Sample {

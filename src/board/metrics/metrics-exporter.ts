@@ -4,6 +4,13 @@ import type { ChangeSet } from '../domain/change-set.js';
 import type { Machine } from '../domain/machine.js';
 import type { JournalEntry } from '../schemas.js';
 import {
+  copyGpus,
+  GPU_FAMILY_COUNT,
+  gpuFamilyHead,
+  gpuFamilyRows,
+  newGpuRows,
+} from './gpu-families.js';
+import {
   copyMachine,
   FAMILY_COUNT,
   familyHead,
@@ -90,7 +97,11 @@ export class MetricsExporter {
 
   private async prepare(seq: number, machines: readonly Readonly<Machine>[]): Promise<void> {
     const snapshot = newSnapshot(machines.length);
-    await inSlices(machines, (m, i) => copyMachine(snapshot, m, i));
+    const gpus = newGpuRows();
+    await inSlices(machines, (m, i) => {
+      copyMachine(snapshot, m, i);
+      copyGpus(gpus, m);
+    });
     if (this.preparing !== seq) return; // a newer set took over: its preparation replaces this
     const pieces: (() => string)[] = [];
     for (let family = 0; family < FAMILY_COUNT; family += 1) {
@@ -98,6 +109,14 @@ export class MetricsExporter {
       for (let from = 0; from < machines.length; from += ROWS_PER_PIECE) {
         const to = Math.min(from + ROWS_PER_PIECE, machines.length);
         pieces.push(() => familyRows(snapshot, family, from, to));
+      }
+    }
+    // Per GPU: only machines with GPUs have rows; a family without any has no lines at all.
+    for (let family = 0; family < GPU_FAMILY_COUNT && gpus.gpus.length > 0; family += 1) {
+      pieces.push(() => gpuFamilyHead(family));
+      for (let from = 0; from < gpus.gpus.length; from += ROWS_PER_PIECE) {
+        const to = Math.min(from + ROWS_PER_PIECE, gpus.gpus.length);
+        pieces.push(() => gpuFamilyRows(gpus, family, from, to));
       }
     }
     const parts: Buffer[] = [];

@@ -24,13 +24,15 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
     disk: 0.75,
     latency_ms: 12.5,
     bells: 2,
+    gpu_util: 0.875,
+    gpu_mem: 0.25,
   });
   const agg = (t: number, n: number, cpu: number, cpuMax: number): Sample => ({
     t,
     n,
     up: 0.5,
-    avg: { ...values(cpu), bells: 1 },
-    max: { ...values(cpuMax), bells: 3 },
+    avg: { ...values(cpu), bells: 1, gpu_util: cpu },
+    max: { ...values(cpuMax), bells: 3, gpu_util: cpuMax },
   });
 
   describe(`HistoryStore contract: ${kind}`, () => {
@@ -63,6 +65,12 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
       ]);
       expect(rows[0]?.avg).toEqual(values(0.125, 0.5));
       expect(rows[0]?.max).toEqual(values(0.125, 0.5));
+      // A machine without GPUs: its GPU columns are null, as written.
+      const noGpu = { ...values(0.5), gpu_util: null, gpu_mem: null };
+      await store.write(
+        batch({ samples: [{ tier: 'raw', name: 'gamma', sample: rawSample(T0, true, noGpu) }] }),
+      );
+      expect((await store.samples('gamma', 'raw', T0, T0 + 1))[0]?.avg).toEqual(noGpu);
       const down = await store.samples('beta', 'raw', T0, T0 + 100);
       expect(down.map((r) => [r.up, r.avg.cpu])).toEqual([[0, null]]);
       await store.close();
@@ -85,6 +93,9 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
       expect(m5?.max.cpu).toBeCloseTo(0.9, 3);
       expect(m5?.avg.bells).toBeCloseTo(1, 2);
       expect(m5?.max.bells).toBe(3);
+      expect(m5?.avg.gpu_util).toBeCloseTo(0.3, 3);
+      expect(m5?.max.gpu_util).toBeCloseTo(0.9, 3);
+      expect(m5?.avg.gpu_mem).toBeCloseTo(0.25, 3);
       expect(m5?.up).toBeCloseTo(0.5, 3);
       const h1 = await store.samples('alpha', 'h1', T0, T0 + 3600);
       expect(h1.map((r) => [r.n, r.avg.cpu])).toEqual([[2, 0.3]]);

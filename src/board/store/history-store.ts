@@ -11,7 +11,16 @@ export type TierName = (typeof TIERS)[number];
 export const TIER_STEP_S: Readonly<Record<TierName, number>> = { raw: 0, m5: 300, h1: 3600 };
 
 /** The metrics recorded per machine per sweep (null: nothing known, e.g. the machine is down). */
-export const METRICS = ['cpu', 'mem', 'load', 'disk', 'latency_ms', 'bells'] as const;
+export const METRICS = [
+  'cpu',
+  'mem',
+  'load',
+  'disk',
+  'latency_ms',
+  'bells',
+  'gpu_util',
+  'gpu_mem',
+] as const;
 export type MetricName = (typeof METRICS)[number];
 
 /**
@@ -92,5 +101,14 @@ export interface HistoryStore {
 
 /** A sample with every metric null. */
 export function emptyMetricRecord(): Record<MetricName, number | null> {
-  return { cpu: null, mem: null, load: null, disk: null, latency_ms: null, bells: null };
+  return {
+    cpu: null,
+    mem: null,
+    load: null,
+    disk: null,
+    latency_ms: null,
+    bells: null,
+    gpu_util: null,
+    gpu_mem: null,
+  };
 }

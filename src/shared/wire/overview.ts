@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { Action, Name } from './common.js';
 import { LINES_PATTERN, ONE_LINE_PATTERN } from './free-text.js';
 
@@ -73,6 +73,25 @@ const Bytes = Type.Integer({ minimum: 0 });
 export const Memory = Type.Object({ total: Bytes, free: Bytes, used: Bytes });
 export const Disk = Type.Object({ path: Type.String(), total: Bytes, free: Bytes, used: Bytes });
 
+/** The most GPUs an overview lists, and the longest GPU name and error text. */
+export const GPUS_MAX = 64;
+export const GPU_NAME_MAX = 200;
+export const GPU_ERROR_MAX = 200;
+
+const OrNull = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** One GPU as nvidia-smi or rocm-smi read it; a field the tool did not know is null. */
+export const GpuView = Type.Object({
+  index: Type.Integer({ minimum: 0, description: "the tool's own GPU index" }),
+  name: Type.String({ maxLength: GPU_NAME_MAX, pattern: ONE_LINE_PATTERN }),
+  util: OrNull(Type.Number({ minimum: 0, maximum: 1, description: 'share busy, 0–1' })),
+  mem_used: OrNull(Type.Integer({ minimum: 0, description: 'bytes' })),
+  mem_total: OrNull(Type.Integer({ minimum: 0, description: 'bytes' })),
+  temp_c: OrNull(Type.Number({ description: 'degrees Celsius' })),
+  power_w: OrNull(Type.Number({ minimum: 0, description: 'watts drawn' })),
+});
+export type GpuView = Static<typeof GpuView>;
+
 /** GET /api/overview on the agent: the machine as it sees itself. */
 export const Overview = Type.Object({
   name: Name,
@@ -89,5 +108,20 @@ export const Overview = Type.Object({
   sessions: Type.Array(SessionView),
   version: Type.String(),
   time: Type.String({ description: 'ISO 8601 time of the overview' }),
+  gpus: Type.Optional(
+    Type.Array(GpuView, {
+      maxItems: GPUS_MAX,
+      description:
+        'present when nvidia-smi (or rocm-smi) is on the machine and its last read succeeded; ' +
+        'read in the background once per interval, never while the overview is asked for',
+    }),
+  ),
+  gpus_error: Type.Optional(
+    Type.String({
+      maxLength: GPU_ERROR_MAX,
+      pattern: ONE_LINE_PATTERN,
+      description: 'why the last GPU read failed (then `gpus` is absent)',
+    }),
+  ),
 });
 export type Overview = Static<typeof Overview>;

@@ -48,6 +48,23 @@ export const HISTORY_MIGRATIONS: readonly string[] = [
   ${aggregateTable('history_m5')}
   ${aggregateTable('history_h1')}
   `,
+  // 2: the busiest GPU's share busy and memory share (null without GPUs: a null costs a bit in
+  // the row's null bitmap). The raw index is made again to carry them, so that a machine's day
+  // is still an index-only scan.
+  `
+  ALTER TABLE history_raw ADD COLUMN gpu_util double precision, ADD COLUMN gpu_mem double precision;
+  ${['history_m5', 'history_h1']
+    .map(
+      (
+        t,
+      ) => `ALTER TABLE ${t} ADD COLUMN gpu_util double precision, ADD COLUMN gpu_util_x double precision,
+    ADD COLUMN gpu_mem double precision, ADD COLUMN gpu_mem_x double precision;`,
+    )
+    .join('\n  ')}
+  DROP INDEX history_raw_m_t;
+  CREATE INDEX history_raw_m_t ON history_raw (m, t)
+    INCLUDE (up, cpu, mem, load, disk, lat, bells, gpu_util, gpu_mem);
+  `,
 ];
 
 /** An aggregate tier: one row per machine and bucket (unique: a bucket written twice merges). */

@@ -16,7 +16,7 @@ import {
  */
 
 /** The value columns, in METRICS order (latency_ms is `lat`). */
-const COLUMNS = ['cpu', 'mem', 'load', 'disk', 'lat', 'bells'] as const;
+const COLUMNS = ['cpu', 'mem', 'load', 'disk', 'lat', 'bells', 'gpu_util', 'gpu_mem'] as const;
 
 /** What a batch changed about the machines, published to readers once it is committed. */
 export interface Pending {
@@ -45,6 +45,10 @@ export interface FoldedRow {
   lat_x: number | null;
   bells: number | null;
   bells_x: number | null;
+  gpu_util: number | null;
+  gpu_util_x: number | null;
+  gpu_mem: number | null;
+  gpu_mem_x: number | null;
 }
 
 /** A state change as read back. */
@@ -62,7 +66,7 @@ export interface MachineRow {
   first_seen: Int8 | null;
 }
 
-/** Raw rows: machine, t, up (0/1), then the six values. */
+/** Raw rows: machine, t, up (0/1), then the values. */
 export const INSERT_RAW = `INSERT INTO history_raw (m, t, up, ${COLUMNS.join(', ')})
   SELECT * FROM unnest($1::int[], $2::bigint[], $3::smallint[], ${COLUMNS.map((_, i) => `$${i + 4}::float8[]`).join(', ')})`;
 

@@ -34,7 +34,16 @@ const freshPool = async (): Promise<pg.Pool> => {
 storeContract('postgres', async () => openPostgresHistory(await freshPool()));
 
 describe('PostgreSQL history', () => {
-  const values = { cpu: 0.5, mem: 0.5, load: 1, disk: 0.5, latency_ms: 3, bells: 0 };
+  const values = {
+    cpu: 0.5,
+    mem: 0.5,
+    load: 1,
+    disk: 0.5,
+    latency_ms: 3,
+    bells: 0,
+    gpu_util: 0.25,
+    gpu_mem: null,
+  };
   const keep = { raw: 0, m5: 0, h1: 0 };
   const batch = (over: Partial<WriteBatch>): WriteBatch => ({
     samples: [],

@@ -8,7 +8,8 @@ import type Database from 'libsql';
  * live view on) rather than guess.
  *
  * Values are stored as scaled integers (SQLite keeps small integers in 1–3 bytes, a REAL in 8):
- * shares (up, cpu, mem, disk) × 10,000, load and bells × 100, latency × 10 (0.1 ms).
+ * shares (up, cpu, mem, disk, gpu_util, gpu_mem) × 10,000, load and bells × 100, latency × 10
+ * (0.1 ms).
  */
 export const MIGRATIONS: readonly string[] = [
   // 1: machines (an id per name: a name forgotten and seen again is a new machine), state
@@ -35,6 +36,16 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX raw_m_t_all ON raw (m, t, up, cpu, mem, load, disk, lat, bells);
   DROP INDEX raw_m_t;
+  `,
+  // 3: the busiest GPU's share busy and memory share (null on machines without GPUs, which
+  // SQLite stores in no bytes beyond the record header's). The covering index is made again
+  // with the two columns, so that a machine's day is still read from the index alone.
+  `
+  ALTER TABLE raw ADD COLUMN gpu_util INTEGER;
+  ALTER TABLE raw ADD COLUMN gpu_mem INTEGER;
+  ${['m5', 'h1'].map((t) => ['gpu_util', 'gpu_util_x', 'gpu_mem', 'gpu_mem_x'].map((c) => `ALTER TABLE ${t} ADD COLUMN ${c} INTEGER;`).join('\n  ')).join('\n  ')}
+  DROP INDEX raw_m_t_all;
+  CREATE INDEX raw_m_t_all ON raw (m, t, up, cpu, mem, load, disk, lat, bells, gpu_util, gpu_mem);
   `,
 ];
 

@@ -14,9 +14,11 @@ const SCALE: Record<MetricName, number> = {
   disk: 10_000,
   latency_ms: 10,
   bells: 100,
+  gpu_util: 10_000,
+  gpu_mem: 10_000,
 };
 const UP_SCALE = 10_000;
-const COLUMNS = ['cpu', 'mem', 'load', 'disk', 'lat', 'bells'] as const;
+const COLUMNS = ['cpu', 'mem', 'load', 'disk', 'lat', 'bells', 'gpu_util', 'gpu_mem'] as const;
 
 export type Row = (number | null)[];
 type Statement = Database.Statement;
@@ -62,7 +64,7 @@ export function writerStatements(db: Database.Database): WriterStatements {
     const max = (c: string) =>
       `${c}_x = max(coalesce(${c}_x, excluded.${c}_x), coalesce(excluded.${c}_x, ${c}_x))`;
     return db.prepare(
-      `INSERT INTO ${tier} VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (m, t) DO UPDATE SET
+      `INSERT INTO ${tier} VALUES (${placeholders(4 + 2 * COLUMNS.length)}) ON CONFLICT (m, t) DO UPDATE SET
        ${COLUMNS.map(avg).join(', ')}, up = (up * n + excluded.up * excluded.n) / (n + excluded.n),
        ${COLUMNS.map(max).join(', ')}, n = n + excluded.n`,
     );
@@ -83,7 +85,7 @@ export function writerStatements(db: Database.Database): WriterStatements {
     markForgotten: db.prepare('INSERT OR IGNORE INTO forgotten (id) VALUES (?)'),
     forgottenIds: db.prepare('SELECT id FROM forgotten LIMIT 16').pluck(),
     unmarkForgotten: db.prepare('DELETE FROM forgotten WHERE id = ?'),
-    raw: db.prepare('INSERT INTO raw VALUES (?,?,?,?,?,?,?,?,?)'),
+    raw: db.prepare(`INSERT INTO raw VALUES (${placeholders(3 + COLUMNS.length)})`),
     m5: aggregate('m5'),
     h1: aggregate('h1'),
     event: db.prepare('INSERT INTO events VALUES (?,?,?,?,?)'),
@@ -215,6 +217,10 @@ export function encodeSample(tier: TierName, sample: Sample): Row {
   for (const k of METRICS)
     values.push(scaled(sample.avg[k], SCALE[k]), scaled(sample.max[k], SCALE[k]));
   return values;
+}
+
+function placeholders(count: number): string {
+  return new Array<string>(count).fill('?').join(',');
 }
 
 function scaled(value: number | null, scale: number): number | null {

@@ -21,7 +21,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 storeContract('libsql', async () => openLibsqlHistory(fresh()));
 
 describe('libsql history file', () => {
-  const values = { cpu: 0.5, mem: 0.5, load: 1, disk: 0.5, latency_ms: 3, bells: 0 };
+  const values = {
+    cpu: 0.5,
+    mem: 0.5,
+    load: 1,
+    disk: 0.5,
+    latency_ms: 3,
+    bells: 0,
+    gpu_util: 0.25,
+    gpu_mem: null,
+  };
   const keep = { raw: 0, m5: 0, h1: 0 };
 
   it('keeps what was committed across a close and reopen', async () => {
@@ -164,6 +173,8 @@ describe('libsql history file', () => {
         disk: 0.25,
         latency_ms: x / 10,
         bells: x % 3,
+        gpu_util: x / 2000,
+        gpu_mem: null,
       };
       samples.push({
         tier: 'raw',

@@ -1,4 +1,5 @@
 import { safeText } from '../../../../shared/wire/free-text.js';
+import { gpus, gpusError } from './parse-gpus.js';
 import type {
   ActionName,
   Board,
@@ -115,6 +116,8 @@ function overview(value: unknown): Overview | null {
     services: compact(list(value.services).map(service)),
     sessions: compact(list(value.sessions).map(session)),
     version: str(value.version),
+    gpus: gpus(value.gpus),
+    gpusError: gpusError(value.gpus_error),
   };
 }
 

@@ -38,6 +38,18 @@ export interface Disk extends Usage {
   path: string;
 }
 
+/** One GPU of a machine (nvidia-smi or rocm-smi on it); a figure it did not give is null. */
+export interface Gpu {
+  index: number;
+  name: string;
+  /** Share busy, 0–1. */
+  util: number | null;
+  memUsed: number | null;
+  memTotal: number | null;
+  tempC: number | null;
+  powerW: number | null;
+}
+
 export interface Overview {
   hostname: string | null;
   platform: string | null;
@@ -51,6 +63,10 @@ export interface Overview {
   services: Service[];
   sessions: Session[];
   version: string | null;
+  /** The machine's GPUs (parse-gpus.ts); empty without a GPU tool. */
+  gpus: Gpu[];
+  /** Why its GPU tool failed, if it did. */
+  gpusError: string | null;
 }
 
 export interface Machine {

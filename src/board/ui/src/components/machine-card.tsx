@@ -6,6 +6,7 @@ import type { MachineOutcomes } from '../state/outcomes.js';
 import { followLink, machineHref } from '../state/route.js';
 import { useUptime } from '../state/uptime.js';
 import { Ago } from './ago.js';
+import { GpuBars } from './gpu-bars.js';
 import { Metrics } from './metrics.js';
 import { Services } from './services.js';
 import { SilenceControl } from './silence-control.js';
@@ -155,6 +156,7 @@ function Card(props: MachineCardProps) {
               .join(' · ')}
           </p>
           <Metrics overview={o} />
+          <GpuBars overview={o} />
           <Services
             machine={m.name}
             services={o.services}

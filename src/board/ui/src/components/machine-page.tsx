@@ -50,13 +50,20 @@ const FIT_TRIES = 12;
 const FIT_RETRY_MS = 5000;
 const EVENTS = 50;
 
-const CHARTS: { key: Charted; title: MessageKey; share: boolean }[] = [
+/** Charts marked `gpu` are shown only for a machine with GPU figures in the window. */
+const CHARTS: { key: Charted; title: MessageKey; share: boolean; gpu?: true }[] = [
   { key: 'cpu', title: 'history.cpu', share: true },
   { key: 'mem', title: 'history.mem', share: true },
   { key: 'load', title: 'history.load', share: false },
   { key: 'disk', title: 'history.disk', share: true },
   { key: 'latency_ms', title: 'history.latency', share: false },
+  { key: 'gpu_util', title: 'history.gpuUtil', share: true, gpu: true },
+  { key: 'gpu_mem', title: 'history.gpuMem', share: true, gpu: true },
 ];
+
+function hasGpuData(data: HistoryData): boolean {
+  return (['gpu_util', 'gpu_mem'] as const).some((k) => data.avg[k].some((v) => v !== null));
+}
 
 function windowFromAddress(): HistoryWindow {
   const p = new URLSearchParams(window.location.search);
@@ -243,7 +250,7 @@ export function MachinePage(props: {
             <h2 class="history-heading">{t('history.strip')}</h2>
             <UpStrip t={data.t} up={data.up} />
             <div class="charts">
-              {CHARTS.map((c) => (
+              {CHARTS.filter((c) => c.gpu !== true || hasGpuData(data)).map((c) => (
                 <HistoryChart
                   key={c.key}
                   title={t(c.title)}
