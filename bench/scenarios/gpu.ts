@@ -50,7 +50,7 @@ export async function gpuScenario(ctx: BenchContext): Promise<void> {
     const headers = { authorization: `Bearer ${agentToken}` };
     // The first slow read has begun (the agent reads at start); the overview must not wait for it.
     const started = Date.now();
-    const { rounds, seconds } = { rounds: 3, seconds: 2 };
+    const { rounds, seconds } = { rounds: ctx.options.mode === 'quick' ? 2 : 5, seconds: 2 };
     const result = await alternate(
       rounds,
       { url: `${slow.url}/api/overview`, connections: 4, durationS: seconds, headers },
