@@ -155,7 +155,7 @@ describe('UI: add a machine from the board, and revoke it', () => {
     await expect
       .poll(() => page.getByRole('button', { name: '1h' }).getAttribute('aria-pressed'))
       .toBe('true');
-    expect(new URL(page.url()).searchParams.get('range')).toBe('1h');
+    await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('1h');
     await page.locator('.chart canvas').first().waitFor();
     // The top bar: language and sign-out, and the title leads back to the board.
     await page.getByRole('combobox', { name: 'Language' }).waitFor();
