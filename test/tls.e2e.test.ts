@@ -110,6 +110,15 @@ describe('TLS between a board and its agents, with a made-up CA', () => {
     expect(machines.find((m) => m.name === 'lab1')?.origin).toBe('announced');
   });
 
+  it("keeps an idle connection 75 s, past an agent's report interval, and says so", async () => {
+    const response = await undiciFetch(`${board.url}/api/health`, {
+      dispatcher: trusting(ca.caFile),
+    });
+    await response.arrayBuffer();
+    // undici believes this hint: an agent reporting every 10 s keeps its TLS connection.
+    expect(response.headers.get('keep-alive')).toBe('timeout=75');
+  });
+
   it('a client that does not trust the CA cannot talk to the board', async () => {
     await expect(
       undiciFetch(`${board.url}/api/health`, { dispatcher: trusting(other.caFile) }),

@@ -269,6 +269,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const app = await createHttpApp({
     logger,
     tls: settings.tls,
+    keepAliveTimeoutMs: settings.keepAliveMs,
     trustedProxies,
     openapi: {
       title: 'Panoptes',
