@@ -220,7 +220,7 @@ export class Fleet {
 
   /** Agents reporting over TLS on kept connections (see tls-reporters.ts). */
   async reportOverTls(request: Omit<TlsReportRequest, 'id' | 'type'>): Promise<TlsReportAnswer> {
-    const total = request.rampMs + request.intervalMs + request.measureMs;
+    const total = request.rampMs + 2 * request.intervalMs + request.measureMs;
     const answer = await this.ask({ ...request, type: 'tls-report' }, total + 60_000);
     if (answer.type !== 'tls-report') throw new Error(`fleet simulator: unexpected ${answer.type}`);
     return answer;

@@ -26,7 +26,7 @@ interface Reporter {
  * Agents reporting over TLS every `intervalMs`, each on a connection of its own that it keeps
  * between reports (HTTP/1.1 keep-alive, written on the TLS socket as is: the generator must
  * not be the bottleneck). Agents join evenly over `rampMs` (each join is a handshake); what is
- * counted is the window of `measureMs` that starts one interval after the last join: reports,
+ * counted is the window of `measureMs` that starts two intervals after the last join: reports,
  * their latency, and the handshakes made in it (a connection the server closed is opened again
  * at the next report). Open loop: a report due while the last is unanswered is skipped.
  */
@@ -50,7 +50,9 @@ export async function reportOverTls(req: TlsReportRequest): Promise<TlsReportAns
     slots[Math.ceil((r.joinMs % req.intervalMs) / TICK_MS) % slots.length]?.push(r);
   }
 
-  const windowStart = req.rampMs + req.intervalMs;
+  // Two intervals after the last join: the joins' handshakes (the generator's and the server's
+  // CPU on 2 cores) are over, and every agent has reported on its kept connection.
+  const windowStart = req.rampMs + 2 * req.intervalMs;
   const windowEnd = windowStart + req.measureMs;
   const statuses: Record<string, number> = {};
   const errors: Record<string, number> = {};

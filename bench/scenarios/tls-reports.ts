@@ -41,8 +41,8 @@ export async function tlsReportsScenario(ctx: BenchContext): Promise<void> {
     const fleet = await Fleet.start();
     try {
       const answer = fleet.reportOverTls({ ...load, board: server.url });
-      // CPU and RSS over the measured window only (it starts one interval after the ramp).
-      await new Promise((resolve) => setTimeout(resolve, load.rampMs + load.intervalMs));
+      // CPU and RSS over the measured window only (it starts two intervals after the ramp).
+      await new Promise((resolve) => setTimeout(resolve, load.rampMs + 2 * load.intervalMs));
       const cpu0 = cpuSeconds(server.pid);
       const t0 = Date.now();
       const result = await answer;

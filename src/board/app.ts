@@ -28,6 +28,7 @@ import { liveRoutes } from './http/live-routes.js';
 import { metaRoutes } from './http/meta-routes.js';
 import { metricsRoutes } from './http/metrics-routes.js';
 import { notifyRoutes } from './http/notify-routes.js';
+import { installReportFastPath } from './http/report-fast-path.js';
 import { silenceRoutes } from './http/silence-routes.js';
 import { uiRoutes } from './http/ui-routes.js';
 import { BUILTIN_LANG_DIR, Languages } from './lang/languages.js';
@@ -291,7 +292,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     board,
     limiter: new FailureLimiter(() => clock.now()),
   };
-  installAuth(app, auth);
+  const tokens = installAuth(app, auth);
   const languages = new Languages(
     deps.builtinLangDir ?? BUILTIN_LANG_DIR,
     settings.configDir,
@@ -311,6 +312,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   await app.register(historyRoutes, { registry, history, unavailable });
   await app.register(clusterRoutes, { membership });
   await app.register(uiRoutes, { dir: deps.uiDir ?? UI_DIR });
+  installReportFastPath(app, { board, tokens, trustedProxies, logger });
 
   return {
     app,
