@@ -41,10 +41,7 @@ export async function reportOverTls(req: TlsReportRequest): Promise<TlsReportAns
     pending: null,
   }));
   // Each agent reports at the same phase of every interval: slots of TICK_MS over one interval.
-  const slots: Reporter[][] = Array.from(
-    { length: Math.ceil(req.intervalMs / TICK_MS) },
-    () => [],
-  );
+  const slots: Reporter[][] = Array.from({ length: Math.ceil(req.intervalMs / TICK_MS) }, () => []);
   for (const r of reporters) {
     // Rounded up: its first report comes in the first interval, at or just after it joins.
     slots[Math.ceil((r.joinMs % req.intervalMs) / TICK_MS) % slots.length]?.push(r);
