@@ -105,7 +105,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         relayCalls: 1000,
         announcers: 15_000,
         reportSeconds: 20,
-        tlsAgents: Number(process.env.TLS_AGENTS ?? 15_000),
+        tlsAgents: 15_000,
         tlsIntervalS: 10,
         // 375 joins (handshakes) a second: faster, and the generator's and the board's CPU on
         // 2 cores put the generator seconds behind its schedule.
