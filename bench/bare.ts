@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 
 /**
  * The baselines: a bare node:http server that does the least the board's job needs, started
@@ -7,6 +8,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
  *   --bytes FILE   answers every GET with FILE's bytes (the board view, as the board sends it)
  *   --reports      answers every POST by reading and JSON.parse-ing the body, then {"ok":true,"actions":[]}
  *   --both FILE    GET as --bytes FILE, POST as --reports, in one process (one event loop, as the board)
+ * followed, optionally, by
+ *   --tls CERT KEY --keep-alive S   node:https with that certificate, idle connections kept S seconds
+ *                  (the board's `keep_alive`); without it node:http, 5 s (as the board had before #26)
  */
 const args = process.argv.slice(2);
 const mode = args[0];
@@ -63,13 +67,22 @@ if (handler === null) {
   process.stderr.write('usage: bare.js --bytes FILE | --reports | --both FILE\n');
   process.exit(2);
 }
-const server = createServer(handler);
-server.keepAliveTimeout = 5000;
+const tlsAt = args.indexOf('--tls');
+const keepAt = args.indexOf('--keep-alive');
+const server =
+  tlsAt >= 0
+    ? createHttpsServer(
+        { cert: readFileSync(args[tlsAt + 1] ?? ''), key: readFileSync(args[tlsAt + 2] ?? '') },
+        handler,
+      )
+    : createServer(handler);
+server.keepAliveTimeout = keepAt >= 0 ? Number(args[keepAt + 1]) * 1000 : 5000;
 // The board's listen backlog (src/board/run.ts LISTEN_BACKLOG), so both queue alike.
 server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
   const address = server.address();
   if (address !== null && typeof address === 'object') {
-    process.stdout.write(`bare server listening at http://127.0.0.1:${address.port}\n`);
+    const scheme = tlsAt >= 0 ? 'https' : 'http';
+    process.stdout.write(`bare server listening at ${scheme}://127.0.0.1:${address.port}\n`);
   }
 });
 process.on('SIGTERM', () => {

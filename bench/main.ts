@@ -14,6 +14,7 @@ import { notifyScenario } from './scenarios/notify.js';
 import { reportsScenario } from './scenarios/reports.js';
 import { soakScenario } from './scenarios/soak.js';
 import { storeScenario } from './scenarios/store.js';
+import { tlsReportsScenario } from './scenarios/tls-reports.js';
 import { sleep } from './stats.js';
 import { missingFigures, renderTable } from './table.js';
 
@@ -107,6 +108,7 @@ async function main(): Promise<number> {
         await attempt(`fleet of ${large}`, () => fleetScenario(ctx, large, 'large'));
       }
       if (part('reports')) await attempt('reports', () => reportsScenario(ctx));
+      if (part('tls')) await attempt('tls reports', () => tlsReportsScenario(ctx));
       if (part('notify')) await attempt('notify', () => notifyScenario(ctx));
       if (part('history')) await attempt('history', () => historyScenario(ctx));
       if (part('store')) await attempt('store', () => storeScenario(ctx));
@@ -156,12 +158,13 @@ function report(ctx: BenchContext, started: number, machine: string): number {
 function expectedRows(options: BenchOptions): number {
   if (options.soak) return 1;
   // fleet: small 6 (sweep, GET throughput and p99, relay median and p99, RSS), large 6 (sweep,
-  // cold sweep, /metrics p99, p99 while scraped, RSS, p99 while sweeping); reports 7 (first
-  // announce, capacity, GET during the flood, 3 sustained, RSS); notify 4; history 9 (write,
+  // cold sweep, /metrics p99, p99 while scraped, RSS, p99 while sweeping); reports 8 (first
+  // announce, GET without reports, capacity, GET during the flood, 3 sustained, RSS); tls 2
+  // (p99 over TLS, handshakes per minute); notify 4; history 9 (write,
   // longest block, 3 queries, uptime, 2 disk, the real board's p99); store 4 (history write,
   // journal append, disk, the real board's p99 on PostgreSQL); gpu 2 (the agent's overview p99
   // with a slow nvidia-smi, its calls per interval).
-  const rows = { fleet: 12, reports: 7, notify: 4, history: 9, store: 4, gpu: 2 };
+  const rows = { fleet: 12, reports: 8, tls: 2, notify: 4, history: 9, store: 4, gpu: 2 };
   // cluster 7 (CPU, polls steady, lag, failover, polls after, lost, notifications): asked for only.
   const cluster = options.only?.has('cluster') === true ? 7 : 0;
   return (

@@ -7,7 +7,7 @@ export interface BenchOptions {
   cpuProfDir: string | null;
   /** The board program to measure (default dist/board/main.js), e.g. an older build. */
   boardScript: string | null;
-  /** Run only these parts (development aid): fleet, reports, notify, history, store, gpu. */
+  /** Run only these parts (development aid): fleet, reports, tls, notify, history, store, gpu. */
   only: Set<string> | null;
   /** Configured fleets: the small one (GET throughput, relay) and the large one (p99 under sweep). */
   fleetSizes: [number, number];
@@ -26,6 +26,11 @@ export interface BenchOptions {
   announcers: number;
   reportIntervalS: number;
   reportSeconds: number;
+  /** Agents reporting over TLS on kept connections (issue 26): how many, how often, ramp, window. */
+  tlsAgents: number;
+  tlsIntervalS: number;
+  tlsRampS: number;
+  tlsMeasureS: number;
   soakSeconds: number;
   /** The whole run is killed past this (everything it started included). */
   deadlineS: number;
@@ -36,7 +41,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--soak] [--check] [--cpu-prof 
   --soak      the 10-minute soak only (1 minute with --quick): board RSS growth under load
   --check     verify that every figure was produced and the board answered correctly; exit 1 if not
   --cpu-prof  start each board with --cpu-prof, writing .cpuprofile files to DIR
-  --only      fleet, reports, notify, history, store, gpu; and cluster (three boards on one PostgreSQL: only when named)
+  --only      fleet, reports, tls, notify, history, store, gpu; and cluster (three boards on one PostgreSQL: only when named)
   --board     the board program to measure instead of dist/board/main.js (an older build, to compare)`;
 
 /** Parses the command line; throws with the usage on anything unknown. */
@@ -83,6 +88,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         relayCalls: 200,
         announcers: 3000,
         reportSeconds: 5,
+        tlsAgents: 2000,
+        tlsIntervalS: 5,
+        tlsRampS: 4,
+        tlsMeasureS: 10,
         soakSeconds: 60,
         deadlineS: soak ? 240 : 480,
       }
@@ -96,8 +105,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         relayCalls: 1000,
         announcers: 15_000,
         reportSeconds: 20,
+        tlsAgents: 15_000,
+        tlsIntervalS: 10,
+        // 375 joins (handshakes) a second: faster, and the generator's and the board's CPU on
+        // 2 cores put the generator seconds behind its schedule.
+        tlsRampS: 40,
+        tlsMeasureS: 40,
         soakSeconds: 600,
-        deadlineS: soak ? 900 : 1200,
+        deadlineS: soak ? 900 : 1500,
       };
 }
 

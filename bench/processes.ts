@@ -10,6 +10,8 @@ import type {
   ServeRequest,
   SimAnswer,
   SimRequest,
+  TlsReportAnswer,
+  TlsReportRequest,
 } from './fleet/protocol.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -213,6 +215,14 @@ export class Fleet {
   async announce(request: Omit<AnnounceRequest, 'id' | 'type'>): Promise<AnnounceAnswer> {
     const answer = await this.ask({ ...request, type: 'announce' }, request.durationMs + 60_000);
     if (answer.type !== 'announce') throw new Error(`fleet simulator: unexpected ${answer.type}`);
+    return answer;
+  }
+
+  /** Agents reporting over TLS on kept connections (see tls-reporters.ts). */
+  async reportOverTls(request: Omit<TlsReportRequest, 'id' | 'type'>): Promise<TlsReportAnswer> {
+    const total = request.rampMs + 2 * request.intervalMs + request.measureMs;
+    const answer = await this.ask({ ...request, type: 'tls-report' }, total + 60_000);
+    if (answer.type !== 'tls-report') throw new Error(`fleet simulator: unexpected ${answer.type}`);
     return answer;
   }
 

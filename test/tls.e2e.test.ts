@@ -1,5 +1,5 @@
 import { copyFileSync, readFileSync } from 'node:fs';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, request, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { makeTestCa, type TestCa } from './helpers/certs.js';
@@ -108,6 +108,17 @@ describe('TLS between a board and its agents, with a made-up CA', () => {
     expect(stranger?.state).toBe('down');
     expect(stranger?.error).toMatch(/certificate is not trusted/);
     expect(machines.find((m) => m.name === 'lab1')?.origin).toBe('announced');
+  });
+
+  it("keeps an idle connection 75 s, past an agent's report interval, and says so", async () => {
+    // undici's request, not fetch (it leaves hop-by-hop headers out), on a client that keeps
+    // its connections (`trusting` asks for each to be closed).
+    const keeping = new Agent({ connect: { ca: readFileSync(ca.caFile, 'utf8') } });
+    const response = await request(`${board.url}/api/health`, { dispatcher: keeping });
+    await response.body.arrayBuffer();
+    await keeping.close();
+    // undici believes this hint: an agent reporting every 10 s keeps its TLS connection.
+    expect(response.headers['keep-alive']).toBe('timeout=75');
   });
 
   it('a client that does not trust the CA cannot talk to the board', async () => {

@@ -34,11 +34,29 @@ export interface AnnounceRequest {
   maxInFlight: number;
 }
 
+/** Agents reporting over TLS, each on a connection it keeps (bench/fleet/tls-reporters.ts). */
+export interface TlsReportRequest {
+  type: 'tls-report';
+  /** https://… */
+  board: string;
+  token: string;
+  /** PEM the generator trusts for the server's certificate. */
+  ca: string;
+  machines: number;
+  intervalMs: number;
+  /** Agents join evenly over this long (each join is a handshake). */
+  rampMs: number;
+  /** The window measured, starting one interval after the last join. */
+  measureMs: number;
+}
+
 export interface StatsRequest {
   type: 'stats';
 }
 
-export type SimRequest = (ServeRequest | AnnounceRequest | StatsRequest) & { id: number };
+export type SimRequest = (ServeRequest | AnnounceRequest | TlsReportRequest | StatsRequest) & {
+  id: number;
+};
 
 export interface ServeAnswer {
   type: 'serve';
@@ -61,6 +79,26 @@ export interface AnnounceAnswer {
   latencyMs: { p50: number; p99: number; max: number };
 }
 
+/** What the window of a TlsReportRequest saw. */
+export interface TlsReportAnswer {
+  type: 'tls-report';
+  sent: number;
+  ok: number;
+  failed: number;
+  /** Reports not sent because the agent's last was still unanswered. */
+  skipped: number;
+  statuses: Record<string, number>;
+  errors: Record<string, number>;
+  /** TLS handshakes completed in the window (a connection opened again). */
+  handshakes: number;
+  /** ... and over the whole run, the joins included. */
+  handshakesAll: number;
+  /** Idle connections the server closed in the window. */
+  serverCloses: number;
+  windowMs: number;
+  latencyMs: { p50: number; p99: number; max: number };
+}
+
 export interface StatsAnswer {
   type: 'stats';
   polls: Record<MachineKind, number>;
@@ -71,6 +109,7 @@ export interface StatsAnswer {
 export type SimAnswer = (
   | ServeAnswer
   | AnnounceAnswer
+  | TlsReportAnswer
   | StatsAnswer
   | { type: 'error'; message: string }
 ) & {

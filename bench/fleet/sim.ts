@@ -1,6 +1,7 @@
 import { SimulatedAgents } from './agents.js';
 import { announce } from './announcers.js';
 import type { SimAnswer, SimRequest } from './protocol.js';
+import { reportOverTls } from './tls-reporters.js';
 
 /**
  * The fleet simulator: one process, driven by the bench over IPC. It serves the simulated
@@ -18,6 +19,8 @@ async function handle(message: SimRequest): Promise<SimAnswer> {
       return { ...(await agents.serve(message)), id: message.id };
     case 'announce':
       return { ...(await announce(message)), id: message.id };
+    case 'tls-report':
+      return { ...(await reportOverTls(message)), id: message.id };
     case 'stats':
       return { ...agents.stats(), id: message.id };
   }

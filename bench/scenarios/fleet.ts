@@ -67,31 +67,31 @@ export async function fleetScenario(
     ctx.log(
       `fleet of ${count(n)}: sweeps took ${sweeps.map((ms) => `${ms} ms`).join(', ')} (the first, cold one ${cold} ms)`,
     );
-    const goalS = options.pollTimeoutS + 1;
     const bareWarmS = bare === null ? null : median(bare.warm) / 1000;
+    // Issue 26: the sweep goals are ratios to the bare client of the same run.
+    const warmRatio = sweepS / (bareWarmS ?? options.pollTimeoutS);
     ctx.rows.push({
-      what: `sweep time, ${count(n)} machines (10 % black holes, 10 % refusing)`,
+      what: `sweep time, warm (median of ${sweeps.length}), ${count(n)} machines (10 % black holes, 10 % refusing)`,
       board: sweepS,
       unit: 's',
       ...(bareWarmS === null
         ? { baselineLabel: 'poll_timeout', baseline: options.pollTimeoutS }
         : { baselineLabel: 'bare client, same fleet', baseline: bareWarmS }),
-      ratio: sweepS / (bareWarmS ?? options.pollTimeoutS),
-      goal: size === 'large' ? `≤ poll_timeout + 1 s = ${goalS} s` : '',
-      met: size === 'large' ? sweepS <= goalS : null,
+      ratio: warmRatio,
+      goal: bareWarmS === null ? '' : '≤ 1.15 × bare client',
+      met: bareWarmS === null ? null : warmRatio <= 1.15,
     });
 
     if (bare !== null) {
       ctx.rows.push({
-        what: `first sweep after start, ${count(n)} machines (none known yet)`,
+        what: `first (cold) sweep after start, ${count(n)} machines (none known yet)`,
         board: cold / 1000,
         unit: 's',
         baselineLabel: 'bare client, same fleet',
         baseline: bare.cold / 1000,
         ratio: cold / bare.cold,
-        // Issue 13 names the cold sweep: its goal is the same as a warm one's.
-        goal: `≤ poll_timeout + 1 s = ${goalS} s`,
-        met: cold / 1000 <= goalS,
+        goal: '≤ 1.3 × bare client',
+        met: cold / bare.cold <= 1.3,
       });
     }
 
@@ -142,8 +142,9 @@ export async function fleetScenario(
         baselineLabel: 'bare node:http, no sweep',
         baseline: bare.p99,
         ratio: duringSweep.p99 / bare.p99,
-        goal: '< 50 ms',
-        met: duringSweep.p99 < 50,
+        // Issue 13's 50 ms; issue 26 sets no goal for this row.
+        goal: '',
+        met: null,
       });
     }
   } finally {

@@ -3,7 +3,7 @@ import type { AnnounceAnswer } from '../fleet/protocol.js';
 import { cpuSeconds, Fleet, type Program, startBare } from '../processes.js';
 import { alternate, type Comparison, reportScript } from '../wrk.js';
 import { type BenchContext, count, launchBoard, RssSampler, scenarioDir } from './context.js';
-import { firstAnnounceRow, getDuringFlood } from './report-flood.js';
+import { firstAnnounceRow, getDuringFlood, getWithoutFlood } from './report-flood.js';
 
 /**
  * Report ingestion: M announcing machines. Capacity with wrk (keep-alive, as fast as it
@@ -32,6 +32,7 @@ export async function reportsScenario(ctx: BenchContext): Promise<void> {
     // then the rest of the fleet, untimed.
     const timed = Math.min(machines, 10_000);
     await firstAnnounceRow(ctx, board, registrationToken, timed);
+    await getWithoutFlood(ctx, board, boardToken, timed);
     if (machines > timed) {
       const rest = await announce(fleet, board.url, registrationToken, machines, 2000, 5000);
       ctx.log(`reports: the rest of the fleet announced (${count(rest.ok)} reports)`);
@@ -111,11 +112,9 @@ export async function reportsScenario(ctx: BenchContext): Promise<void> {
       baselineLabel: 'offered',
       baseline: rate,
       ratio: achieved / rate,
-      goal: `≥ 0.99 × ${count(rate)}/s and p99 < 100 ms (p99 ${sustained.answer.latencyMs.p99.toFixed(0)} ms)`,
-      met:
-        achieved >= 0.99 * rate &&
-        sustained.answer.skipped === 0 &&
-        sustained.answer.latencyMs.p99 < 100,
+      // Issue 13's goal (with p99 < 100 ms); issue 26 replaces it with the TLS row.
+      goal: `(issue 13: ≥ 0.99 × ${count(rate)}/s)`,
+      met: null,
     });
     ctx.rows.push({
       what: `reports sustained at ${count(rate)}/s (new connection each): p99 latency`,
@@ -124,8 +123,8 @@ export async function reportsScenario(ctx: BenchContext): Promise<void> {
       baselineLabel: 'bare node:http + JSON.parse',
       baseline: bareRun.answer.latencyMs.p99,
       ratio: sustained.answer.latencyMs.p99 / bareRun.answer.latencyMs.p99,
-      goal: '< 100 ms',
-      met: sustained.answer.latencyMs.p99 < 100,
+      goal: '',
+      met: null,
     });
     ctx.rows.push({
       what: `reports sustained at ${count(rate)}/s: CPU of the server process (1 core = 100 %)`,
@@ -134,8 +133,8 @@ export async function reportsScenario(ctx: BenchContext): Promise<void> {
       baselineLabel: 'bare node:http + JSON.parse',
       baseline: bareRun.cpu * 100,
       ratio: sustained.cpu / bareRun.cpu,
-      goal: '< 100 % (one of the 2 cores)',
-      met: sustained.cpu < 1,
+      goal: '',
+      met: null,
     });
 
     sampler.sample();

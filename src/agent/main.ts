@@ -68,14 +68,20 @@ async function runAgent(cli: CliOptions): Promise<void> {
       settings.location ?? listeningLocation(agent.app.server.address(), settings.tls !== null);
     const store = await RanFile.open(settings.dataDir);
     const timeoutMs = Math.min(10_000, Math.max(2_000, report.intervalMs));
-    let connection = boardConnection(report.board, report.token, timeoutMs, report.ca);
+    let connection = boardConnection(
+      report.board,
+      report.token,
+      timeoutMs,
+      report.ca,
+      report.intervalMs,
+    );
     reconnect = (next) => {
       const r = next.report;
       const was = current.report;
       if (r === null || was === null) return;
       if (r.board === was.board && r.token === was.token && r.ca === was.ca) return;
       const old = connection;
-      connection = boardConnection(r.board, r.token, timeoutMs, r.ca);
+      connection = boardConnection(r.board, r.token, timeoutMs, r.ca, r.intervalMs);
       old
         .close()
         .catch((error: unknown) => logger.warn({ err: error }, 'closing the old board connection'));

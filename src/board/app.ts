@@ -32,6 +32,7 @@ import { liveRoutes } from './http/live-routes.js';
 import { metaRoutes } from './http/meta-routes.js';
 import { metricsRoutes } from './http/metrics-routes.js';
 import { notifyRoutes } from './http/notify-routes.js';
+import { installReportFastPath } from './http/report-fast-path.js';
 import { silenceRoutes } from './http/silence-routes.js';
 import { uiRoutes } from './http/ui-routes.js';
 import { BUILTIN_LANG_DIR, Languages } from './lang/languages.js';
@@ -280,6 +281,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const app = await createHttpApp({
     logger,
     tls: settings.tls,
+    keepAliveTimeoutMs: settings.keepAliveMs,
     trustedProxies,
     openapi: {
       title: 'Panoptes',
@@ -301,7 +303,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     board,
     limiter: new FailureLimiter(() => clock.now()),
   };
-  installAuth(app, auth);
+  const tokens = installAuth(app, auth);
   const languages = new Languages(
     deps.builtinLangDir ?? BUILTIN_LANG_DIR,
     settings.configDir,
@@ -328,6 +330,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     address: () => ({ publicUrl: current.publicUrl, tls: current.tls !== null }),
   });
   await app.register(uiRoutes, { dir: deps.uiDir ?? UI_DIR });
+  installReportFastPath(app, { board, tokens, trustedProxies, logger });
 
   return {
     app,

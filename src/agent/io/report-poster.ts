@@ -11,20 +11,27 @@ export interface BoardConnection {
 
 /**
  * POSTs reports to `{board}/api/report` with the registration token, each within `timeoutMs`
- * (connecting, sending and reading the answer together).
+ * (connecting, sending and reading the answer together). The connection is kept from one
+ * report to the next (`intervalMs` apart): with TLS, one handshake, not one per report.
  */
 export function boardConnection(
   board: string,
   token: string,
   timeoutMs: number,
   ca: string | null = null,
+  intervalMs = 10_000,
 ): BoardConnection {
+  // Idle longer than the interval. A board that says how long it keeps a connection
+  // (`Keep-Alive: timeout=75`, the board's default) is believed, less undici's margin of a second
+  // or two, so the agent gives the connection up before the board closes it.
+  const keepMs = Math.max(30_000, 2 * intervalMs);
   const dispatcher = new Agent({
     // `ca` replaces the system's CAs for this board only (a board with its own CA).
     connect: ca === null ? { timeout: timeoutMs } : { timeout: timeoutMs, ca },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    keepAliveTimeout: 30_000,
+    keepAliveTimeout: keepMs,
+    keepAliveMaxTimeout: Math.max(600_000, keepMs),
   });
   const url = `${board}/api/report`;
   const post: ReportPoster = async (json) => {

@@ -40,7 +40,14 @@ describe('board config', () => {
       maxAnnouncedBytes: 128 * 1024 * 1024,
       dataDir: `${d}/data`,
       machines: [],
+      keepAliveMs: 75_000,
     });
+  });
+
+  it('reads keep_alive in seconds and refuses one that is not positive', () => {
+    const s = loadBoardConfig(configDir(`board_token: ${TOKEN}\nkeep_alive: 120\n`), {}, {});
+    expect(s.keepAliveMs).toBe(120_000);
+    expect(problems(`board_token: ${TOKEN}\nkeep_alive: 0\n`)).toEqual(['keep_alive: must be > 0']);
   });
 
   it('reads machines, locations defaulting to url, and lets --host/--port win', () => {

@@ -45,6 +45,7 @@ export const BoardConfigFile = Type.Object(
     data_dir: Type.Optional(Type.String({ minLength: 1 })),
     board_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:@-]{0,99}$' })),
     failover_after: Type.Optional(Seconds),
+    keep_alive: Type.Optional(Seconds),
     store: Type.Optional(
       Type.Union([
         Type.String({ minLength: 1, maxLength: 2000 }),
@@ -102,6 +103,8 @@ export interface BoardSettings {
   boardId: string;
   /** A board silent this long (ms) is dead. */
   failoverAfterMs: number;
+  /** How long an idle client connection stays open (ms): longer than agents' report interval. */
+  keepAliveMs: number;
   /** Where durable state lives: the embedded SQLite in dataDir, or a PostgreSQL server. */
   store: StoreSettings;
   /** The board's own certificate and key: it serves HTTPS (and WSS) when set. */
@@ -143,6 +146,9 @@ export const BOARD_DEFAULTS = {
   maxAnnouncedMb: 128,
   sweepConcurrency: 256,
   failoverAfter: 10,
+  // Above the agents' default report interval (10 s), as nginx's 75 s: a reporting agent keeps
+  // its connection (and its TLS session) from one report to the next.
+  keepAlive: 75,
 } as const;
 
 /** Reads and checks `DIR/board.yaml`; throws ConfigError naming the file and each bad field. */
@@ -217,6 +223,7 @@ export function boardSettings(
     dataDir: isAbsolute(dataDir) || configDir === null ? dataDir : join(configDir, dataDir),
     boardId: raw.board_id ?? `${hostname()}:${cli.port ?? raw.port ?? BOARD_DEFAULTS.port}`,
     failoverAfterMs: (raw.failover_after ?? BOARD_DEFAULTS.failoverAfter) * 1000,
+    keepAliveMs: (raw.keep_alive ?? BOARD_DEFAULTS.keepAlive) * 1000,
     store,
     tls,
     ca,

@@ -19,6 +19,7 @@ const RESTART_FIELDS: readonly Field[] = [
   ['board_id', (s) => s.boardId],
   ['max_announced', (s) => s.maxAnnounced],
   ['max_announced_mb', (s) => s.maxAnnouncedBytes],
+  ['keep_alive', (s) => s.keepAliveMs],
   // Turning TLS on or off changes the kind of server; a new certificate does not.
   ['tls (on/off)', (s) => s.tls !== null],
 ];
@@ -64,6 +65,7 @@ export function keepRestartFields(running: BoardSettings, next: BoardSettings): 
     boardId: running.boardId,
     maxAnnounced: running.maxAnnounced,
     maxAnnouncedBytes: running.maxAnnouncedBytes,
+    keepAliveMs: running.keepAliveMs,
     tls: tlsSwitched ? running.tls : next.tls,
   };
 }

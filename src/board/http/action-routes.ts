@@ -9,6 +9,9 @@ import { sendAnswer } from './send-answer.js';
 /** The largest report the board keeps (an overview is about 2 KB). */
 export const REPORT_LIMIT_BYTES = 64 * 1024;
 
+/** POST /api/report's body schema (report-fast-path.ts checks with it too). */
+export const REPORT_SCHEMA = Report;
+
 /** POST /api/do/{name}/{what}/{action} and POST /api/report. */
 export async function actionRoutes(app: FastifyInstance, options: { board: Board }): Promise<void> {
   const { board } = options;
@@ -55,7 +58,7 @@ export async function actionRoutes(app: FastifyInstance, options: { board: Board
         description:
           'Opened by the registration token (or the board token). The answer hands over the actions queued for the machine. ' +
           `Bodies over ${REPORT_LIMIT_BYTES / 1024} KiB are refused (413).`,
-        body: Report,
+        body: REPORT_SCHEMA,
         response: { 200: ReportAnswer, 403: Detail, 409: Detail, 413: Detail },
       },
     },

@@ -24,11 +24,20 @@ export interface AuthOptions {
   limiter: FailureLimiter;
 }
 
+/** The token rule, for a request handled beside Fastify's pipeline (report-fast-path.ts). */
+export interface TokenRule {
+  /**
+   * Who the request is when the rule lets it through, else null: the request is to be refused,
+   * which only the route's own hook does (it journals the refusal and counts the failure).
+   */
+  acceptedAs(address: string, authorization: string | undefined, access: Access): Who | null;
+}
+
 /**
  * Adds the token rule to every route as it is registered: route-level, so an unknown path
  * is a 404 without asking for a token, as in FastAPI. Routes default to the board token.
  */
-export function installAuth(app: FastifyInstance, options: AuthOptions): void {
+export function installAuth(app: FastifyInstance, options: AuthOptions): TokenRule {
   app.decorateRequest('who', 'anonymous');
   // Known tokens are hashed once (a few entries: the tokens of the config, old and new).
   const known = new Map<string, Buffer>();
@@ -58,6 +67,31 @@ export function installAuth(app: FastifyInstance, options: AuthOptions): void {
     const existing = route.onRequest;
     route.onRequest = existing === undefined ? [check] : [check, ...[existing].flat()];
   });
+  return {
+    acceptedAs: (address, authorization, access) =>
+      acceptedAs(address, presentedToken(authorization, {}), access, options, digestOf),
+  };
+}
+
+/** Who a request with `token` is when the rule lets it through (not blocked, a good token). */
+function acceptedAs(
+  address: string,
+  token: string | null,
+  access: Access,
+  options: AuthOptions,
+  digestOf: (token: string) => Buffer,
+): Who | null {
+  if (token === null || options.limiter.blockedFor(address) > 0) return null;
+  const presented = tokenDigest(token);
+  if (digestEquals(presented, digestOf(options.boardToken))) return 'board';
+  if (
+    access === 'report' &&
+    options.registrationToken !== null &&
+    digestEquals(presented, digestOf(options.registrationToken))
+  ) {
+    return 'registration';
+  }
+  return null;
 }
 
 /** null when the request may go on; else the error to answer, once the refusal is journaled. */
@@ -68,23 +102,18 @@ function authenticate(
   digestOf: (token: string) => Buffer,
 ): Promise<Error> | null {
   const address = request.clientAddress;
+  const token = presentedToken(request.headers.authorization, request.query);
+  const who = acceptedAs(address, token, access, options, digestOf);
+  if (who !== null) {
+    request.who = who;
+    return null;
+  }
   const wait = options.limiter.blockedFor(address);
   if (wait > 0) return Promise.resolve(errors.tooManyRequests(wait));
-  const token = presentedToken(request.headers.authorization, request.query);
-  const presented = token === null ? null : tokenDigest(token);
-  if (presented !== null && digestEquals(presented, digestOf(options.boardToken))) {
-    request.who = 'board';
-    return null;
-  }
-  const isRegistration =
-    presented !== null &&
-    options.registrationToken !== null &&
-    digestEquals(presented, digestOf(options.registrationToken));
-  if (isRegistration && access === 'report') {
-    request.who = 'registration';
-    return null;
-  }
   if (token === null) return Promise.resolve(errors.notAuthenticated());
+  const isRegistration =
+    options.registrationToken !== null &&
+    digestEquals(tokenDigest(token), digestOf(options.registrationToken));
   return refuse(request, address, isRegistration, options);
 }
 

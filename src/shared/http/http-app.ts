@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
@@ -168,14 +168,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   // registered at other levels: a hook per request costs the report path (bench: reports).
   if (options.logger.isLevelEnabled('debug')) {
     app.addHook('onResponse', async (request, reply) => {
-      request.log.debug(
-        {
-          req: request.raw,
-          client: request.clientAddress,
-          status: reply.statusCode,
-          ms: Math.round(reply.elapsedTime),
-        },
-        'request',
+      logRequest(
+        request.log,
+        request.raw,
+        request.clientAddress,
+        reply.statusCode,
+        reply.elapsedTime,
       );
     });
   }
@@ -206,20 +204,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   app.setErrorHandler(async (error, request, reply) => {
     // An error answer may come before the body was read (413 from the Content-Length, 401).
     lingerAfterEarlyAnswer(request.raw, () => reply.removeHeader('connection'));
-    if (error instanceof JsonInvalid) return reply.code(422).send(jsonInvalidBody(error));
-    if (error instanceof HttpError) {
-      return reply.code(error.statusCode).headers(error.headers).send({ detail: error.message });
-    }
-    const fastifyError = error as { code?: string; statusCode?: number; message?: string };
-    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).send({ detail: errors.tooLarge(bodyLimit).message });
-    }
-    const status = fastifyError.statusCode;
-    if (status !== undefined && status >= 400 && status < 500) {
-      return reply.code(status).send({ detail: fastifyError.message ?? 'Bad Request' });
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ detail: 'Internal Server Error' });
+    const answer = errorAnswer(error, bodyLimit);
+    if (answer.status === 500) request.log.error({ err: error }, 'unhandled error');
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
 
   await app.register(swagger, {
@@ -233,6 +220,38 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     },
   });
   return app;
+}
+
+/** The line a request leaves in the log, at debug (the req serializer redacts `?token=`). */
+export function logRequest(
+  log: Pick<Logger, 'debug'>,
+  req: IncomingMessage,
+  client: string,
+  status: number,
+  ms: number,
+): void {
+  log.debug({ req, client, status, ms: Math.round(ms) }, 'request');
+}
+
+/** An error's answer, FastAPI-shaped: what the error handler sends (a 500 is to be logged). */
+export function errorAnswer(
+  error: unknown,
+  bodyLimit: number,
+): { status: number; headers: Record<string, string>; body: unknown } {
+  if (error instanceof JsonInvalid)
+    return { status: 422, headers: {}, body: jsonInvalidBody(error) };
+  if (error instanceof HttpError) {
+    return { status: error.statusCode, headers: error.headers, body: { detail: error.message } };
+  }
+  const fastifyError = error as { code?: string; statusCode?: number; message?: string };
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return { status: 413, headers: {}, body: { detail: errors.tooLarge(bodyLimit).message } };
+  }
+  const status = fastifyError.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    return { status, headers: {}, body: { detail: fastifyError.message ?? 'Bad Request' } };
+  }
+  return { status: 500, headers: {}, body: { detail: 'Internal Server Error' } };
 }
 
 /** What Node's parser could not take before there was a request: status and detail. */

@@ -52,17 +52,7 @@ export async function validateRequest(request: FastifyRequest, reply: FastifyRep
       issues,
     );
   }
-  if (schema.body) {
-    // No body, an empty one, or JSON `null`: FastAPI has no value, so the body is missing.
-    if (request.body === undefined || request.body === null) {
-      issues.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
-    } else if (plainBodies.has(request) && fastCheck(schema.body)?.Check(request.body)) {
-      // The compiled check accepted it, so the 422 checker would too (see fastCheck).
-      body = request.body;
-    } else {
-      body = check(schema.body, request.body, ['body'], issues, false);
-    }
-  }
+  if (schema.body) body = checkBody(schema.body, request.body, plainBodies.has(request), issues);
   if (issues.length > 0) {
     await reply.code(422).send({ detail: issues });
     return;
@@ -82,11 +72,35 @@ const LONG_DIGITS = /\d{4301}/;
 
 /** Notes that the request's body is plain (called by the JSON body parser, once parsed). */
 export function notePlainBody(request: object, bytes: Buffer): void {
+  if (isPlainBody(bytes)) plainBodies.add(request);
+}
+
+/** Whether a parsed JSON body's text is plain (see plainBodies). */
+export function isPlainBody(bytes: Buffer): boolean {
   // ASCII only (JSON text that parsed has no raw control characters in its strings), and no
   // escape that makes a character a grapheme would count differently. Native scans.
-  if (isAscii(bytes) && !bytes.includes('\\u') && !bytes.includes('\\r')) {
-    plainBodies.add(request);
+  return isAscii(bytes) && !bytes.includes('\\u') && !bytes.includes('\\r');
+}
+
+/**
+ * The body part of validateRequest: the body as the route takes it, or FastAPI's issues pushed
+ * onto `issues`. `plain`: the body's text is plain (isPlainBody), so the compiled check may
+ * accept it.
+ */
+export function checkBody(
+  schema: TSchema,
+  body: unknown,
+  plain: boolean,
+  issues: ValidationIssue[],
+): unknown {
+  // No body, an empty one, or JSON `null`: FastAPI has no value, so the body is missing.
+  if (body === undefined || body === null) {
+    issues.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
+    return undefined;
   }
+  // The compiled check accepted it, so the 422 checker would too (see fastCheck).
+  if (plain && fastCheck(schema)?.Check(body)) return body;
+  return check(schema, body, ['body'], issues, false);
 }
 
 const compiled = new WeakMap<TSchema, Validator | null>();

@@ -27,6 +27,7 @@ import {
   readerStatements,
   writerStatements,
 } from './history-sql.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
 /** Rows written between two yields to the event loop (≈ 5 ms of work on the 2-core machine). */
 export const CHUNK_ROWS = 250;
@@ -64,7 +65,13 @@ export function openLibsqlHistory(path: string, now: () => number = Date.now): L
     // writer's transaction is open (the writer yields between chunks, and a read in between on
     // the same connection would see rows that a crash then takes back).
     reader = new Database(path, { timeout: 0 });
-    const store = new LibsqlHistoryStore(db, reader);
+    // Checkpoints on a thread of their own; should it fail, the writer's own again.
+    const writer = db;
+    const checkpointer = new WalCheckpointer(path, () => {
+      if (writer.open) writer.pragma('wal_autocheckpoint = 1000');
+    });
+    db.pragma('wal_autocheckpoint = 0');
+    const store = new LibsqlHistoryStore(db, reader, checkpointer);
     store.uptime.prime(now());
     return store;
   } catch (error) {
@@ -109,6 +116,7 @@ export class LibsqlHistoryStore implements HistoryStore {
   constructor(
     private readonly db: Database.Database,
     private readonly reader: Database.Database,
+    private readonly checkpointer: WalCheckpointer | null = null,
   ) {
     this.sql = writerStatements(db);
     this.read = readerStatements(reader);
@@ -179,6 +187,7 @@ export class LibsqlHistoryStore implements HistoryStore {
    */
   async close(): Promise<void> {
     await this.writing;
+    await this.checkpointer?.close();
     if (this.reader.open) this.reader.close();
     if (!this.db.open) return;
     try {
@@ -251,6 +260,7 @@ export class LibsqlHistoryStore implements HistoryStore {
         pending.added.delete(name);
       }
       this.db.exec('COMMIT');
+      this.checkpointer?.request();
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       throw error;
