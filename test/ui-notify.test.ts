@@ -132,13 +132,17 @@ describe('UI: notifications', () => {
     await form.getByLabel('Reason').fill('new disk');
     await form.getByRole('button', { name: 'Silence notifications' }).click();
     await expect.poll(() => lab2.getByTestId('silenced').textContent()).toMatch(/Silenced until/);
-    const board = await (
-      await fetch(`${fleet.board.url}/api/board`, {
-        headers: { authorization: `Bearer ${BOARD_TOKEN}` },
-      })
-    ).json();
-    const until = board.machines.find((m: { name: string }) => m.name === 'lab2').silenced_until;
-    expect(Date.parse(until) - Date.now()).toBeGreaterThan(230 * 60_000);
+    // The view is rebuilt on the board's clock (changes coalesced for 250 ms): poll it.
+    const silencedFor = async () => {
+      const board = await (
+        await fetch(`${fleet.board.url}/api/board`, {
+          headers: { authorization: `Bearer ${BOARD_TOKEN}` },
+        })
+      ).json();
+      const until = board.machines.find((m: { name: string }) => m.name === 'lab2').silenced_until;
+      return until === null ? 0 : Date.parse(until) - Date.now();
+    };
+    await expect.poll(silencedFor).toBeGreaterThan(230 * 60_000);
     await lab2.getByRole('button', { name: 'End the silence of lab2' }).click();
     await expect.poll(() => lab2.getByTestId('silenced').count()).toBe(0);
   });
