@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { parseEnrollArgs } from '../src/agent/enroll/enroll-args.js';
+import { enrollCommand } from '../src/board/enroll/command.js';
 import { eventually, REGISTRATION } from './helpers/agent-fixtures.js';
 import { type RunningProgram, startBoard, startProgram, startShell } from './helpers/processes.js';
 import { analyze, verifyUnit, which } from './helpers/systemd.js';
@@ -110,6 +112,25 @@ describe('enroll: the one-file agent and the pasted command', () => {
     );
   });
 
+  it('the command passes values that begin with "-" (a base64url key may) as values', async () => {
+    const key = `-${'k'.repeat(42)}`;
+    const command = enrollCommand({
+      board: 'http://127.0.0.1:1',
+      name: 'lab7',
+      key,
+      registrationToken: `-${REGISTRATION}`,
+    });
+    // The words sh hands to `node panoptes-agent.mjs` after `enroll`.
+    const words = (
+      await run('/bin/sh', ['-c', `printf '%s\\n' ${command.split(' enroll ')[1]}`])
+    ).stdout
+      .trim()
+      .split('\n');
+    const args = parseEnrollArgs(words, '/m');
+    expect(args.key).toBe(key);
+    expect(args.registrationToken).toBe(`-${REGISTRATION}`);
+  });
+
   it('refuses a bad name (422), no token (401), and the registration token (403)', async () => {
     expect((await api('POST', '/api/machines/bad%20name/enroll')).status).toBe(422);
     expect((await api('POST', '/api/machines/lab1/enroll', {})).status).toBe(401);
@@ -127,7 +148,7 @@ describe('enroll: the one-file agent and the pasted command', () => {
     expect(body.name).toBe('lab7');
     expect(body.key.length).toBeGreaterThanOrEqual(32);
     expect(body.command).not.toContain(TOKEN);
-    expect(body.command).toContain(`--key '${body.key}'`);
+    expect(body.command).toContain(`--key='${body.key}'`);
     expect(body.command).toMatch(
       /^curl -fsSL 'http:\/\/127\.0\.0\.1:\d+\/agent\/panoptes-agent\.mjs' -o panoptes-agent\.mjs && node panoptes-agent\.mjs enroll /,
     );

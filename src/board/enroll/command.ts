@@ -26,10 +26,11 @@ export function enrollCommand(parts: EnrollCommandParts): string {
     `curl -fsSL ${shellQuote(`${board}${AGENT_FILE_ROUTE}`)} -o ${AGENT_FILE_NAME}`,
     '&&',
     `node ${AGENT_FILE_NAME} enroll`,
-    `--board ${shellQuote(board)}`,
-    `--name ${shellQuote(parts.name)}`,
-    `--key ${shellQuote(parts.key)}`,
-    `--registration-token ${shellQuote(parts.registrationToken)}`,
+    // `--flag=value`: a value that begins with '-' (a base64url key may) is still a value.
+    `--board=${shellQuote(board)}`,
+    `--name=${shellQuote(parts.name)}`,
+    `--key=${shellQuote(parts.key)}`,
+    `--registration-token=${shellQuote(parts.registrationToken)}`,
   ].join(' ');
 }
 

@@ -79,7 +79,7 @@ describe('the command', () => {
       registrationToken: REGISTRATION,
     });
     expect(command).toBe(
-      `curl -fsSL 'https://board.example:8700/agent/panoptes-agent.mjs' -o panoptes-agent.mjs && node panoptes-agent.mjs enroll --board 'https://board.example:8700' --name 'lab7' --key '${'k'.repeat(43)}' --registration-token '${REGISTRATION}'`,
+      `curl -fsSL 'https://board.example:8700/agent/panoptes-agent.mjs' -o panoptes-agent.mjs && node panoptes-agent.mjs enroll --board='https://board.example:8700' --name='lab7' --key='${'k'.repeat(43)}' --registration-token='${REGISTRATION}'`,
     );
   });
 

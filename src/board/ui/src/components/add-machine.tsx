@@ -4,7 +4,7 @@ import type { Machine } from '../api/types.js';
 import { useI18n } from '../hooks.js';
 
 /** A command whose board is this machine's own loopback address. */
-const LOOPBACK = /--board '(https?):\/\/(localhost|127\.[0-9.]+|\[::1\])[:/']/;
+const LOOPBACK = /--board='(https?):\/\/(localhost|127\.[0-9.]+|\[::1\])[:/']/;
 
 /** The board's machine names, as an HTML pattern (anchored by the browser). */
 const NAME_PATTERN = '[A-Za-z0-9][A-Za-z0-9._\\-]{0,63}';
