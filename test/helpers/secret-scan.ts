@@ -107,16 +107,19 @@ export function scanForSecrets(input: SecretScanInput): SecretHit[] {
   const hits: SecretHit[] = [];
   const needles = input.secrets.map(forms);
   const search = (text: string, where: string) => {
-    if (!where.startsWith('output') && !where.startsWith('file') && input.allowText?.(text)) return;
     needles.forEach((variants, secret) => {
       if (variants.some((v) => v !== '' && text.includes(v))) hits.push({ secret, where });
     });
   };
+  // What was received may hold a secret by design (allowText); output and files never may.
+  const received = (text: string, where: string) => {
+    if (!input.allowText?.(text)) search(text, where);
+  };
   for (const [i, r] of (input.recorders ?? []).entries()) {
-    for (const [j, body] of r.bodies.entries()) search(body, `response ${j} of client ${i}`);
+    for (const [j, body] of r.bodies.entries()) received(body, `response ${j} of client ${i}`);
   }
-  for (const [i, text] of (input.texts ?? []).entries()) search(text, `text ${i}`);
-  for (const [i, text] of captured.entries()) search(text, `fetch or WebSocket text ${i}`);
+  for (const [i, text] of (input.texts ?? []).entries()) received(text, `text ${i}`);
+  for (const [i, text] of captured.entries()) received(text, `fetch or WebSocket text ${i}`);
   for (const program of input.programs ?? startedPrograms()) {
     for (const [i, line] of program.output.entries()) {
       if (input.allowLine?.(line)) continue;

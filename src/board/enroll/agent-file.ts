@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
+/** What the board answers while the file is not there (404 for the file, 503 for enroll). */
+export const AGENT_FILE_MISSING =
+  'The one-file agent is not built on this board (npm run build makes dist/agent-file/panoptes-agent.mjs)';
+
 /** The agent as one file (dist/agent-file/panoptes-agent.mjs), read once, with its SHA-256. */
 export interface AgentFileBytes {
   bytes: Buffer;

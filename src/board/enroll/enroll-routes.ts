@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { sendAnswer } from '../http/send-answer.js';
 import { Detail, EnrollAnswer, EnrollmentList, NameParams } from '../schemas.js';
-import type { AgentFile } from './agent-file.js';
+import { AGENT_FILE_MISSING, type AgentFile } from './agent-file.js';
 import { AGENT_FILE_ROUTE, boardAddress } from './command.js';
 import type { Enroller } from './enroller.js';
 import type { Enrollments } from './enrollments.js';
@@ -38,10 +38,7 @@ export async function enrollRoutes(app: FastifyInstance, options: EnrollRouteOpt
     async (request, reply) => {
       const file = await agentFile.get();
       if (file === null) {
-        return reply.code(404).send({
-          detail:
-            'The one-file agent is not built on this board (npm run build makes dist/agent-file/panoptes-agent.mjs)',
-        });
+        return reply.code(404).send({ detail: AGENT_FILE_MISSING });
       }
       const etag = `"${file.sha256}"`;
       reply.header('etag', etag).header('cache-control', 'no-cache');

@@ -1,7 +1,7 @@
 import type { BoardSettings } from '../config/config.js';
 import type { Answer, Board } from '../domain/board.js';
 import type { Who } from '../schemas.js';
-import type { AgentFile } from './agent-file.js';
+import { AGENT_FILE_MISSING, type AgentFile } from './agent-file.js';
 import { enrollCommand } from './command.js';
 import type { Enrollments } from './enrollments.js';
 
@@ -28,11 +28,7 @@ export class Enroller {
     const refused = this.problem(name, settings, board);
     if (refused !== null) return notes.refuse(who, 'enroll', name, refused.status, refused.detail);
     const file = await agentFile.get();
-    if (file === null) {
-      const detail =
-        'The one-file agent is not built on this board (npm run build makes dist/agent-file/panoptes-agent.mjs)';
-      return { status: 503, body: { detail } };
-    }
+    if (file === null) return { status: 503, body: { detail: AGENT_FILE_MISSING } };
     const again = enrollments.find(name) !== undefined;
     const record = await enrollments.enroll(name);
     const detail = again ? 'a new key made (the earlier one no longer works)' : 'key made';
@@ -63,8 +59,8 @@ export class Enroller {
         "The board cannot tell its own address from this request's Host header: set public_url in its config";
       return { status: 409, detail };
     }
-    const machine = registry.get(name);
-    if (machine?.origin === 'configured' || settings.machines.some((m) => m.name === name)) {
+    // The registry takes the configured machines with every reload of the settings.
+    if (registry.get(name)?.origin === 'configured') {
       return { status: 409, detail: `'${name}' is a configured machine; the board polls it` };
     }
     if (settings.announcedKeys.has(name)) {
