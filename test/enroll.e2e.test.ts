@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -9,8 +9,9 @@ import { stringify } from 'yaml';
 import { parseEnrollArgs } from '../src/agent/enroll/enroll-args.js';
 import { enrollCommand } from '../src/board/enroll/command.js';
 import { eventually, REGISTRATION } from './helpers/agent-fixtures.js';
-import { type RunningProgram, startBoard, startProgram, startShell } from './helpers/processes.js';
-import { analyze, verifyUnit, which } from './helpers/systemd.js';
+import { nodeAndCurlOnly, paste } from './helpers/pasted.js';
+import { type RunningProgram, startBoard, startProgram } from './helpers/processes.js';
+import { analyze, verifyUnit } from './helpers/systemd.js';
 import { tempDir } from './helpers/tmp.js';
 
 const run = promisify(execFile);
@@ -53,23 +54,16 @@ describe('enroll: the one-file agent and the pasted command', () => {
       detail: string;
     }[];
   /** Runs an enroll command in a new empty directory; resolves when the agent listens. */
-  const paste = async (command: string, extra: string) => {
+  const pasteHere = async (command: string, extra: string) => {
     machines += 1;
     const work = join(dir.path, `machine-${machines}`);
-    mkdirSync(work);
-    const started = await startShell(`${command} ${extra}`, {
-      cwd: work,
-      env: { PATH: bin, HOME: work },
-      timeoutMs: 30_000,
-    });
+    const started = await paste(`${command} ${extra}`, bin, work);
     pasted.push(started);
     return { work, agent: started };
   };
 
   beforeAll(async () => {
-    mkdirSync(bin);
-    symlinkSync(process.execPath, join(bin, 'node'));
-    symlinkSync((await which('curl')) ?? '/usr/bin/curl', join(bin, 'curl'));
+    await nodeAndCurlOnly(bin);
     dir.write(
       'board/board.yaml',
       stringify({ board_token: TOKEN, registration_token: REGISTRATION, sweep_interval: 0.5 }),
@@ -155,7 +149,7 @@ describe('enroll: the one-file agent and the pasted command', () => {
     expect((await api('GET', '/api/enrollments')).json().enrollments).toEqual([
       { name: 'lab7', enrolled_at: expect.any(String) },
     ]);
-    const { work, agent } = await paste(body.command, '--port 0 --interval 1');
+    const { work, agent } = await pasteHere(body.command, '--port 0 --interval 1');
     expect(statSync(join(work, 'panoptes-agent.yaml')).mode & 0o777).toBe(0o600);
     const lab7 = await eventually(async () => {
       const m = await machine('lab7');
@@ -204,7 +198,7 @@ describe('enroll: the one-file agent and the pasted command', () => {
       return refused;
     }, 'the old key refused');
     await pasted.shift()?.stop();
-    await paste(r.command, '--port 0 --interval 1');
+    await pasteHere(r.command, '--port 0 --interval 1');
     const before = (await machine('lab7')) as unknown as { last_seen: string };
     await eventually(async () => {
       const m = (await machine('lab7')) as unknown as {

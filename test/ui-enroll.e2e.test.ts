@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,8 +14,8 @@ import {
   type WatchedPage,
   watchedPage,
 } from './helpers/browser.js';
-import { type RunningProgram, startShell } from './helpers/processes.js';
-import { which } from './helpers/systemd.js';
+import { nodeAndCurlOnly, paste } from './helpers/pasted.js';
+import type { RunningProgram } from './helpers/processes.js';
 import { tempDir } from './helpers/tmp.js';
 
 useBrowserTestBounds();
@@ -44,9 +44,7 @@ describe('UI: add a machine from the board, and revoke it', () => {
   };
 
   beforeAll(async () => {
-    mkdirSync(bin);
-    symlinkSync(process.execPath, join(bin, 'node'));
-    symlinkSync((await which('curl')) ?? '/usr/bin/curl', join(bin, 'curl'));
+    await nodeAndCurlOnly(bin);
     [fleet, browser] = await Promise.all([startFleet(dir, { configured: [] }), launchBrowser()]);
   });
   afterAll(async () => {
@@ -97,14 +95,7 @@ describe('UI: add a machine from the board, and revoke it', () => {
     // Pasted on "lab7" (this machine): an empty directory, no npm, no node_modules. --port 0
     // only because a test may not take the agent's default port; --interval keeps it short.
     const work = join(dir.path, 'lab7');
-    mkdirSync(work);
-    pasted.push(
-      await startShell(`${command} --port 0 --interval 1`, {
-        cwd: work,
-        env: { PATH: bin, HOME: work },
-        timeoutMs: 30_000,
-      }),
-    );
+    pasted.push(await paste(`${command} --port 0 --interval 1`, bin, work));
     await dialog.locator('[data-state="up"]').waitFor({ timeout: 30_000 });
     expect(await dialog.getByRole('status').textContent()).toContain('lab7 is up');
     const ms = performance.now() - clicked;
@@ -139,15 +130,7 @@ describe('UI: add a machine from the board, and revoke it', () => {
       headers: { authorization: `Bearer ${BOARD_TOKEN}` },
     });
     const { command } = (await r.json()) as { command: string };
-    const work = join(dir.path, 'lab9');
-    mkdirSync(work);
-    pasted.push(
-      await startShell(`${command} --port 0 --interval 1`, {
-        cwd: work,
-        env: { PATH: bin, HOME: work },
-        timeoutMs: 30_000,
-      }),
-    );
+    pasted.push(await paste(`${command} --port 0 --interval 1`, bin, join(dir.path, 'lab9')));
     await openBoard(page, fleet.board.url, BOARD_TOKEN);
     await card(page, 'lab9').getByRole('link', { name: /lab9/ }).first().click();
     await page.getByRole('heading', { level: 1, name: 'lab9' }).waitFor();
