@@ -21,8 +21,10 @@ export interface SpawnRequest {
   cwd: string | null;
   /** Variables set over the spawner's own environment (a service's `env:`). */
   env?: Readonly<Record<string, string>> | undefined;
-  /** Receives stdout and stderr as they come, interleaved. */
+  /** Receives stdout and stderr as they come, interleaved (stdout only with `onStderr`). */
   onOutput: (chunk: Buffer) => void;
+  /** Receives stderr apart from stdout (a tool whose stdout is parsed). */
+  onStderr?: (chunk: Buffer) => void;
 }
 
 /** Starts an argv directly, never through a shell. */

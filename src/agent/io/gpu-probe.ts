@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
@@ -10,6 +9,8 @@ import {
   parseRocmJson,
   ROCM_ARGS,
 } from '../domain/gpus.js';
+import type { Child } from '../domain/spawner.js';
+import { trackedSpawner } from './node-spawner.js';
 
 /** The most output a tool may print (64 GPUs fit in a few KB; rocm-smi's JSON in tens). */
 const OUTPUT_MAX_BYTES = 1024 * 1024;
@@ -32,66 +33,59 @@ const TOOLS: readonly Tool[] = [
  * its secrets, in the C locale (numbers with a decimal point).
  */
 export function nodeGpuReader(env: NodeJS.ProcessEnv): GpuReader {
-  let running: (() => void) | null = null;
+  // The agent's own spawner: no shell, its own process group (rocm-smi is a Python program,
+  // and a time-out must end whatever it started).
+  const spawn = trackedSpawner(env).spawn;
+  let running: Child | null = null;
   return {
     async read(timeoutMs) {
       const found = await findTool(env.PATH ?? '');
       if (found === null) return { kind: 'absent' };
       const { tool } = found;
-      return new Promise<GpuRead>((resolve) => {
-        let settled = false;
-        const finish = (answer: GpuRead) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          running = null;
-          resolve(answer);
-        };
-        const child = spawn(found.path, [...tool.args], {
-          env: { ...env, LC_ALL: 'C' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-          // Its own process group, so that a time-out ends whatever it started (rocm-smi is a
-          // Python program).
-          detached: process.platform !== 'win32',
-          windowsHide: true,
-        });
-        const kill = () => killTree(child);
-        running = kill;
-        const out = bounded();
-        const err = bounded();
-        child.stdout.on('data', out.add);
-        child.stderr.on('data', err.add);
-        const timer = setTimeout(() => {
-          kill();
-          finish({ kind: 'failed', reason: `${tool.name} did not answer within ${timeoutMs} ms` });
-        }, timeoutMs);
-        timer.unref();
-        child.on('error', (error: NodeJS.ErrnoException) => {
-          // Removed since it was found: as if it had never been there.
-          if (error.code === 'ENOENT') finish({ kind: 'absent' });
-          else finish({ kind: 'failed', reason: `${tool.name}: ${error.message}` });
-        });
-        child.on('close', (code, signal) => {
-          if (out.over || err.over) {
-            finish({
-              kind: 'failed',
-              reason: `${tool.name} printed more than ${OUTPUT_MAX_BYTES} bytes`,
-            });
-          } else if (code !== 0) {
-            const said = firstLine(err.text()) ?? firstLine(out.text());
-            const how = code === null ? `ended by ${String(signal)}` : `exited with code ${code}`;
-            finish({
-              kind: 'failed',
-              reason: `${tool.name} ${how}${said === null ? '' : `: ${said}`}`,
-            });
-          } else {
-            finish(parsed(tool, out.text()));
-          }
-        });
+      const out = bounded();
+      const err = bounded();
+      const child = spawn({
+        argv: [found.path, ...tool.args],
+        cwd: null,
+        env: { LC_ALL: 'C' },
+        onOutput: out.add,
+        onStderr: err.add,
       });
+      try {
+        await child.started;
+      } catch (error) {
+        // Removed since it was found: as if it had never been there.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'absent' };
+        return { kind: 'failed', reason: `${tool.name}: ${(error as Error).message}` };
+      }
+      running = child;
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        child.kill('SIGKILL');
+      }, timeoutMs);
+      timer.unref();
+      const { code, signal } = await child.exited;
+      clearTimeout(timer);
+      running = null;
+      if (timedOut) {
+        return { kind: 'failed', reason: `${tool.name} did not answer within ${timeoutMs} ms` };
+      }
+      if (out.over || err.over) {
+        return {
+          kind: 'failed',
+          reason: `${tool.name} printed more than ${OUTPUT_MAX_BYTES} bytes`,
+        };
+      }
+      if (code !== 0) {
+        const said = firstLine(err.text()) ?? firstLine(out.text());
+        const how = code === null ? `ended by ${String(signal)}` : `exited with code ${code}`;
+        return { kind: 'failed', reason: `${tool.name} ${how}${said === null ? '' : `: ${said}`}` };
+      }
+      return parsed(tool, out.text());
     },
     cancel() {
-      running?.();
+      running?.kill('SIGKILL');
     },
   };
 }
@@ -120,16 +114,6 @@ function bounded() {
     text: () => Buffer.concat(chunks).toString('utf8'),
   };
   return self;
-}
-
-function killTree(child: ChildProcess): void {
-  try {
-    if (process.platform !== 'win32' && child.pid !== undefined)
-      process.kill(-child.pid, 'SIGKILL');
-    else child.kill('SIGKILL');
-  } catch {
-    // Already gone.
-  }
 }
 
 function firstLine(text: string): string | null {

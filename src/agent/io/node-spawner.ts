@@ -33,7 +33,7 @@ export interface NodeSpawner {
  */
 export function trackedSpawner(env: NodeJS.ProcessEnv): NodeSpawner {
   const live = new Set<Child>();
-  const spawnOne: Spawner = ({ argv, cwd, env: own, onOutput }) => {
+  const spawnOne: Spawner = ({ argv, cwd, env: own, onOutput, onStderr }) => {
     const [program, ...args] = argv;
     if (program === undefined) throw new Error('empty argv');
     const child = spawn(program, args, {
@@ -45,7 +45,7 @@ export function trackedSpawner(env: NodeJS.ProcessEnv): NodeSpawner {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', onOutput);
-    child.stderr?.on('data', onOutput);
+    child.stderr?.on('data', onStderr ?? onOutput);
 
     let spawned = false;
     const started = new Promise<void>((resolve, reject) => {
