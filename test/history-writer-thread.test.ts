@@ -1,0 +1,113 @@
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openLibsqlHistory } from '../dist/board/store/sqlite/history-store.js';
+import { rawSample } from '../src/board/history/tiers.js';
+import { storeContract } from '../src/board/store/history-contract.case.js';
+import type { WriteBatch } from '../src/board/store/history-store.js';
+import { tempDir } from './helpers/tmp.js';
+
+/**
+ * The libsql history store with its writer on a thread of its own (built code:
+ * dist/…/history-writer-thread.js); from source the writer runs on the calling thread and
+ * src/board/store/sqlite/history-store.test.ts covers that.
+ */
+const dir = tempDir('panoptes-writer-thread-');
+afterAll(() => dir.cleanup());
+let files = 0;
+const fresh = () => {
+  files += 1;
+  return join(dir.path, `h${files}`, 'history.db');
+};
+
+storeContract('libsql, writer thread', async () => openLibsqlHistory(fresh(), Date.now, true));
+
+describe('the history writer thread', () => {
+  const values = {
+    cpu: 0.5,
+    mem: 0.25,
+    load: 1,
+    disk: null,
+    latency_ms: 3,
+    bells: 0,
+    gpu_util: null,
+    gpu_mem: 0.75,
+  };
+  const keep = { raw: 0, m5: 0, h1: 0 };
+  const sweep = (t: number, count: number): WriteBatch => ({
+    samples: Array.from({ length: count }, (_, i) => ({
+      tier: 'raw' as const,
+      name: `m${i}`,
+      sample: rawSample(t, true, values),
+    })),
+    events: [],
+    forget: [],
+    cutoffs: keep,
+  });
+
+  it('writes on its thread: every number crosses, and a reopened file has it all', async () => {
+    const path = fresh();
+    const store = openLibsqlHistory(path, Date.now, true);
+    await store.write(sweep(100, 3));
+    await store.write({
+      samples: [
+        { tier: 'm5', name: 'm0', sample: { ...rawSample(300, false, values), n: 4, up: 0.25 } },
+      ],
+      events: [{ name: 'm1', at: 100_000, state: 'up', previous: null, reason: 'first' }],
+      forget: ['m2'],
+      cutoffs: keep,
+    });
+    expect(await store.has('m2')).toBe(false);
+    await store.close();
+    const again = openLibsqlHistory(path, Date.now, true);
+    const [raw] = await again.samples('m0', 'raw', 0, 1000);
+    expect(raw?.avg).toEqual(values);
+    const [m5] = await again.samples('m0', 'm5', 0, 1000);
+    expect(m5).toMatchObject({ t: 300, n: 4, up: 0.25 });
+    expect(m5?.max.gpu_mem).toBe(0.75);
+    expect(await again.events('m1', 10)).toEqual([
+      { at: 100_000, state: 'up', previous: null, reason: 'first' },
+    ]);
+    expect(await again.has('m2')).toBe(false);
+    await again.close();
+  });
+
+  it('never shows a batch in part while the thread writes it', async () => {
+    const store = openLibsqlHistory(fresh(), Date.now, true);
+    await store.write(sweep(100, 1));
+    const big: WriteBatch = {
+      ...sweep(200, 1),
+      samples: Array.from({ length: 5000 }, (_, i) => ({
+        tier: 'raw' as const,
+        name: 'm0',
+        sample: rawSample(200 + i, true, values),
+      })),
+    };
+    let settled = false;
+    const writing = store.write(big).then(() => {
+      settled = true;
+    });
+    const seen = new Set<number>();
+    while (!settled) {
+      seen.add((await store.samples('m0', 'raw', 0, 10_000)).length);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await writing;
+    seen.add((await store.samples('m0', 'raw', 0, 10_000)).length);
+    expect([...seen].every((n) => n === 1 || n === 5001)).toBe(true);
+    expect(seen.has(5001)).toBe(true);
+    await store.close();
+  });
+
+  it('fails the write under way when its thread dies, and the next write starts a new one', async () => {
+    const store = openLibsqlHistory(fresh(), Date.now, true);
+    await store.write(sweep(100, 2));
+    const thread = (store as unknown as { writer: { worker: { terminate(): Promise<number> } } })
+      .writer;
+    const lost = store.write(sweep(110, 20_000));
+    await thread.worker.terminate();
+    await expect(lost).rejects.toThrow(/history writer thread exited/);
+    await store.write(sweep(120, 2));
+    expect((await store.samples('m1', 'raw', 0, 1000)).map((s) => s.t)).toContain(120);
+    await store.close();
+  });
+});
