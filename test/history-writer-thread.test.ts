@@ -101,9 +101,14 @@ describe('the history writer thread', () => {
   it('fails the write under way when its thread dies, and the next write starts a new one', async () => {
     const store = openLibsqlHistory(fresh(), Date.now, true);
     await store.write(sweep(100, 2));
-    const thread = (store as unknown as { writer: { worker: { terminate(): Promise<number> } } })
-      .writer;
+    const thread = (
+      store as unknown as {
+        writer: { worker: { terminate(): Promise<number> }; pending: Map<number, unknown> };
+      }
+    ).writer;
     const lost = store.write(sweep(110, 20_000));
+    // Posted to the thread (the batch is made into columns in slices first).
+    while (thread.pending.size === 0) await new Promise((resolve) => setImmediate(resolve));
     await thread.worker.terminate();
     await expect(lost).rejects.toThrow(/history writer thread exited/);
     await store.write(sweep(120, 2));

@@ -21,14 +21,21 @@ import { registerProcessMetrics } from './process-metrics.js';
 
 /** Machines whose lines of one family are made in one piece (≈ 1 ms at 10,000). */
 const ROWS_PER_PIECE = 1000;
+/**
+ * A board scraped within this long prepares each change set's text as the set closes (a
+ * scrape then finds it ready); one nobody scrapes makes no text until it is asked for.
+ */
+export const SCRAPED_RECENTLY_MS = 120_000;
 
 /** The Prometheus text format's content type. */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /**
- * GET /metrics, prepared once per change set (per sweep), not per scrape: the per-machine
- * families are written when a batch closes; the board's own counters and the process metrics
- * (prom-client) are small and read at each scrape.
+ * GET /metrics, prepared at most once per change set (per sweep), not per scrape: while
+ * Prometheus scrapes the board, the per-machine families are written as each set closes (a
+ * scrape gets the last finished text at once); a board nobody scrapes writes none until a scrape
+ * comes, which then waits for the last set's text (made in slices). The board's own counters
+ * and the process metrics (prom-client) are small and read at each scrape.
  */
 export class MetricsExporter {
   private readonly registry = new Registry();
@@ -36,6 +43,16 @@ export class MetricsExporter {
   private machineBytes: Buffer = Buffer.alloc(0);
   /** The change set being prepared now (a newer one replaces it). */
   private preparing = 0;
+  /** Change sets whose text was made (since the start). */
+  preparedSets = 0;
+  /** The change set whose text `machineBytes` is (-1: none yet). */
+  private prepared = -1;
+  /** The last change set, to prepare when it is asked for. */
+  private latest: { seq: number; machines: readonly Readonly<Machine>[] } | null = null;
+  /** The preparation under way, and its set. */
+  private running: { seq: number; done: Promise<void> } | null = null;
+  /** When the last scrape came (performance.now(); never: -Infinity). */
+  private scrapedAt = Number.NEGATIVE_INFINITY;
   private readonly sweepSeconds: Gauge;
   private readonly sweeps: Counter;
   private readonly machines: Gauge;
@@ -91,8 +108,19 @@ export class MetricsExporter {
     this.sweeps.inc();
     if (set.sweepMs !== null) this.sweepSeconds.set(set.sweepMs / 1000);
     if (set.reports > 0) this.reports.inc(set.reports);
-    this.preparing = set.seq;
-    this.prepare(set.seq, [...set.machines()]).catch(() => undefined);
+    this.latest = { seq: set.seq, machines: [...set.machines()] };
+    if (performance.now() - this.scrapedAt < SCRAPED_RECENTLY_MS) void this.start();
+  }
+
+  /** Prepares the last set's text, unless that is done or under way; resolves when it ends. */
+  private start(): Promise<void> {
+    const latest = this.latest;
+    if (latest === null || this.prepared === latest.seq) return Promise.resolve();
+    if (this.running?.seq === latest.seq) return this.running.done;
+    this.preparing = latest.seq;
+    const done = this.prepare(latest.seq, latest.machines).catch(() => undefined);
+    this.running = { seq: latest.seq, done };
+    return done;
   }
 
   private async prepare(seq: number, machines: readonly Readonly<Machine>[]): Promise<void> {
@@ -123,7 +151,10 @@ export class MetricsExporter {
     await inSlices(pieces, (piece) => {
       if (this.preparing === seq) parts.push(Buffer.from(piece()));
     });
-    if (this.preparing === seq) this.machineBytes = Buffer.concat(parts);
+    if (this.preparing !== seq) return;
+    this.machineBytes = Buffer.concat(parts);
+    this.prepared = seq;
+    this.preparedSets += 1;
   }
 
   /** A journal entry: actions and notification deliveries are counted by outcome. */
@@ -136,6 +167,17 @@ export class MetricsExporter {
 
   /** The exposition text of one scrape, as bytes. */
   async scrape(): Promise<Buffer> {
+    const recently = performance.now() - this.scrapedAt < SCRAPED_RECENTLY_MS;
+    this.scrapedAt = performance.now();
+    // Scraped before: the last finished text, while the newest is being made. Not scraped for
+    // a while (or ever): the last set's text, made now (a newer set arriving meanwhile makes
+    // the scrape wait for that one instead, a few times at most).
+    for (let tries = 0; tries < 3 && (!recently || this.prepared === -1); tries += 1) {
+      const latest = this.latest;
+      if (latest === null || this.prepared === latest.seq) break;
+      await this.start();
+    }
+    if (recently) void this.start();
     const board = Buffer.from(await this.registry.metrics());
     return Buffer.concat([this.machineBytes, board]);
   }

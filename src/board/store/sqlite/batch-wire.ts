@@ -1,3 +1,4 @@
+import { inSlices } from '../../../shared/slices.js';
 import {
   emptyMetricRecord,
   METRICS,
@@ -23,14 +24,14 @@ export interface WireBatch {
   cutoffs: WriteBatch['cutoffs'];
 }
 
-export function toWire(batch: WriteBatch): WireBatch {
+/** The batch as columns, copied in slices of a few ms (a sweep of 15,000 took 20–40 ms whole). */
+export async function toWire(batch: WriteBatch): Promise<WireBatch> {
   const count = batch.samples.length;
   const names = new Array<string>(count);
   const tiers = new Uint8Array(count);
   const numbers = new Float64Array(count * PER_SAMPLE);
-  let at = 0;
-  for (let i = 0; i < count; i += 1) {
-    const { tier, name, sample } = batch.samples[i] as WriteBatch['samples'][number];
+  await inSlices(batch.samples, ({ tier, name, sample }, i) => {
+    let at = i * PER_SAMPLE;
     names[i] = name;
     tiers[i] = TIERS.indexOf(tier);
     numbers[at++] = sample.t;
@@ -38,7 +39,7 @@ export function toWire(batch: WriteBatch): WireBatch {
     numbers[at++] = sample.up;
     for (const k of METRICS) numbers[at++] = sample.avg[k] ?? Number.NaN;
     for (const k of METRICS) numbers[at++] = sample.max[k] ?? Number.NaN;
-  }
+  });
   return {
     names,
     tiers,

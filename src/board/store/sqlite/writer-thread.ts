@@ -37,13 +37,13 @@ export class WriterThread {
     this.worker = this.start();
   }
 
-  write(batch: WriteBatch): Promise<Committed> {
-    if (this.closing) return Promise.reject(new Error('the history store is closed'));
+  async write(batch: WriteBatch): Promise<Committed> {
+    if (this.closing) throw new Error('the history store is closed');
+    const wire = await toWire(batch);
     const worker = this.worker ?? this.start();
     this.worker = worker;
     const id = this.nextId;
     this.nextId += 1;
-    const wire = toWire(batch);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       // A write under way keeps the process alive until it is committed; an idle thread not.
