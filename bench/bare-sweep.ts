@@ -22,6 +22,11 @@ interface Target {
 }
 
 const WIDE_LANE_FACTOR = 8;
+/** Its peak RSS (sampled as the board's is, every 250 ms): what holding the fleet costs bare. */
+let peakRss = process.memoryUsage.rss();
+const rssTimer = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
+}, 250);
 const args = process.argv.slice(2);
 const arg = (name: string): string => {
   const at = args.indexOf(name);
@@ -130,7 +135,8 @@ for (let i = 0; i <= sweeps; i += 1) {
   answers.push(answered);
 }
 for (const socket of sockets.values()) socket.destroy();
+clearInterval(rssTimer);
 process.stdout.write(
-  `${JSON.stringify({ cold: times[0], warm: times.slice(1), answered: answers })}\n`,
+  `${JSON.stringify({ cold: times[0], warm: times.slice(1), answered: answers, peakRssMb: peakRss / 1048576 })}\n`,
 );
 process.exit(0);

@@ -147,6 +147,8 @@ export interface BareSweeps {
   warm: number[];
   /** How many machines answered in each sweep, the cold one first. */
   answered: number[];
+  /** Its peak RSS, MB (as the board's sampler counts them: VmRSS kB / 1024). */
+  peakRssMb: number;
 }
 
 export async function bareSweeps(

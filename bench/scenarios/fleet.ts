@@ -120,7 +120,7 @@ export async function fleetScenario(
 
     sampler.sample();
     ctx.rows.push({
-      what: `board RSS, ${count(n)} configured machines, sweeping (peak; ${sampler.peakMb.toFixed(0)} MB with the GET load above)`,
+      what: `board RSS, ${count(n)} configured machines, sweeping (peak; ${sampler.peakMb.toFixed(0)} MB with the GET load above${bare === null ? '' : `; the bare sweep client of the same fleet: ${bare.peakRssMb.toFixed(0)} MB`})`,
       board: sweepingPeakMb,
       unit: 'MB',
       baselineLabel: 'empty board',
