@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import { tooDeepAt } from '../json-depth.js';
+import { noteJsonSource } from '../json-members.js';
 import { errors } from './errors.js';
 import { check, checkParams, type ValidationIssue } from './pydantic.js';
 import {
@@ -160,6 +161,7 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   // with such a run of digits somewhere is scanned again as Python would (a native regex
   // spares the scan of every large report).
   if (text.length > 4300 && LONG_DIGITS.test(text)) pythonRefusal(text);
+  noteJsonSource(value, bytes);
   return value;
 }
 
