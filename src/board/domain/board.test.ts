@@ -210,9 +210,9 @@ describe('Board.report', () => {
       name: 'lab3',
       cpu_use: 0.25,
       location: 'http://lab3',
-      memory: { total: 100, used: 50 },
+      memory: { total: 100, free: 50, used: 50 },
       interval_s: 5,
-      sessions: [{ session: 's', why: 'attention', text: 'a "b"\n', at: '2026-01-01' }],
+      sessions: [{ session: 's', why: 'attention' as const, text: 'a "b"\n', at: '2026-01-01' }],
       results: [],
     };
     const text = JSON.stringify(report);
