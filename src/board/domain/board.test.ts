@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
+import { parseJsonBody } from '../../shared/http/validation-hook.js';
 import { keyProof } from '../../shared/wire/key-proof.js';
+import type { Report } from '../../shared/wire/report.js';
 import { QUEUE_EXPIRY_MS } from './action-queue.js';
 
 const KEY = 'machine-key-0123456789';
@@ -200,6 +202,31 @@ describe('Board.report', () => {
     expect(JSON.parse(t.registry.get('lab3')?.overviewBytes?.toString() ?? 'null')).toEqual({
       hostname: 'lab3.local',
     });
+  });
+
+  it('keeps the same overview bytes for a parsed body (cut from its bytes) as for an object', async () => {
+    const report = {
+      hostname: 'lab3.local',
+      name: 'lab3',
+      cpu_use: 0.25,
+      location: 'http://lab3',
+      memory: { total: 100, free: 50, used: 50 },
+      interval_s: 5,
+      sessions: [{ session: 's', why: 'attention' as const, text: 'a "b"\n', at: '2026-01-01' }],
+      results: [],
+    };
+    const text = JSON.stringify(report);
+    const t = testBoard();
+    await t.board.report('registration', { ...report });
+    const serialised = t.registry.get('lab3')?.overviewBytes?.toString();
+    const u = testBoard();
+    const parsed = parseJsonBody(Buffer.from(text)) as Report;
+    await u.board.report('registration', parsed);
+    const cut = u.registry.get('lab3')?.overviewBytes;
+    expect(cut?.toString()).toBe(serialised);
+    expect(u.registry.roomFor('other', 0)).toBe(true);
+    const { name, location, interval_s, results, ...overview } = report;
+    expect(serialised).toBe(JSON.stringify(overview));
   });
 
   it('expires queued actions after 24 h, journaled', async () => {

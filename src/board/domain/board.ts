@@ -1,4 +1,5 @@
 import type { Clock } from '../../shared/clock.js';
+import { cutMembers, takeJsonSource } from '../../shared/json-members.js';
 import type { HandedAction, HandedResult } from '../../shared/wire/action.js';
 import type { ActionName } from '../../shared/wire/common.js';
 import { KeyProofCheck } from '../../shared/wire/key-proof.js';
@@ -12,9 +13,33 @@ import type { ActionQueue } from './action-queue.js';
 import type { ChangeSet } from './change-set.js';
 import type { Journal } from './journal.js';
 import { JournalPolicy } from './journal-policy.js';
+import { prepareOverview } from './metrics.js';
 import { clip, outcomeOf, summary, targetOf } from './outcome.js';
 import type { Registry } from './registry.js';
 import { sweep } from './sweep.js';
+
+/** The members of a report that are not its overview (Board.report takes them out). */
+export const REPORT_OWN_MEMBERS: readonly string[] = [
+  'name',
+  'location',
+  'results',
+  'key_proof',
+  'key_proof_at',
+  'interval_s',
+];
+
+/**
+ * The overview's JSON: `report` without REPORT_OWN_MEMBERS (`overview`), as JSON.stringify
+ * writes it. Cut from the report's own bytes when it is a parsed body as JSON.stringify would
+ * have written it (cutMembers: no second serialisation per report), else serialised.
+ */
+export function overviewText(report: Report, overview: Record<string, unknown>): string | Buffer {
+  const source = takeJsonSource(report);
+  return (
+    (source === undefined ? null : cutMembers(source, REPORT_OWN_MEMBERS)) ??
+    JSON.stringify(overview)
+  );
+}
 
 /** A status and a JSON body, as the HTTP layer will send them. */
 export interface Answer {
@@ -182,11 +207,10 @@ export class Board {
     // refused as a new name past the cap is: a registration token cannot make the board hold
     // more than that, whatever names and sizes it sends.
     const existing = registry.get(name);
-    const overviewJson = JSON.stringify(overview);
-    if (
-      existing?.origin !== 'configured' &&
-      !registry.roomFor(name, Buffer.byteLength(overviewJson))
-    ) {
+    const overviewJson = overviewText(report, overview);
+    const overviewLength =
+      typeof overviewJson === 'string' ? Buffer.byteLength(overviewJson) : overviewJson.length;
+    if (existing?.origin !== 'configured' && !registry.roomFor(name, overviewLength)) {
       const mb = settings.maxAnnouncedBytes / (1024 * 1024);
       const detail = `The board's room for announced machines' overviews is full (max_announced_mb: ${mb}); forget some first`;
       await this.notes.capRefusal(who, detail, 'report(s) refused for want of room');
@@ -208,8 +232,7 @@ export class Board {
     }
     registry.observe(found.machine, {
       ok: true,
-      overview,
-      json: overviewJson,
+      prepared: prepareOverview(overview, overviewJson, null),
       location,
       intervalMs: typeof intervalS === 'number' ? intervalS * 1000 : null,
       verified: key !== undefined,

@@ -216,11 +216,11 @@ function ratio(part: number, whole: number): number {
 }
 
 /** Everything the board keeps of an overview: its text, its metrics and its sessions. */
-export function prepareOverview(
+export function prepareOverview<Json extends string | Uint8Array>(
   overview: Record<string, unknown>,
-  json: string,
+  json: Json,
   latencyMs: number | null,
-): { json: string; metrics: MachineMetrics; sessions: SessionMark[] } {
+): { json: Json; metrics: MachineMetrics; sessions: SessionMark[] } {
   const sessions = sessionsOf(overview);
   return { json, metrics: metricsOf(overview, latencyMs, sessions), sessions };
 }

@@ -139,6 +139,8 @@ export function rawRouteAnswer(table: RouteTable, packet: Buffer): string | null
 /** FastAPI's test for a JSON body: `application/json` or `application/*+json`, parsed as email does. */
 export function isJsonContentType(value: string | undefined): boolean {
   if (value === undefined) return false;
+  // What agents send, answered without splitting it (the report path asks for every report).
+  if (value === 'application/json') return true;
   const type = (value.split(';')[0] ?? '').trim().toLowerCase();
   const parts = type.split('/');
   if (parts.length !== 2 || parts[0] !== 'application') return false;

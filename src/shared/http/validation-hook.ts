@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import { tooDeepAt } from '../json-depth.js';
+import { noteJsonSource } from '../json-members.js';
 import { errors } from './errors.js';
 import { check, checkParams, type ValidationIssue } from './pydantic.js';
 import {
@@ -69,6 +70,7 @@ export async function validateRequest(request: FastifyRequest, reply: FastifyRep
 const plainBodies = new WeakSet<object>();
 
 const LONG_DIGITS = /\d{4301}/;
+const BACKSLASH = 0x5c;
 
 /** Notes that the request's body is plain (called by the JSON body parser, once parsed). */
 export function notePlainBody(request: object, bytes: Buffer): void {
@@ -79,7 +81,10 @@ export function notePlainBody(request: object, bytes: Buffer): void {
 export function isPlainBody(bytes: Buffer): boolean {
   // ASCII only (JSON text that parsed has no raw control characters in its strings), and no
   // escape that makes a character a grapheme would count differently. Native scans.
-  return isAscii(bytes) && !bytes.includes('\\u') && !bytes.includes('\\r');
+  // Most bodies have no backslash at all: one byte search then spares the two string searches.
+  if (!isAscii(bytes)) return false;
+  if (bytes.indexOf(BACKSLASH) < 0) return true;
+  return !bytes.includes('\\u') && !bytes.includes('\\r');
 }
 
 /**
@@ -160,6 +165,7 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   // with such a run of digits somewhere is scanned again as Python would (a native regex
   // spares the scan of every large report).
   if (text.length > 4300 && LONG_DIGITS.test(text)) pythonRefusal(text);
+  noteJsonSource(value, bytes);
   return value;
 }
 
