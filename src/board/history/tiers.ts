@@ -11,13 +11,20 @@ import {
 export const AGGREGATE_TIERS = ['m5', 'h1'] as const satisfies readonly TierName[];
 type AggregateTier = (typeof AGGREGATE_TIERS)[number];
 
-interface Accumulator {
-  n: number;
-  up: number;
-  sum: Record<MetricName, number>;
-  count: Record<MetricName, number>;
-  max: Record<MetricName, number | null>;
-}
+const M = METRICS.length;
+/**
+ * One open bucket of one machine, as numbers in place: n, up (sum of up × n), then per metric
+ * the sum of values × n, the samples with a value, and the max (NaN: none). A sweep of 15,000
+ * machines folds into these without a new object (records of 8 named numbers, read by key,
+ * took 25–35 ms a sweep at 15,000 machines; issue 26).
+ */
+type Accumulator = Float64Array;
+const N = 0;
+const UP = 1;
+const SUM = 2;
+const COUNT = SUM + M;
+const MAX = COUNT + M;
+const SIZE = MAX + M;
 
 /** One sweep's sample of one machine (raw tier: n = 1, max = avg). */
 export function rawSample(
@@ -38,6 +45,11 @@ export class Aggregator {
     AggregateTier,
     { start: number; rows: Map<string, Accumulator> }
   >();
+  /** The open buckets (as in `open`), for the loop of `add`. */
+  private buckets: { start: number; rows: Map<string, Accumulator> }[] = [];
+  /** One sample's values (NaN: null) and maxima, read once for all tiers. */
+  private readonly avg = new Float64Array(M);
+  private readonly max = new Float64Array(M);
 
   /**
    * Starts the sweep at `t` (epoch seconds): returns the rows of every bucket that ended before
@@ -56,29 +68,36 @@ export class Aggregator {
       }
       if (!this.open.has(tier)) this.open.set(tier, { start, rows: new Map() });
     }
+    this.buckets = [...this.open.values()];
     return out;
   }
 
   /** Adds one machine's raw sample to the open buckets. */
   add(name: string, sample: Sample): void {
-    for (const tier of AGGREGATE_TIERS) {
-      const bucket = this.open.get(tier);
-      if (bucket === undefined) continue;
+    const { avg, max } = this;
+    for (let i = 0; i < M; i += 1) {
+      const k = METRICS[i] as MetricName;
+      const v = sample.avg[k];
+      avg[i] = v === null ? Number.NaN : v;
+      max[i] = v === null ? Number.NaN : (sample.max[k] ?? v);
+    }
+    const n = sample.n;
+    for (const bucket of this.buckets) {
       let acc = bucket.rows.get(name);
       if (acc === undefined) {
-        acc = { n: 0, up: 0, sum: zeros(), count: zeros(), max: emptyMetricRecord() };
+        acc = new Float64Array(SIZE).fill(Number.NaN, MAX);
         bucket.rows.set(name, acc);
       }
-      acc.n += sample.n;
-      acc.up += sample.up * sample.n;
-      for (const k of METRICS) {
-        const v = sample.avg[k];
-        if (v === null) continue;
-        acc.sum[k] += v * sample.n;
-        acc.count[k] += sample.n;
-        const m = sample.max[k] ?? v;
-        const held = acc.max[k];
-        if (held === null || m > held) acc.max[k] = m;
+      acc[N] = (acc[N] as number) + n;
+      acc[UP] = (acc[UP] as number) + sample.up * n;
+      for (let i = 0; i < M; i += 1) {
+        const v = avg[i] as number;
+        if (Number.isNaN(v)) continue;
+        acc[SUM + i] = (acc[SUM + i] as number) + v * n;
+        acc[COUNT + i] = (acc[COUNT + i] as number) + n;
+        const m = max[i] as number;
+        const held = acc[MAX + i] as number;
+        if (Number.isNaN(held) || m > held) acc[MAX + i] = m;
       }
     }
   }
@@ -96,6 +115,7 @@ export class Aggregator {
         out.push({ tier, name, sample: finish(bucket.start, acc) });
     }
     this.open.clear();
+    this.buckets = [];
     return out;
   }
 }
@@ -119,12 +139,16 @@ export function mergeSamples(a: Sample, b: Sample): Sample {
   return { t: a.t, n, up: (a.up * a.n + b.up * b.n) / n, avg, max };
 }
 
-function zeros(): Record<MetricName, number> {
-  return { cpu: 0, mem: 0, load: 0, disk: 0, latency_ms: 0, bells: 0, gpu_util: 0, gpu_mem: 0 };
-}
-
 function finish(start: number, acc: Accumulator): Sample {
   const avg = emptyMetricRecord();
-  for (const k of METRICS) avg[k] = acc.count[k] === 0 ? null : acc.sum[k] / acc.count[k];
-  return { t: start, n: acc.n, up: acc.up / acc.n, avg, max: { ...acc.max } };
+  const max = emptyMetricRecord();
+  for (let i = 0; i < M; i += 1) {
+    const k = METRICS[i] as MetricName;
+    const count = acc[COUNT + i] as number;
+    avg[k] = count === 0 ? null : (acc[SUM + i] as number) / count;
+    const m = acc[MAX + i] as number;
+    max[k] = Number.isNaN(m) ? null : m;
+  }
+  const n = acc[N] as number;
+  return { t: start, n, up: (acc[UP] as number) / n, avg, max };
 }
