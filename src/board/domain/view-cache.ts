@@ -1,16 +1,27 @@
 import type { Clock } from '../../shared/clock.js';
+import { inSlices } from '../../shared/slices.js';
 import { type Machine, recordBytes } from './machine.js';
 
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');
 /** Changes between sweeps are coalesced into one rebuild of the view per this many ms. */
 export const VIEW_COALESCE_MS = 250;
+/**
+ * How long past the coalescing delay a GET still takes the bytes before a background refresh
+ * under way, rather than rebuild itself: past it (a refresh stuck behind a busy loop) the GET
+ * rebuilds at once, so the view is never more than this behind a report.
+ */
+const REFRESH_SLACK_MS = 250;
 
 /**
  * The board view (GET /api/board) as JSON bytes with its ETag, rebuilt on the board's clock:
  * after each sweep, and at once when a machine is added, removed or changes state; refreshes
  * (reports, the upkeep) are coalesced into one rebuild per VIEW_COALESCE_MS, so a flood of
- * reports never makes each GET copy the whole view again.
+ * reports never makes each GET copy the whole view again. While GETs keep coming, that
+ * refresh is made in the background, in slices, when the coalescing delay ends (GETs meanwhile
+ * get the bytes before it): a GET during a report flood then never waits for the records of
+ * thousands of reports to be encoded and 27 MB copied (issue 26). A GET after a quiet spell,
+ * or after a forced change, rebuilds at once as before.
  */
 export class ViewCache {
   private sortedNames: string[] | null = null;
@@ -24,6 +35,10 @@ export class ViewCache {
   private readonly epoch = Math.random().toString(36).slice(2, 10);
   private sweptAt: number | null = null;
   private sweepMs: number | null = null;
+  /** The machines of the last get() (the registry's live map), for the background refresh. */
+  private machines: ReadonlyMap<string, Machine> | null = null;
+  /** A background refresh is scheduled or under way. */
+  private refreshing = false;
 
   constructor(private readonly clock: Clock) {}
 
@@ -47,28 +62,20 @@ export class ViewCache {
 
   /** The view of `machines`, rebuilt only when due. */
   get(machines: ReadonlyMap<string, Machine>): { bytes: Buffer; etag: string } {
+    this.machines = machines;
     const now = this.clock.now();
-    if (
-      this.cached !== null &&
-      (!this.dirty || (!this.forced && now - this.builtAt < VIEW_COALESCE_MS))
-    ) {
-      return this.cached;
+    if (this.cached !== null && !this.dirty) return this.cached;
+    if (this.cached !== null && !this.forced) {
+      this.scheduleRefresh(now);
+      if (this.refreshing && now - this.builtAt < VIEW_COALESCE_MS + REFRESH_SLACK_MS)
+        return this.cached;
     }
     this.dirty = false;
     this.forced = false;
     this.builtAt = now;
     this.generation += 1;
-    if (this.sortedNames === null) {
-      this.sortedNames = [...machines.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    }
-    // One copy of each machine's bytes, encoded once per change of that machine: rebuilding
-    // the view of 10,000 machines is then one memcpy, not a join and a UTF-8 encode of it all.
-    const head = JSON.stringify({
-      swept_at: this.sweptAt === null ? null : new Date(this.sweptAt).toISOString(),
-      sweep_ms: this.sweepMs,
-    }).slice(0, -1);
-    const parts: Buffer[] = [Buffer.from(`${head},"machines":[`)];
-    for (const name of this.sortedNames) {
+    const parts = this.head();
+    for (const name of this.names(machines)) {
       const m = machines.get(name);
       if (m === undefined) continue;
       if (parts.length > 1) parts.push(COMMA);
@@ -77,5 +84,71 @@ export class ViewCache {
     parts.push(CLOSE);
     this.cached = { bytes: Buffer.concat(parts), etag: `"${this.epoch}-${this.generation}"` };
     return this.cached;
+  }
+
+  /** The refresh of a dirty view, when the coalescing delay since the last build ends. */
+  private scheduleRefresh(now: number): void {
+    if (this.refreshing) return;
+    this.refreshing = true;
+    const timer = setTimeout(
+      () => {
+        this.refresh()
+          .catch(() => undefined)
+          .finally(() => {
+            this.refreshing = false;
+          });
+      },
+      Math.max(0, this.builtAt + VIEW_COALESCE_MS - now),
+    );
+    timer.unref?.();
+  }
+
+  /**
+   * Rebuilds the view in slices of a few ms (each machine's record encoded if it changed, then
+   * the bytes copied into one buffer). A forced rebuild meanwhile (a GET after a machine was
+   * added, removed or changed state) wins: this one is dropped.
+   */
+  private async refresh(): Promise<void> {
+    const machines = this.machines;
+    if (machines === null || !this.dirty || this.forced) return;
+    const generation = this.generation;
+    const started = this.clock.now();
+    this.dirty = false;
+    const parts = this.head();
+    await inSlices(this.names(machines), (name) => {
+      const m = machines.get(name);
+      if (m === undefined) return;
+      if (parts.length > 1) parts.push(COMMA);
+      parts.push(recordBytes(m));
+    });
+    parts.push(CLOSE);
+    if (this.generation !== generation || this.forced) return;
+    let length = 0;
+    for (const part of parts) length += part.length;
+    const bytes = Buffer.allocUnsafeSlow(length);
+    let at = 0;
+    await inSlices(parts, (part) => {
+      at += part.copy(bytes, at);
+    });
+    if (this.generation !== generation || this.forced) return;
+    this.generation += 1;
+    this.builtAt = started;
+    this.cached = { bytes, etag: `"${this.epoch}-${this.generation}"` };
+  }
+
+  /** The view's first bytes (its sweep figures, and the opening of its list). */
+  private head(): Buffer[] {
+    // One copy of each machine's bytes, encoded once per change of that machine: rebuilding
+    // the view of 10,000 machines is then one memcpy, not a join and a UTF-8 encode of it all.
+    const head = JSON.stringify({
+      swept_at: this.sweptAt === null ? null : new Date(this.sweptAt).toISOString(),
+      sweep_ms: this.sweepMs,
+    }).slice(0, -1);
+    return [Buffer.from(`${head},"machines":[`)];
+  }
+
+  private names(machines: ReadonlyMap<string, Machine>): string[] {
+    this.sortedNames ??= [...machines.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return this.sortedNames;
   }
 }
