@@ -342,8 +342,8 @@ export class Registry {
     this.changed(m);
   }
 
-  sweepFinished(startedAt: number, durationMs: number): void {
-    this.viewCache.sweepFinished(startedAt, durationMs);
+  sweepFinished(startedAt: number, durationMs: number, polled = true): void {
+    this.viewCache.sweepFinished(startedAt, durationMs, polled);
   }
 
   /** The board view as JSON bytes with its ETag (see ViewCache: rebuilt on the board's clock). */

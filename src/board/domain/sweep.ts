@@ -59,7 +59,7 @@ export async function sweep(
     inLane(wide, options.concurrency * WIDE_LANE_FACTOR, poll),
     inLane(narrow, options.concurrency, poll),
   ]);
-  registry.sweepFinished(startedAt, clock.now() - startedAt);
+  registry.sweepFinished(startedAt, clock.now() - startedAt, machines.length > 0);
 }
 
 /** Polls `machines` in order, at most `width` at a time. */

@@ -54,10 +54,15 @@ export class ViewCache {
     this.invalidate(true);
   }
 
-  sweepFinished(startedAt: number, durationMs: number): void {
+  /**
+   * A sweep ended: the view shows its polls at the next GET. A tick that polled nothing (a
+   * board of announced machines only) changes only the sweep's time: it is refreshed as reports
+   * are, without making the next GET rebuild 16 MB at once.
+   */
+  sweepFinished(startedAt: number, durationMs: number, polled = true): void {
     this.sweptAt = startedAt + durationMs;
     this.sweepMs = durationMs;
-    this.invalidate(true);
+    this.invalidate(polled);
   }
 
   /** The view of `machines`, rebuilt only when due. */
