@@ -12,6 +12,7 @@ export const VIEW_COALESCE_MS = 250;
  * rebuilds at once, so the view is never more than this behind a report.
  */
 const REFRESH_SLACK_MS = 250;
+// A GET past the delay while the refresh is only scheduled (its timer late) rebuilds at once.
 
 /**
  * The board view (GET /api/board) as JSON bytes with its ETag, rebuilt on the board's clock:
@@ -39,6 +40,8 @@ export class ViewCache {
   private machines: ReadonlyMap<string, Machine> | null = null;
   /** A background refresh is scheduled or under way. */
   private refreshing = false;
+  /** A background refresh is under way (its slices have started). */
+  private inFlight = false;
 
   constructor(private readonly clock: Clock) {}
 
@@ -72,8 +75,10 @@ export class ViewCache {
     if (this.cached !== null && !this.dirty) return this.cached;
     if (this.cached !== null && !this.forced) {
       this.scheduleRefresh(now);
-      if (this.refreshing && now - this.builtAt < VIEW_COALESCE_MS + REFRESH_SLACK_MS)
-        return this.cached;
+      // Within the coalescing delay, as always; past it only while a refresh is under way.
+      const age = now - this.builtAt;
+      if (age < VIEW_COALESCE_MS) return this.cached;
+      if (this.inFlight && age < VIEW_COALESCE_MS + REFRESH_SLACK_MS) return this.cached;
     }
     this.dirty = false;
     this.forced = false;
@@ -97,9 +102,11 @@ export class ViewCache {
     this.refreshing = true;
     const timer = setTimeout(
       () => {
+        this.inFlight = true;
         this.refresh()
           .catch(() => undefined)
           .finally(() => {
+            this.inFlight = false;
             this.refreshing = false;
           });
       },
