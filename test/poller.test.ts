@@ -5,13 +5,14 @@ import { pollerOf, ThreadedClient } from '../dist/board/polling/threaded-client.
 
 /** A client with its own pollers (and relays), time-outs of 1 s for connecting. */
 function startClient(
-  options: { threads?: number; onError?: (error: unknown) => void } = {},
+  options: { threads?: number; onError?: (error: unknown) => void; lazy?: boolean } = {},
 ): ThreadedClient {
   return new ThreadedClient(
     { client: { connectTimeoutMs: 1000 } },
     createAgentClient({ connectTimeoutMs: 1000 }),
     options.onError,
     options.threads,
+    options.lazy,
   );
 }
 
@@ -61,6 +62,22 @@ describe('ThreadedClient: polls in the poller thread', () => {
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
+  });
+
+  it('lazy: starts a poller thread at its first poll, not before (a board of announced machines only starts none)', async () => {
+    const eager = startClient({ threads: 2 });
+    expect(eager.started).toBe(2);
+    await eager.close();
+    const client = startClient({ threads: 2, lazy: true });
+    try {
+      expect(client.started).toBe(0);
+      const o = await client.overview({ url, key: null }, 2000);
+      expect(o.ok).toBe(true);
+      expect(client.started).toBe(1);
+    } finally {
+      await client.close();
+    }
+    expect(client.started).toBe(1);
   });
 
   it('sends back the overview text, its metrics and sessions, measured there', async () => {

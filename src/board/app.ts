@@ -118,6 +118,8 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       createAgentClient(options),
       (error) => logger.error({ err: error }, 'poller failed'),
       pollerThreads(),
+      // Nothing configured to poll: no poller thread until there is (announced machines only).
+      s.machines.length === 0,
     );
   };
   const client = new SwitchableClient(deps.client ?? newClient(settings));

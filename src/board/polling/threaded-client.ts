@@ -13,9 +13,13 @@ const ANSWERS_PER_TURN = 64;
  * main thread through `relays`. Each agent is always polled by the same poller (chosen by its
  * URL), so its kept-alive connection is found again. A poller that dies is started again; the
  * polls it had under way fail with a clear error and the next sweep polls those machines again.
+ * A board with nothing to poll (announced machines only) starts its pollers at their first poll
+ * (`lazy`), and so never starts one and saves its V8 heap (issue 26); a board with machines to
+ * poll starts them at once, so that their start (~0.2 s of loading) is not in the first sweep.
  */
 export class ThreadedClient implements AgentClient {
-  private readonly workers: Worker[];
+  /** The pollers by index; null until its first poll. */
+  private readonly workers: (Worker | null)[];
   private nextId = 1;
   /** Polls under way: how to answer each, and which poller has it. */
   private readonly pending = new Map<number, { resolve: (o: Observation) => void; by: number }>();
@@ -31,8 +35,17 @@ export class ThreadedClient implements AgentClient {
     private readonly onError: (error: unknown) => void = () => undefined,
     /** How many pollers (threads); at least 1. */
     threads = 1,
+    /** Start each poller at its first poll rather than now. */
+    lazy = false,
   ) {
-    this.workers = Array.from({ length: Math.max(1, threads) }, (_, i) => this.start(i));
+    this.workers = Array.from({ length: Math.max(1, threads) }, (_, i) =>
+      lazy ? null : this.start(i),
+    );
+  }
+
+  /** How many pollers are running (started at their first poll). */
+  get started(): number {
+    return this.workers.filter((w) => w !== null).length;
   }
 
   overview(target: AgentTarget, timeoutMs: number): Promise<Observation> {
@@ -49,7 +62,9 @@ export class ThreadedClient implements AgentClient {
         ca: target.ca ?? null,
         timeoutMs,
       };
-      this.workers[by]?.postMessage(request);
+      const worker = this.workers[by] ?? this.start(by);
+      this.workers[by] = worker;
+      worker.postMessage(request);
     });
   }
 
@@ -66,6 +81,7 @@ export class ThreadedClient implements AgentClient {
     this.closing = true;
     await Promise.all(
       this.workers.map(async (worker) => {
+        if (worker === null) return;
         worker.postMessage({ type: 'close' });
         const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
         const timer = setTimeout(() => void worker.terminate(), 5000);
