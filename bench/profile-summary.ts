@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
  * flamegraph.pl or speedscope draw as a flame graph. The .cpuprofile itself opens in Chrome
  * DevTools and speedscope as it is.
  *
- *   node dist/bench/profile-summary.js DIR/board-fleet-1000.cpuprofile [--top 25] [--folded out.txt]
+ *   node dist/bench/profile-summary.js DIR/board-fleet-1000/CPU.*.0.001.cpuprofile [--top 25] [--folded out.txt]
  */
 
 interface ProfileNode {

@@ -15,16 +15,18 @@ export interface BenchContext {
   log(message: string): void;
 }
 
-/** Starts a board with the bench's node options (--cpu-prof when asked). */
+/**
+ * Starts a board with the bench's node options (--cpu-prof when asked). Each board profiles
+ * into a directory of its own, `DIR/board-LABEL/`, under Node's own file names
+ * (CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile): thread 0 is the board's main thread,
+ * the others its poller and history writer threads. One fixed --cpu-prof-name would have every
+ * thread write the same file, and the last to exit win.
+ */
 export function launchBoard(ctx: BenchContext, configDir: string, label: string): Promise<Program> {
   const nodeArgs =
     ctx.options.cpuProfDir === null
       ? []
-      : [
-          '--cpu-prof',
-          `--cpu-prof-dir=${ctx.options.cpuProfDir}`,
-          `--cpu-prof-name=board-${label}.cpuprofile`,
-        ];
+      : ['--cpu-prof', `--cpu-prof-dir=${join(ctx.options.cpuProfDir, `board-${label}`)}`];
   return startBoard(configDir, nodeArgs, ctx.options.boardScript ?? undefined);
 }
 
