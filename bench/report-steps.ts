@@ -1,8 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { token, writeBoardConfig } from './board-kit.js';
-import { killEverything, type Program, startBare, startBoard, startProgram } from './processes.js';
+import {
+  cpuSeconds,
+  killEverything,
+  type Program,
+  ROOT,
+  startBare,
+  startBoard,
+  startProgram,
+} from './processes.js';
 import { firstAnnounce } from './scenarios/report-flood.js';
 import { reportScript, wrk } from './wrk.js';
 
@@ -18,12 +26,7 @@ import { reportScript, wrk } from './wrk.js';
 const rounds = Number(process.argv[2] ?? '3');
 const seconds = 3;
 const machines = 15_000;
-const ROOT = new URL('../..', import.meta.url).pathname;
-
-function cpuSeconds(pid: number): number {
-  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
+const STEPS_SERVER = `${ROOT}dist/bench/bare-steps.js`;
 
 const registration = token();
 const dir = writeBoardConfig(mkdtempSync(join(tmpdir(), 'panoptes-report-steps-')), {
@@ -48,10 +51,9 @@ try {
     '+ kept per name',
   ];
   for (const [i, label] of labels.entries()) {
-    const script = `${ROOT}dist/bench/bare-steps.js`;
     servers.push([
       `bare, ${i + 1}: ${label}`,
-      await startProgram(`steps-${i + 1}`, script, [String(i + 1)]),
+      await startProgram(`steps-${i + 1}`, STEPS_SERVER, [String(i + 1)]),
     ]);
   }
   const best = new Map<string, { perSecond: number; cpuUs: number }>();
