@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { Agent, errors as undiciErrors } from 'undici';
+import { Agent, buildConnector, errors as undiciErrors } from 'undici';
 import { tooDeepAt } from '../../shared/json-depth.js';
 import type { Observation } from '../domain/machine.js';
 import { relayAnswer } from './relay-answer.js';
@@ -31,6 +31,8 @@ export interface AgentClient {
 }
 
 export const ANSWER_LIMIT_BYTES = 1024 * 1024;
+/** TLS sessions kept for resuming, by server name: the most machines a board holds. */
+const SESSIONS_KEPT = 20_000;
 
 class TooLarge extends Error {}
 
@@ -43,12 +45,7 @@ class TooLarge extends Error {}
  * slow poll of the same machine.
  */
 export function createAgentClient(options: { connectTimeoutMs: number }): AgentClient {
-  const common = {
-    pipelining: 1,
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 60_000,
-    connect: { timeout: options.connectTimeoutMs },
-  };
+  const common = { pipelining: 1, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 };
   // A pair of dispatchers per CA (TLS trust is per connection pool); the key '' is the system's
   // CAs. The client lives until the next reload that changes a CA, so the map stays small.
   const pools = new Map<string, { polls: Agent; relays: Agent }>();
@@ -56,7 +53,15 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
     const id = ca ?? '';
     let found = pools.get(id);
     if (found === undefined) {
-      const connect = ca ? { ...common.connect, ca } : common.connect;
+      // One connector for all the machines behind these dispatchers. Given options instead,
+      // undici builds a connector per origin's Client, each with a TLS session cache of its own
+      // (a Map and a FinalizationRegistry): 10,000 of them in a cold sweep, for one session each.
+      // Sessions are kept by server name, as many as the board may hold machines.
+      const connect = buildConnector({
+        timeout: options.connectTimeoutMs,
+        maxCachedSessions: SESSIONS_KEPT,
+        ...(ca ? { ca } : {}),
+      });
       found = {
         polls: new Agent({ ...common, connect, connections: 1 }),
         relays: new Agent({ ...common, connect, connections: 4 }),
