@@ -52,7 +52,7 @@ export interface MachineMetrics {
   /** The busiest GPU's memory used / total, 0–1. */
   gpuMem: number | null;
   /** Each GPU (at most GPUS_KEPT). */
-  gpus: GpuUse[];
+  gpus: readonly GpuUse[];
 }
 
 export const DISKS_MAX = 32;
@@ -60,6 +60,8 @@ export const DISKS_MAX = 32;
 export const GPUS_KEPT = 16;
 /** Sessions a machine's overview is read for (the agent keeps at most 200). */
 export const SESSIONS_MAX = 200;
+/** No GPUs: one list shared by every machine without them (a new one each report was kept). */
+const NO_GPUS: readonly GpuUse[] = Object.freeze([]);
 
 const EMPTY: MachineMetrics = {
   cpu: null,
@@ -100,8 +102,10 @@ export function metricsOf(
         disks.push({ path, ratio: ratio(u, t) });
     }
   }
+  // Kept until the next overview: a list of its own length, not push's room for 17.
+  const kept = disks.length === 0 ? disks : disks.slice();
   let disk: number | null = null;
-  for (const d of disks) if (disk === null || d.ratio > disk) disk = d.ratio;
+  for (const d of kept) if (disk === null || d.ratio > disk) disk = d.ratio;
   const load = Array.isArray(overview.load) ? num(overview.load[0]) : null;
   const gpus = gpusOf(overview.gpus);
   const busiest = busiestGpu(gpus);
@@ -111,7 +115,7 @@ export function metricsOf(
     memUsedBytes: used,
     load,
     disk,
-    disks,
+    disks: kept,
     bells: sessions.filter((s) => s.why === 'attention' || s.why === 'error').length,
     latencyMs,
     gpuUtil: busiest?.util ?? null,
@@ -121,8 +125,8 @@ export function metricsOf(
 }
 
 /** The well-formed GPUs of an overview's `gpus` (at most GPUS_KEPT; a bad field is null). */
-export function gpusOf(value: unknown): GpuUse[] {
-  if (!Array.isArray(value)) return [];
+export function gpusOf(value: unknown): readonly GpuUse[] {
+  if (!Array.isArray(value)) return NO_GPUS;
   const out: GpuUse[] = [];
   const seen = new Set<number>();
   for (const g of value.slice(0, GPUS_KEPT)) {
@@ -142,7 +146,7 @@ export function gpusOf(value: unknown): GpuUse[] {
       powerW: nonNegative(num(v.power_w)),
     });
   }
-  return out;
+  return out.length === 0 ? NO_GPUS : out;
 }
 
 /**

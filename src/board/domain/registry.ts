@@ -2,6 +2,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { MachineConfig } from '../config/config.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
+import { keptMetrics, keptSessions } from './kept-parts.js';
 import { type Machine, type Observation, type Origin, ownBytes } from './machine.js';
 import { emptyMetrics, prepareOverview, type SessionMark } from './metrics.js';
 import { ViewCache } from './view-cache.js';
@@ -124,7 +125,7 @@ export class Registry {
         typeof json === 'string'
           ? ownBytes(json)
           : Buffer.from(json.buffer, json.byteOffset, json.byteLength);
-      machine.metrics = prepared.metrics;
+      machine.metrics = keptMetrics(machine.metrics, prepared.metrics);
       if (machine.origin === 'announced') {
         this.announcedBytes += machine.overviewBytes.length - held;
         machine.intervalMs = observation.intervalMs ?? null;
@@ -136,7 +137,10 @@ export class Registry {
         this.identityVersion += 1;
       }
       this.noteBells(machine, prepared.sessions, previous === null, now);
-      machine.sessions = prepared.sessions.length === 0 ? NO_SESSIONS : prepared.sessions;
+      machine.sessions =
+        prepared.sessions.length === 0
+          ? NO_SESSIONS
+          : keptSessions(machine.sessions, prepared.sessions);
     } else {
       if (machine.observed && machine.state === 'down' && machine.error === observation.error)
         return;
