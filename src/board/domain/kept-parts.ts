@@ -40,9 +40,10 @@ export function keptMetrics(previous: MachineMetrics | null, next: MachineMetric
     const a = before[i] as DiskUse;
     const b = now[i] as DiskUse;
     if (a.path !== b.path) return next;
+    // Equal text: the new disk may hold the previous string (its own dies young).
+    b.path = a.path;
     if (a.ratio !== b.ratio) same = false;
   }
   if (same) next.disks = before;
-  else for (let i = 0; i < now.length; i++) (now[i] as DiskUse).path = (before[i] as DiskUse).path;
   return next;
 }
