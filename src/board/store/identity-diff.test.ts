@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IdentityDiff } from './identity-diff.js';
-import type { StoredIdentity } from './state.js';
-
-const identity = (name: string, over: Partial<StoredIdentity> = {}): StoredIdentity => ({
-  name,
-  location: `http://${name}.lan:8701`,
-  first_seen: 1_000,
-  last_seen: 2_000,
-  verified: false,
-  key_proof_at: null,
-  ...over,
-});
+import { identity } from './state-contract.case.js';
 
 describe('which identities a save writes', () => {
   it('writes nothing when nothing changed, and each identity that changed in any field', () => {

@@ -30,7 +30,8 @@ const action = (id: string, name = 'lab1', delivered = false): QueuedAction => (
   requestedAt: 1_700_000_000_000 + id.length,
   delivered,
 });
-const identity = (name: string, over: Partial<StoredIdentity> = {}): StoredIdentity => ({
+/** An identity as the store keeps it (also the fixture of identity-diff.test.ts). */
+export const identity = (name: string, over: Partial<StoredIdentity> = {}): StoredIdentity => ({
   name,
   location: `http://${name}.example:8701`,
   first_seen: 1_700_000_000_000,
