@@ -5,7 +5,7 @@ import type { BoardEvents } from './events.js';
 import { keptMetrics, keptSessions } from './kept-parts.js';
 import { type Machine, type Observation, type Origin, ownBytes } from './machine.js';
 import { emptyMetrics, prepareOverview, type SessionMark } from './metrics.js';
-import { ViewCache } from './view-cache.js';
+import { ViewCache, type ViewLease } from './view-cache.js';
 
 export { VIEW_COALESCE_MS } from './view-cache.js';
 
@@ -350,8 +350,11 @@ export class Registry {
     this.viewCache.sweepFinished(startedAt, durationMs, polled);
   }
 
-  /** The board view as JSON bytes with its ETag (see ViewCache: rebuilt on the board's clock). */
-  view(): { bytes: Buffer; etag: string } {
+  /**
+   * The board view as JSON bytes with its ETag (see ViewCache: rebuilt on the board's clock),
+   * lent: call `release` once the bytes have all been written, so their memory can be used again.
+   */
+  view(): ViewLease {
     return this.viewCache.get(this.machines);
   }
 

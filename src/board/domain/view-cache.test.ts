@@ -15,10 +15,10 @@ describe('ViewCache', () => {
     expect(marks(first.bytes)).toEqual(['1']);
     await t.board.report('registration', report(2));
     // Within the coalescing delay: the bytes before the report, at once.
-    expect(t.registry.view()).toBe(first);
+    expect(t.registry.view().etag).toBe(first.etag);
     // The board's clock does not move: only the background refresh can make the new bytes.
     let after = t.registry.view();
-    for (let i = 0; i < 50 && after === first; i += 1) {
+    for (let i = 0; i < 50 && after.etag === first.etag; i += 1) {
       await settle();
       after = t.registry.view();
     }
@@ -36,6 +36,36 @@ describe('ViewCache', () => {
     expect(marks(t.registry.view().bytes)).toEqual(['2']);
     await t.board.report('registration', { ...report(3), name: 'lab2' } as Report);
     expect(marks(t.registry.view().bytes)).toEqual(['2', '3']);
+    await settle();
+  });
+
+  it('never writes a view again while it is lent, and uses its memory again once given back', async () => {
+    const t = testBoard();
+    await t.board.report('registration', report(1));
+    const lent = t.registry.view();
+    const copy = Buffer.from(lent.bytes);
+    // Rebuilt at once each time (the clock moves past the coalescing delay), and the first view
+    // still lent: none of them may be built in its memory.
+    const seen = new Set<ArrayBufferLike>([lent.bytes.buffer]);
+    for (let mark = 2; mark <= 5; mark += 1) {
+      t.clock.advance(10_000);
+      await t.board.report('registration', report(mark));
+      const next = t.registry.view();
+      expect(marks(next.bytes)).toEqual([String(mark)]);
+      expect(next.bytes.buffer).not.toBe(lent.bytes.buffer);
+      seen.add(next.bytes.buffer);
+      next.release();
+    }
+    expect(lent.bytes.equals(copy)).toBe(true);
+    // Given back views are used again: far fewer buffers than views.
+    expect(seen.size).toBeLessThan(5);
+    lent.release();
+    lent.release();
+    t.clock.advance(10_000);
+    await t.board.report('registration', report(6));
+    const reused = t.registry.view();
+    expect(marks(reused.bytes)).toEqual(['6']);
+    reused.release();
     await settle();
   });
 });

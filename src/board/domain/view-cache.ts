@@ -1,6 +1,18 @@
 import type { Clock } from '../../shared/clock.js';
 import { inSlices } from '../../shared/slices.js';
 import { type Machine, recordBytes } from './machine.js';
+import { ViewBuffers } from './view-buffers.js';
+
+/**
+ * The view's bytes, lent: `release` once they have been read to the end (written to the
+ * socket), so that their memory can hold a later view. A lease never released only keeps that
+ * memory from being used again.
+ */
+export interface ViewLease {
+  bytes: Buffer;
+  etag: string;
+  release: () => void;
+}
 
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');
@@ -42,6 +54,7 @@ export class ViewCache {
   private refreshing = false;
   /** A background refresh is under way (its slices have started). */
   private inFlight = false;
+  private readonly buffers = new ViewBuffers();
 
   constructor(private readonly clock: Clock) {}
 
@@ -68,8 +81,13 @@ export class ViewCache {
     this.invalidate(polled);
   }
 
-  /** The view of `machines`, rebuilt only when due. */
-  get(machines: ReadonlyMap<string, Machine>): { bytes: Buffer; etag: string } {
+  /** The view of `machines`, rebuilt only when due, lent until `release` is called. */
+  get(machines: ReadonlyMap<string, Machine>): ViewLease {
+    const { bytes, etag } = this.current(machines);
+    return { bytes, etag, release: this.buffers.lend(bytes) };
+  }
+
+  private current(machines: ReadonlyMap<string, Machine>): { bytes: Buffer; etag: string } {
     this.machines = machines;
     const now = this.clock.now();
     if (this.cached !== null && !this.dirty) return this.cached;
@@ -92,8 +110,14 @@ export class ViewCache {
       parts.push(recordBytes(m));
     }
     parts.push(CLOSE);
-    this.cached = { bytes: Buffer.concat(parts), etag: `"${this.epoch}-${this.generation}"` };
-    return this.cached;
+    let length = 0;
+    for (const part of parts) length += part.length;
+    const bytes = this.buffers.take(length);
+    let at = 0;
+    for (const part of parts) at += part.copy(bytes, at);
+    const built = { bytes, etag: `"${this.epoch}-${this.generation}"` };
+    this.replace(built);
+    return built;
   }
 
   /** The refresh of a dirty view, when the coalescing delay since the last build ends. */
@@ -137,15 +161,24 @@ export class ViewCache {
     if (this.generation !== generation || this.forced) return;
     let length = 0;
     for (const part of parts) length += part.length;
-    const bytes = Buffer.allocUnsafeSlow(length);
+    const bytes = this.buffers.take(length);
     let at = 0;
     await inSlices(parts, (part) => {
       at += part.copy(bytes, at);
     });
-    if (this.generation !== generation || this.forced) return;
+    if (this.generation !== generation || this.forced) {
+      this.buffers.retire(bytes);
+      return;
+    }
     this.generation += 1;
     this.builtAt = started;
-    this.cached = { bytes, etag: `"${this.epoch}-${this.generation}"` };
+    this.replace({ bytes, etag: `"${this.epoch}-${this.generation}"` });
+  }
+
+  /** The new view; the memory of the one before is used again once its readers are done. */
+  private replace(next: { bytes: Buffer; etag: string }): void {
+    if (this.cached !== null) this.buffers.retire(this.cached.bytes);
+    this.cached = next;
   }
 
   /** The view's first bytes (its sweep figures, and the opening of its list). */

@@ -22,9 +22,15 @@ export async function boardRoutes(app: FastifyInstance, options: { board: Board 
       },
     },
     async (request, reply) => {
-      const { bytes, etag } = board.registry.view();
+      const { bytes, etag, release } = board.registry.view();
       reply.header('etag', etag).header('cache-control', 'no-cache');
-      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      if (request.headers['if-none-match'] === etag) {
+        release();
+        return reply.code(304).send();
+      }
+      // Given back once the last byte has been written ('finish'), not on a response cut off
+      // ('close' alone), whose write may not be over: that memory is then not used again.
+      reply.raw.once('finish', release);
       return reply.type('application/json; charset=utf-8').send(bytes);
     },
   );

@@ -25,10 +25,14 @@ export class LiveClient {
     private readonly onDrop: (buffered: number) => void,
   ) {}
 
-  /** Sends the board view (the bytes of GET /api/board) as the first message, in parts. */
-  sendBoard(view: Buffer): void {
+  /**
+   * Sends the board view (the bytes of GET /api/board) as the first message, in parts;
+   * `release` once every part has been written (not when the client goes away meanwhile).
+   */
+  sendBoard(view: Buffer, release: () => void = () => undefined): void {
     if (view.length <= BOARD_PART_BYTES) {
       this.socket.send(`${BOARD_HEAD}${view.toString('utf8')}}`);
+      release();
       return;
     }
     this.streaming = true;
@@ -36,6 +40,7 @@ export class LiveClient {
     const next = (error?: Error | null): void => {
       if (error || this.socket.readyState !== WebSocket.OPEN) return;
       if (offset >= view.length) {
+        release();
         this.socket.send('}', { binary: false, fin: true }, () => this.finish());
         return;
       }

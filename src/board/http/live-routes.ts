@@ -115,7 +115,8 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
       socket.on('error', () => clients.delete(socket));
       // Clients have nothing to say; anything they send is ignored.
       socket.on('message', () => undefined);
-      client.sendBoard(options.registry.view().bytes);
+      const view = options.registry.view();
+      client.sendBoard(view.bytes, view.release);
     },
   });
 }

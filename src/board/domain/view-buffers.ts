@@ -1,0 +1,74 @@
+/**
+ * The memory the board view's bytes are built in, used again (issue 26). The view of 10,000
+ * machines is 13–27 MB and is rebuilt after every sweep and, under reports, up to four times a
+ * second; a new buffer each time left the old ones to the garbage collector, which frees the
+ * memory of a buffer only when it collects the object that holds it: 30–145 MB of old views
+ * waited for it under load. A view is built instead in a spare whose readers have all finished.
+ *
+ * A buffer is `lend`-ed to each reader (a response, a live client) and goes back to the spares
+ * only when it is no longer the current view and every reader has given it back. A reader that
+ * never gives it back (a response cut off before its last byte was written) only keeps that
+ * buffer from being used again: it is then left to the garbage collector, as before. So a
+ * buffer is never written while a reader may still read it.
+ */
+export class ViewBuffers {
+  /** Readers of each buffer not yet given back, by its memory. */
+  private readonly readers = new Map<ArrayBufferLike, number>();
+  /** Buffers that are no longer the current view but still have readers. */
+  private readonly retired = new Set<ArrayBufferLike>();
+  private spares: ArrayBuffer[] = [];
+
+  constructor(private readonly maxSpares = 1) {}
+
+  /** A buffer of `length` bytes (contents undefined), in a spare large enough when there is one. */
+  take(length: number): Buffer {
+    const at = this.spares.findIndex((s) => s.byteLength >= length);
+    if (at >= 0) {
+      const [spare] = this.spares.splice(at, 1);
+      if (spare !== undefined) return Buffer.from(spare, 0, length);
+    }
+    // Some room to grow, so that a few more machines do not need a new buffer.
+    const memory = Buffer.allocUnsafeSlow(length + (length >>> 4)).buffer;
+    return Buffer.from(memory, 0, length);
+  }
+
+  /** `bytes` is read until the returned function is called (calls after the first do nothing). */
+  lend(bytes: Buffer): () => void {
+    const memory = bytes.buffer;
+    this.readers.set(memory, (this.readers.get(memory) ?? 0) + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (this.readers.get(memory) ?? 1) - 1;
+      if (left > 0) {
+        this.readers.set(memory, left);
+        return;
+      }
+      this.readers.delete(memory);
+      if (this.retired.delete(memory)) this.spare(memory);
+    };
+  }
+
+  /** `bytes` is no longer the view (or was never finished): a spare once its readers are done. */
+  retire(bytes: Buffer): void {
+    const memory = bytes.buffer;
+    if (this.readers.has(memory)) this.retired.add(memory);
+    else this.spare(memory);
+  }
+
+  /** How many buffers have readers, and how many spares are kept (for tests). */
+  counts(): { lent: number; spares: number } {
+    return { lent: this.readers.size, spares: this.spares.length };
+  }
+
+  private spare(memory: ArrayBufferLike): void {
+    if (!(memory instanceof ArrayBuffer) || this.spares.includes(memory)) return;
+    this.spares.push(memory);
+    // The largest are kept: the view grows with the fleet far more often than it shrinks.
+    if (this.spares.length > this.maxSpares) {
+      this.spares.sort((a, b) => b.byteLength - a.byteLength);
+      this.spares = this.spares.slice(0, this.maxSpares);
+    }
+  }
+}
