@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { ViewBuffers } from './view-buffers.js';
 
@@ -25,10 +27,10 @@ describe('ViewBuffers', () => {
     expect(buffers.take(100).buffer).not.toBe(view.buffer);
     a();
     a(); // a second call gives nothing back
-    expect(buffers.counts()).toEqual({ lent: 1, spares: 0 });
+    expect(buffers.state(view)).toEqual({ lent: true, spares: 0 });
     expect(buffers.take(100).buffer).not.toBe(view.buffer);
     b();
-    expect(buffers.counts()).toEqual({ lent: 0, spares: 1 });
+    expect(buffers.state(view)).toEqual({ lent: false, spares: 1 });
     expect(buffers.take(100).buffer).toBe(view.buffer);
   });
 
@@ -49,7 +51,25 @@ describe('ViewBuffers', () => {
     const large = buffers.take(10_000);
     buffers.retire(small);
     buffers.retire(large);
-    expect(buffers.counts().spares).toBe(1);
+    expect(buffers.state(small).spares).toBe(1);
     expect(buffers.take(50).buffer).toBe(large.buffer);
+  });
+
+  it('does not keep alive the memory of a buffer whose reader never gave it back', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const buffers = new ViewBuffers();
+    const refs: WeakRef<ArrayBufferLike>[] = [];
+    // An aborted GET: lent, never given back, then no longer the view (and its response gone).
+    (() => {
+      const view = buffers.take(1_000_000);
+      buffers.lend(view);
+      buffers.retire(view);
+      refs.push(new WeakRef(view.buffer));
+    })();
+    // A WeakRef's target lives at least to the end of the turn that made it.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    gc();
+    expect(refs[0]?.deref()).toBeUndefined();
   });
 });

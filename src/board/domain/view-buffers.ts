@@ -12,10 +12,14 @@
  * buffer is never written while a reader may still read it.
  */
 export class ViewBuffers {
-  /** Readers of each buffer not yet given back, by its memory. */
-  private readonly readers = new Map<ArrayBufferLike, number>();
-  /** Buffers that are no longer the current view but still have readers. */
-  private readonly retired = new Set<ArrayBufferLike>();
+  /**
+   * Readers of each buffer not yet given back, by its memory. Weak: a reader that never gives
+   * its buffer back (a GET aborted mid-write, every few seconds for some clients) must not
+   * keep that memory alive here once nothing else holds it.
+   */
+  private readonly readers = new WeakMap<ArrayBufferLike, number>();
+  /** Buffers that are no longer the current view but still have readers (weak, as above). */
+  private readonly retired = new WeakSet<ArrayBufferLike>();
   private spares: ArrayBuffer[] = [];
 
   constructor(private readonly maxSpares = 1) {}
@@ -46,7 +50,10 @@ export class ViewBuffers {
         return;
       }
       this.readers.delete(memory);
-      if (this.retired.delete(memory)) this.spare(memory);
+      if (this.retired.has(memory)) {
+        this.retired.delete(memory);
+        this.spare(memory);
+      }
     };
   }
 
@@ -57,9 +64,9 @@ export class ViewBuffers {
     else this.spare(memory);
   }
 
-  /** How many buffers have readers, and how many spares are kept (for tests). */
-  counts(): { lent: number; spares: number } {
-    return { lent: this.readers.size, spares: this.spares.length };
+  /** Whether `bytes` has readers that have not given it back, and how many spares are kept. */
+  state(bytes: Buffer): { lent: boolean; spares: number } {
+    return { lent: this.readers.has(bytes.buffer), spares: this.spares.length };
   }
 
   private spare(memory: ArrayBufferLike): void {
