@@ -110,9 +110,7 @@ export class ViewCache {
       parts.push(recordBytes(m));
     }
     parts.push(CLOSE);
-    let length = 0;
-    for (const part of parts) length += part.length;
-    const bytes = this.buffers.take(length);
+    const bytes = this.bufferFor(parts);
     let at = 0;
     for (const part of parts) at += part.copy(bytes, at);
     const built = { bytes, etag: `"${this.epoch}-${this.generation}"` };
@@ -159,9 +157,7 @@ export class ViewCache {
     });
     parts.push(CLOSE);
     if (this.generation !== generation || this.forced) return;
-    let length = 0;
-    for (const part of parts) length += part.length;
-    const bytes = this.buffers.take(length);
+    const bytes = this.bufferFor(parts);
     let at = 0;
     await inSlices(parts, (part) => {
       at += part.copy(bytes, at);
@@ -173,6 +169,13 @@ export class ViewCache {
     this.generation += 1;
     this.builtAt = started;
     this.replace({ bytes, etag: `"${this.epoch}-${this.generation}"` });
+  }
+
+  /** Memory for the view made of `parts` (a spare's, when one is free and large enough). */
+  private bufferFor(parts: readonly Buffer[]): Buffer {
+    let length = 0;
+    for (const part of parts) length += part.length;
+    return this.buffers.take(length);
   }
 
   /** The new view; the memory of the one before is used again once its readers are done. */

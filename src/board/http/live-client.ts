@@ -29,7 +29,7 @@ export class LiveClient {
    * Sends the board view (the bytes of GET /api/board) as the first message, in parts;
    * `release` once every part has been written (not when the client goes away meanwhile).
    */
-  sendBoard(view: Buffer, release: () => void = () => undefined): void {
+  sendBoard(view: Buffer, release: () => void): void {
     if (view.length <= BOARD_PART_BYTES) {
       this.socket.send(`${BOARD_HEAD}${view.toString('utf8')}}`);
       release();
