@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { Agent, buildConnector } from 'undici';
 import { parseAnswer } from './http-answer.js';
 
 /**
@@ -14,6 +15,12 @@ import { parseAnswer } from './http-answer.js';
  *   --sweeps K        warm sweeps after the cold one
  *   --timeout-ms T    a poll's time-out (the board's poll_timeout)
  *   --concurrency C   the board's sweep_concurrency
+ *   --client net|undici
+ *                     net (the default): HTTP by hand on node:net sockets, the least there is.
+ *                     undici: the same polls through undici's dispatch API, dispatcher set up
+ *                     as the board's poller sets up its own (src/board/polling/agent-client.ts:
+ *                     an Agent with one connection per origin, one shared connector) and the
+ *                     least handler: what decision 4 of issue 26 leaves the board, bare.
  */
 interface Target {
   name: string;
@@ -38,20 +45,24 @@ const arg = (name: string): string => {
 interface Polled extends Target {
   hostname: string;
   port: number;
+  origin: string;
   request: string;
 }
 const machines = (JSON.parse(readFileSync(arg('--machines'), 'utf8')) as Target[]).map(
   (target): Polled => {
-    const { hostname, port, host } = new URL(target.url);
+    const { hostname, port, host, origin } = new URL(target.url);
     const request =
       `GET /api/overview HTTP/1.1\r\nhost: ${host}\r\naccept: application/json\r\n` +
       `authorization: Bearer ${target.key}\r\n\r\n`;
-    return { ...target, hostname, port: Number(port), request };
+    return { ...target, hostname, port: Number(port), origin, request };
   },
 );
 const sweeps = Number(arg('--sweeps'));
 const timeoutMs = Number(arg('--timeout-ms'));
 const concurrency = Number(arg('--concurrency'));
+const clientAt = args.indexOf('--client');
+const client = clientAt < 0 ? 'net' : args[clientAt + 1];
+if (client !== 'net' && client !== 'undici') throw new Error(`bare-sweep: --client ${client}?`);
 
 const sockets = new Map<string, Socket>();
 const silent = new Set<string>();
@@ -59,7 +70,7 @@ const heard = new Set<string>();
 let answered = 0;
 
 /** One poll: true when a whole 2xx answer came and parsed as JSON. */
-function poll(target: Polled): Promise<boolean> {
+function pollNet(target: Polled): Promise<boolean> {
   return new Promise((resolve) => {
     let socket = sockets.get(target.name);
     const chunks: Buffer[] = [];
@@ -99,6 +110,71 @@ function poll(target: Polled): Promise<boolean> {
   });
 }
 
+const agent = new Agent({
+  pipelining: 1,
+  keepAliveTimeout: 30_000,
+  keepAliveMaxTimeout: 60_000,
+  connections: 1,
+  connect: buildConnector({ timeout: Math.min(timeoutMs, 10_000) }),
+});
+
+/** One poll through undici: true when a whole 2xx answer came and parsed as JSON. */
+function pollUndici(target: Polled): Promise<boolean> {
+  return new Promise((resolve) => {
+    let controller: { abort(reason: Error): void } | null = null;
+    let done = false;
+    let status = 0;
+    const chunks: Buffer[] = [];
+    const finish = (ok: boolean): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve(ok);
+    };
+    const expire = new Error('time-out');
+    const timer = setTimeout(() => {
+      controller?.abort(expire);
+      finish(false);
+    }, timeoutMs);
+    agent.dispatch(
+      {
+        origin: target.origin,
+        path: '/api/overview',
+        method: 'GET',
+        headers: { accept: 'application/json', authorization: `Bearer ${target.key}` },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      },
+      {
+        onRequestStart(c) {
+          controller = c;
+          if (done) c.abort(expire);
+        },
+        onResponseStart(_c, code) {
+          status = code;
+        },
+        onResponseData(_c, chunk) {
+          chunks.push(chunk);
+        },
+        onResponseEnd() {
+          if (done) return;
+          try {
+            JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            finish(status >= 200 && status < 300);
+          } catch {
+            finish(false);
+          }
+        },
+        onResponseError() {
+          finish(false);
+        },
+      },
+    );
+  });
+}
+
+const poll = client === 'net' ? pollNet : pollUndici;
+
 async function lane(list: Polled[], width: number): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -135,6 +211,7 @@ for (let i = 0; i <= sweeps; i += 1) {
   answers.push(answered);
 }
 for (const socket of sockets.values()) socket.destroy();
+await agent.destroy();
 clearInterval(rssTimer);
 process.stdout.write(
   `${JSON.stringify({ cold: times[0], warm: times.slice(1), answered: answers, peakRssMb: peakRss / 1048576 })}\n`,

@@ -153,7 +153,7 @@ export interface BareSweeps {
 
 export async function bareSweeps(
   machinesFile: string,
-  options: { sweeps: number; timeoutMs: number; concurrency: number },
+  options: { sweeps: number; timeoutMs: number; concurrency: number; client?: 'net' | 'undici' },
 ): Promise<BareSweeps> {
   const child = spawn(
     process.execPath,
@@ -161,6 +161,7 @@ export async function bareSweeps(
       `${ROOT}dist/bench/bare-sweep.js`,
       ...['--machines', machinesFile, '--sweeps', String(options.sweeps)],
       ...['--timeout-ms', String(options.timeoutMs), '--concurrency', String(options.concurrency)],
+      ...['--client', options.client ?? 'net'],
     ],
     { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'inherit'] },
   );

@@ -30,8 +30,10 @@ export async function fleetScenario(
   size: 'small' | 'large',
 ): Promise<void> {
   const { options } = ctx;
-  // The sweep rows' baseline first, on a simulator of its own (the same seeded fleet).
-  const bare = size === 'large' ? await bareFleetSweeps(ctx, n) : null;
+  // The sweep rows' baseline first, on a simulator of its own (the same seeded fleet); then the
+  // same bare client through undici (decision 4 of issue 26 leaves the board that client).
+  const bare = size === 'large' ? await bareFleetSweeps(ctx, n, 'net') : null;
+  const bareUndici = size === 'large' ? await bareFleetSweeps(ctx, n, 'undici') : null;
   const fleet = await Fleet.start();
   let board: Program | null = null;
   let sampler: RssSampler | null = null;
@@ -92,6 +94,29 @@ export async function fleetScenario(
         ratio: cold / bare.cold,
         goal: '≤ 1.3 × bare client',
         met: cold / bare.cold <= 1.3,
+      });
+    }
+    if (bare !== null && bareUndici !== null) {
+      // What undici alone costs of the sweep rows' room (no goal of its own).
+      ctx.rows.push({
+        what: `bare client through undici (the board's dispatcher set-up, least handler): cold sweep, ${count(n)} machines`,
+        board: bareUndici.cold / 1000,
+        unit: 's',
+        baselineLabel: 'bare client, same fleet',
+        baseline: bare.cold / 1000,
+        ratio: bareUndici.cold / bare.cold,
+        goal: '',
+        met: null,
+      });
+      ctx.rows.push({
+        what: `bare client through undici: RSS holding ${count(n)} machines' connections (peak)`,
+        board: bareUndici.peakRssMb,
+        unit: 'MB',
+        baselineLabel: 'bare client, same fleet',
+        baseline: bare.peakRssMb,
+        ratio: bareUndici.peakRssMb / bare.peakRssMb,
+        goal: '',
+        met: null,
       });
     }
 
@@ -169,10 +194,15 @@ function fleetOf(ctx: BenchContext, n: number): Omit<ServeRequest, 'id' | 'type'
 }
 
 /**
- * A bare client's cold and warm sweeps (bench/bare-sweep.ts) of the same fleet, served by a
- * simulator of its own: the board's then starts afresh, its agents at their first answer.
+ * A bare client's cold and warm sweeps (bench/bare-sweep.ts, HTTP by hand on node:net or
+ * through undici) of the same fleet, served by a simulator of its own: the board's then starts
+ * afresh, its agents at their first answer.
  */
-async function bareFleetSweeps(ctx: BenchContext, n: number): Promise<BareSweeps> {
+async function bareFleetSweeps(
+  ctx: BenchContext,
+  n: number,
+  client: 'net' | 'undici',
+): Promise<BareSweeps> {
   const fleet = await Fleet.start();
   try {
     const served = await fleet.serve(fleetOf(ctx, n));
@@ -182,9 +212,10 @@ async function bareFleetSweeps(ctx: BenchContext, n: number): Promise<BareSweeps
       sweeps: ctx.options.sweepsMeasured,
       timeoutMs: ctx.options.pollTimeoutS * 1000,
       concurrency: BOARD_SWEEP_CONCURRENCY,
+      client,
     });
     ctx.log(
-      `fleet of ${count(n)}: a bare client's sweeps took ${bare.warm.map((ms) => `${ms} ms`).join(', ')} (cold ${bare.cold} ms); machines that answered in each: ${bare.answered.join(', ')}`,
+      `fleet of ${count(n)}: a bare client's (${client}) sweeps took ${bare.warm.map((ms) => `${ms} ms`).join(', ')} (cold ${bare.cold} ms, peak RSS ${bare.peakRssMb.toFixed(0)} MB); machines that answered in each: ${bare.answered.join(', ')}`,
     );
     return bare;
   } finally {
