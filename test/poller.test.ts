@@ -1,19 +1,35 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentClient } from '../dist/board/polling/agent-client.js';
-import { pollerOf, ThreadedClient } from '../dist/board/polling/threaded-client.js';
+import { pollerHeapMb, pollerOf, ThreadedClient } from '../dist/board/polling/threaded-client.js';
 
 /** A client with its own pollers (and relays), time-outs of 1 s for connecting. */
 function startClient(
-  options: { threads?: number; onError?: (error: unknown) => void; lazy?: boolean } = {},
+  options: {
+    threads?: number;
+    onError?: (error: unknown) => void;
+    lazy?: boolean;
+    heapMb?: number;
+  } = {},
 ): ThreadedClient {
   return new ThreadedClient(
-    { client: { connectTimeoutMs: 1000 } },
+    {
+      client: { connectTimeoutMs: 1000 },
+      ...(options.heapMb === undefined ? {} : { heapMb: options.heapMb }),
+    },
     createAgentClient({ connectTimeoutMs: 1000 }),
     options.onError,
     options.threads,
     options.lazy,
   );
+}
+
+/** Poller `index`'s resource limits as its thread runs with them. */
+function limitsOf(client: ThreadedClient, index: number): Record<string, number> | undefined {
+  const { workers } = client as unknown as {
+    workers: ({ resourceLimits?: Record<string, number> } | null)[];
+  };
+  return workers[index]?.resourceLimits;
 }
 
 /** Kills poller `index` as an out-of-memory or a crash would. */
@@ -161,6 +177,27 @@ describe('ThreadedClient: polls in the poller thread', () => {
     } finally {
       hang = false;
       await client.close();
+    }
+  });
+
+  it("a poller's heap ceiling grows with the machines it polls (a fixed 128 MiB ran out of memory at 19,000)", async () => {
+    expect(pollerHeapMb(0)).toBe(128);
+    expect(pollerHeapMb(10_000)).toBe(128);
+    expect(pollerHeapMb(10_240)).toBe(128);
+    expect(pollerHeapMb(10_241)).toBe(129);
+    expect(pollerHeapMb(19_000)).toBe(238);
+    expect(pollerHeapMb(50_000)).toBe(625);
+    const roomy = startClient({ heapMb: pollerHeapMb(19_000) });
+    const plain = startClient();
+    try {
+      expect(roomy.heapMb).toBe(238);
+      expect(limitsOf(roomy, 0)?.maxOldGenerationSizeMb).toBe(238);
+      expect(plain.heapMb).toBe(128);
+      expect(limitsOf(plain, 0)?.maxOldGenerationSizeMb).toBe(128);
+      expect((await roomy.overview({ url, key: null }, 2000)).ok).toBe(true);
+    } finally {
+      await roomy.close();
+      await plain.close();
     }
   });
 });

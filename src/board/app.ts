@@ -43,7 +43,7 @@ import { Notifier, type NotifierDeps } from './notify/notifier.js';
 import { Silences } from './notify/silences.js';
 import { type AgentClient, createAgentClient } from './polling/agent-client.js';
 import { SwitchableClient } from './polling/switchable-client.js';
-import { pollerThreads, ThreadedClient } from './polling/threaded-client.js';
+import { pollerHeapMb, pollerThreads, ThreadedClient } from './polling/threaded-client.js';
 import { IdentityStore } from './store/identity-store.js';
 import { openStore } from './store/open-store.js';
 import { SilenceStore } from './store/silence-store.js';
@@ -111,10 +111,13 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const { settings, logger } = deps;
   const clock = deps.clock ?? systemClock;
   // Polls run in poller threads (see pollerThreads); relays on this one.
+  // The poller's heap ceiling the running client was started with (see pollerHeapMb).
+  let pollerHeap = 0;
   const newClient = (s: BoardSettings): AgentClient => {
     const options = { connectTimeoutMs: Math.min(s.pollTimeoutMs, 10_000) };
+    pollerHeap = pollerHeapMb(s.machines.length);
     return new ThreadedClient(
-      { client: options },
+      { client: options, heapMb: pollerHeap },
       createAgentClient(options),
       (error) => logger.error({ err: error }, 'poller failed'),
       pollerThreads(),
@@ -347,8 +350,17 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       auth.registrationToken = next.registrationToken;
       trustedProxies.set(next.trustedProxies ?? []);
       notifier.configure(next.notify);
-      if (deps.client === undefined && casChanged(previous, next)) {
+      // New CAs need new connection pools; a fleet grown past the pollers' heap, pollers with
+      // more room (the running ones finish their polls in flight, then close).
+      const outgrown = pollerHeapMb(next.machines.length) > pollerHeap;
+      if (deps.client === undefined && (casChanged(previous, next) || outgrown)) {
+        const was = pollerHeap;
         client.switchTo(newClient(next));
+        if (outgrown)
+          logger.info(
+            { machines: next.machines.length, heapMb: pollerHeap, wasMb: was },
+            'new pollers with room for the grown fleet (its kept connections are made again)',
+          );
       }
       if (next.tls !== null && next.tls !== previous.tls)
         setServerCertificate(app.server, next.tls);

@@ -3,6 +3,8 @@ import type { PreparedOverview } from '../domain/machine.js';
 /** What the poller thread is started with. */
 export interface PollerOptions {
   client: { connectTimeoutMs: number };
+  /** The poller's old-space ceiling, MiB (pollerHeapMb of the machines it polls); default 128. */
+  heapMb?: number;
 }
 
 /** Main thread → poller: poll one agent. */

@@ -43,6 +43,11 @@ export class ThreadedClient implements AgentClient {
     );
   }
 
+  /** The old-space ceiling each poller is started with, MiB. */
+  get heapMb(): number {
+    return this.options.heapMb ?? POLLER_HEAP_MIN_MB;
+  }
+
   /** How many pollers are running (started at their first poll). */
   get started(): number {
     return this.workers.filter((w) => w !== null).length;
@@ -96,9 +101,13 @@ export class ThreadedClient implements AgentClient {
   private start(index: number): Worker {
     const worker = new Worker(WORKER_URL, {
       workerData: this.options,
-      // A poller's heap only holds polls in flight: kept small, it is collected often on its
-      // own core instead of growing with the garbage of each sweep.
-      resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 },
+      // A poller's heap holds its kept connections and polls in flight: kept small (but room
+      // for every machine it polls, pollerHeapMb), it is collected often on its own core
+      // instead of growing with the garbage of each sweep.
+      resourceLimits: {
+        maxOldGenerationSizeMb: this.heapMb,
+        maxYoungGenerationSizeMb: 16,
+      },
     });
     worker.on('message', (answers: PollAnswer[]) => {
       for (const answer of answers) this.inbox.push(answer);
@@ -164,6 +173,24 @@ export function pollerOf(url: string, pollers: number): number {
     hash = Math.imul(hash, 0x01000193);
   }
   return (hash >>> 0) % pollers;
+}
+
+/** The least old space a poller gets, MiB: room for 10,000 polled machines (see below). */
+const POLLER_HEAP_MIN_MB = 128;
+/** Machines polled per MiB of a poller's old space: 12.8 KiB each (below). */
+const MACHINES_PER_MB = 80;
+
+/**
+ * The old-space ceiling of a poller that polls `machines` agents, MiB. A machine's kept
+ * connection (undici's Client, its socket, parser and timers) holds ~6–7.5 KiB alive in the
+ * poller (heap snapshots at 10,000: 60 MB for 8,002 connections). With a fixed 128 MiB, a
+ * poller polling 19,000 answering machines ran out of memory in its second sweep and every
+ * other one after (2,048 polls failed each time, and every kept connection was lost; 15,000
+ * held: bench/poller-heap.ts). So the ceiling grows with the fleet at 12.8 KiB a machine,
+ * about twice what each holds alive, never below 128 MiB (10,240 machines).
+ */
+export function pollerHeapMb(machines: number): number {
+  return Math.max(POLLER_HEAP_MIN_MB, Math.ceil(machines / MACHINES_PER_MB));
 }
 
 /**
