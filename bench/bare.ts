@@ -9,8 +9,8 @@ import { createServer as createHttpsServer } from 'node:https';
  *   --reports      answers every POST by reading and JSON.parse-ing the body, then {"ok":true,"actions":[]}
  *   --reports-batched
  *                  the same, each answer written once the event loop has taken every request
- *                  that came in this turn (setImmediate), all of them together: as the board
- *                  writes its answers to reports (src/board/http/answer-batch.ts)
+ *                  that came in this turn (setImmediate), together, at most 16 at a time: as
+ *                  the board writes its answers to reports (src/board/http/answer-batch.ts)
  *   --both FILE    GET as --bytes FILE, POST as --reports, in one process (one event loop, as the board)
  * followed, optionally, by
  *   --tls CERT KEY --keep-alive S   node:https with that certificate, idle connections kept S seconds
@@ -36,10 +36,24 @@ function bytesHandler(file: string): (req: IncomingMessage, res: ServerResponse)
 
 /** Answers waiting for the end of this turn of the event loop (--reports-batched). */
 let batch: (() => void)[] = [];
+let scheduled = false;
+/** At most this many wait together, as the board's (BATCH_MAX in answer-batch.ts). */
+const BATCH_MAX = 16;
 function writeBatch(): void {
   const due = batch;
   batch = [];
   for (const write of due) write();
+}
+function writeLater(write: () => void): void {
+  const waiting = batch.push(write);
+  if (waiting === 1 && !scheduled) {
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      writeBatch();
+    });
+  }
+  if (waiting >= BATCH_MAX) writeBatch();
 }
 
 function reportsHandler(req: IncomingMessage, res: ServerResponse, batched = false): void {
@@ -62,7 +76,7 @@ function reportsHandler(req: IncomingMessage, res: ServerResponse, batched = fal
       res.end(body);
     };
     if (!batched) write();
-    else if (batch.push(write) === 1) setImmediate(writeBatch);
+    else writeLater(write);
   });
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AnswerBatch } from './answer-batch.js';
+import { AnswerBatch, BATCH_MAX } from './answer-batch.js';
 
 describe('AnswerBatch', () => {
   it('writes the answers of one turn together, after the turn, in the order they came', async () => {
@@ -31,5 +31,17 @@ describe('AnswerBatch', () => {
     batch.add(() => written.push('c'));
     await new Promise((r) => setImmediate(r));
     expect(written).toEqual(['b', 'c']);
+  });
+
+  it('writes at once when BATCH_MAX answers wait (after a stall no answer waits for hundreds)', async () => {
+    const written: number[] = [];
+    const batch = new AnswerBatch(() => undefined);
+    for (let i = 0; i < BATCH_MAX * 2 + 3; i++) batch.add(() => written.push(i));
+    expect(written).toEqual(Array.from({ length: BATCH_MAX * 2 }, (_, i) => i));
+    await new Promise((r) => setImmediate(r));
+    expect(written).toHaveLength(BATCH_MAX * 2 + 3);
+    batch.add(() => written.push(-1));
+    await new Promise((r) => setImmediate(r));
+    expect(written.at(-1)).toBe(-1);
   });
 });
