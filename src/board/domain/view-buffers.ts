@@ -50,10 +50,7 @@ export class ViewBuffers {
         return;
       }
       this.readers.delete(memory);
-      if (this.retired.has(memory)) {
-        this.retired.delete(memory);
-        this.spare(memory);
-      }
+      if (this.retired.delete(memory)) this.spare(memory);
     };
   }
 
