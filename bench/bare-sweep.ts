@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { Agent, buildConnector } from 'undici';
 import { parseAnswer } from './http-answer.js';
 
 /**
@@ -110,13 +109,17 @@ function pollNet(target: Polled): Promise<boolean> {
   });
 }
 
-const agent = new Agent({
-  pipelining: 1,
-  keepAliveTimeout: 30_000,
-  keepAliveMaxTimeout: 60_000,
-  connections: 1,
-  connect: buildConnector({ timeout: Math.min(timeoutMs, 10_000) }),
-});
+// undici is loaded only for its own client: the net client's RSS is the least a sweep needs.
+const undici = client === 'undici' ? await import('undici') : null;
+const agent = undici
+  ? new undici.Agent({
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 60_000,
+      connections: 1,
+      connect: undici.buildConnector({ timeout: Math.min(timeoutMs, 10_000) }),
+    })
+  : null;
 
 /** One poll through undici: true when a whole 2xx answer came and parsed as JSON. */
 function pollUndici(target: Polled): Promise<boolean> {
@@ -136,7 +139,7 @@ function pollUndici(target: Polled): Promise<boolean> {
       controller?.abort(expire);
       finish(false);
     }, timeoutMs);
-    agent.dispatch(
+    agent?.dispatch(
       {
         origin: target.origin,
         path: '/api/overview',
@@ -211,7 +214,7 @@ for (let i = 0; i <= sweeps; i += 1) {
   answers.push(answered);
 }
 for (const socket of sockets.values()) socket.destroy();
-await agent.destroy();
+await agent?.destroy();
 clearInterval(rssTimer);
 process.stdout.write(
   `${JSON.stringify({ cold: times[0], warm: times.slice(1), answered: answers, peakRssMb: peakRss / 1048576 })}\n`,
