@@ -203,6 +203,8 @@ describe('actions and the journal across boards', () => {
       async () => ((await lab5(a)) === undefined ? true : undefined),
       'a forgets lab5',
     );
+    // Nor does b list it again from a record a published of a report it took before.
+    expect(await lab5(b)).toBeUndefined();
   });
 
   it('a report with a key proof accepted by one board is refused as a replay by the other', async () => {

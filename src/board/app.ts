@@ -171,9 +171,13 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     keyProofAt: (name) => board.keyProofs.lastAccepted(name),
     claims: store.claims,
     resend: (channel, events) => notifier.resend(channel, events),
-    forget: (name) => {
+    forget: (name, revoked) => {
+      // The revocation is in the store before the record that tells of it: held here at once,
+      // until the next read of the shared enrollments brings it.
+      if (revoked) enrollments.revokedElsewhere(name);
       if (registry.get(name)?.origin === 'announced') registry.forget(name);
     },
+    revoked: (name) => enrollments.revoked(name),
     keyProofSeen: (name, at) => board.keyProofs.restore(name, at),
     onError: (error) => {
       if (!isStoreUnavailable(error))
@@ -191,7 +195,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     journal,
     persistIdentities: () => identities.save(registry),
     owns: (name) => coordinator.owns(name),
-    forgotten: (name) => coordinator.forgotten(name),
+    forgotten: (name, revoked) => coordinator.forgotten(name, revoked),
     onError: (error) => {
       if (!isStoreUnavailable(error)) logger.error({ err: error }, 'board background work failed');
     },

@@ -16,6 +16,7 @@ const machines = Array.from({ length: 20 }, (_, i) => ({
 /** Two boards over one in-memory store, on one manual clock. */
 async function pair() {
   const store = new MemoryStore();
+  const forgotten: { board: string; name: string; revoked: boolean }[] = [];
   const clock = new ManualClock(1_000_000);
   const make = (id: string) => {
     const registry = new Registry(clock, new EventHub(), machines, 100);
@@ -34,7 +35,8 @@ async function pair() {
       keyProofAt: () => null,
       claims: store.claims,
       resend: () => undefined,
-      forget: () => undefined,
+      forget: (name, revoked) => forgotten.push({ board: id, name, revoked }),
+      revoked: (name) => name === 'revoked1',
       keyProofSeen: () => undefined,
       onError: (error) => {
         throw error;
@@ -47,7 +49,7 @@ async function pair() {
   await a.membership.beat();
   await b.membership.beat();
   await a.membership.beat();
-  return { a, b, clock };
+  return { a, b, clock, forgotten };
 }
 
 describe('Coordinator', () => {
@@ -94,6 +96,38 @@ describe('Coordinator', () => {
     const view = b.coordinator.view(setB);
     expect(view.transitions.every((t) => b.coordinator.owns(t.name))).toBe(true);
     expect([...view.machines()].every((m) => b.coordinator.owns(m.name))).toBe(true);
+  });
+
+  it('a machine forgotten on one board is forgotten by the other, revoked if its key was', async () => {
+    const { a, b, forgotten } = await pair();
+    await a.coordinator.forgotten('lab3');
+    await a.coordinator.forgotten('lab5', true);
+    await b.coordinator.pull();
+    expect(forgotten).toEqual([
+      { board: 'b', name: 'lab3', revoked: false },
+      { board: 'b', name: 'lab5', revoked: true },
+    ]);
+  });
+
+  it('a machine announced to one board is not listed by another that revoked its key', async () => {
+    const { a, b, clock } = await pair();
+    for (const name of ['lab9', 'revoked1']) {
+      const found = a.registry.announce(name, `http://127.0.0.1:1/${name}`);
+      if ('refused' in found) throw new Error(found.refused);
+      a.registry.observe(found.machine, { ok: true, overview: { cpus: 2 } });
+    }
+    const set = a.registry.changes.close(
+      clock.now(),
+      1,
+      () => a.registry.all(),
+      a.registry.size(),
+      () => {},
+    );
+    a.coordinator.onChangeSet(set);
+    await a.coordinator.settled();
+    await b.coordinator.pull();
+    expect(b.registry.get('lab9')?.state).toBe('up');
+    expect(b.registry.get('revoked1')).toBeUndefined();
   });
 
   it('cut off from the store, a board notifies nothing', async () => {

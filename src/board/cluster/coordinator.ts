@@ -87,7 +87,10 @@ export class Coordinator {
       claims: ClaimsTable;
       resend: (channel: string, events: NotifyEvent[]) => void;
       /** Forgets an announced machine another board forgot. */
-      forget: (name: string) => void;
+      /** A machine another board forgot (`revoked`: and revoked its key). */
+      forget: (name: string, revoked: boolean) => void;
+      /** Whether reports under this name are refused here (its key revoked). */
+      revoked: (name: string) => boolean;
       onError: (error: unknown) => void;
     },
   ) {}
@@ -211,11 +214,15 @@ export class Coordinator {
 
   /**
    * A machine forgotten on this board: the others forget it too (a record that says so, which
-   * a later report of the machine replaces).
+   * a later report of the machine replaces). One whose key was revoked with it says so: the
+   * others refuse its reports from the moment they forget it, not from their next read of the
+   * shared enrollments (a report taken in between would list it again).
    */
-  async forgotten(name: string): Promise<void> {
+  async forgotten(name: string, revoked = false): Promise<void> {
     if (!this.clustered()) return;
-    const record = JSON.stringify({ name, forgotten: true });
+    const record = JSON.stringify(
+      revoked ? { name, forgotten: true, revoked } : { name, forgotten: true },
+    );
     await this.deps.records.publish(this.deps.self(), [{ name, record, meta: '{}' }]);
   }
 
@@ -309,8 +316,9 @@ export class Coordinator {
     const at = text.indexOf(OVERVIEW_KEY);
     if (at < 0) {
       // No overview: a machine another board forgot (see `forgotten`).
-      const rec = JSON.parse(text) as { name?: unknown; forgotten?: unknown };
-      if (typeof rec.name === 'string' && rec.forgotten === true) this.deps.forget(rec.name);
+      const rec = JSON.parse(text) as { name?: unknown; forgotten?: unknown; revoked?: unknown };
+      if (typeof rec.name === 'string' && rec.forgotten === true)
+        this.deps.forget(rec.name, rec.revoked === true);
       return;
     }
     const rec = JSON.parse(`${text.slice(0, at)}}`) as Published;
@@ -318,7 +326,8 @@ export class Coordinator {
     if (typeof rec.name !== 'string' || typeof rec.location !== 'string') return;
     let machine = registry.get(rec.name);
     if (machine === undefined) {
-      if (rec.origin !== 'announced') return;
+      // A name revoked since that board took its report is not listed again.
+      if (rec.origin !== 'announced' || this.deps.revoked(rec.name)) return;
       const found = registry.announce(rec.name, rec.location);
       if ('refused' in found) return;
       machine = found.machine;

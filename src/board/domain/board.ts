@@ -70,7 +70,7 @@ export interface BoardDeps {
    */
   owns?: (name: string) => boolean;
   /** A machine was forgotten here (of several boards: the others are told). */
-  forgotten?: (name: string) => Promise<void>;
+  forgotten?: (name: string, revoked: boolean) => Promise<void>;
   /** Machines added from the board, with their keys (beside board.yaml's announced_keys). */
   enrollments?: Enrollments;
 }
@@ -278,7 +278,7 @@ export class Board {
     const machine = this.deps.registry.get(name);
     const revoked = (await this.deps.enrollments?.revoke(name)) === true;
     if (machine === undefined && revoked) {
-      await this.deps.forgotten?.(name);
+      await this.deps.forgotten?.(name, true);
       await this.notes.note(
         who,
         'forget',
@@ -301,7 +301,7 @@ export class Board {
     for (const a of dropped) await this.deps.queue.remove(a.id);
     this.deps.registry.forget(name);
     await this.deps.persistIdentities?.();
-    await this.deps.forgotten?.(name);
+    await this.deps.forgotten?.(name, revoked);
     const detail =
       (revoked ? 'forgotten, key revoked' : 'forgotten') +
       (dropped.length > 0 ? `; ${dropped.length} queued action(s) dropped` : '');

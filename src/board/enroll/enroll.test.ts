@@ -49,6 +49,21 @@ describe('Enrollments', () => {
     ]);
   });
 
+  it('takes a revocation told by another board at once, without writing it again', async () => {
+    const store = new MemoryStore();
+    const e = new Enrollments(store.enrollments, () => 3000, []);
+    await e.enroll('lab7');
+    e.revokedElsewhere('lab7');
+    e.revokedElsewhere('lab8'); // enrolled and revoked there before this board read either
+    expect(e.keyFor('lab7')).toBeUndefined();
+    expect(e.revoked('lab7')).toBe(true);
+    expect(e.revoked('lab8')).toBe(true);
+    expect((await store.enrollments.load()).map((r) => r.key === null)).toEqual([false]);
+    // The next read of the shared rows is the truth again.
+    e.sync(await store.enrollments.load());
+    expect(e.revoked('lab8')).toBe(false);
+  });
+
   it('is bounded', async () => {
     const rows = Array.from({ length: ENROLLMENTS_MAX }, (_, i) => ({
       name: `m${i}`,

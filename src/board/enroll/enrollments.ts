@@ -84,6 +84,21 @@ export class Enrollments {
     return true;
   }
 
+  /**
+   * Another board revoked `name` (its record says so): refused here from now on. Nothing is
+   * written: that board wrote the revocation to the shared store before it told the others.
+   */
+  revokedElsewhere(name: string): void {
+    const row = this.rows.get(name.toLowerCase());
+    if (row?.key === null) return;
+    const at = this.now();
+    this.set(
+      row === undefined
+        ? { name, key: null, enrolled_at: at, revoked_at: at }
+        : { ...row, key: null, revoked_at: at },
+    );
+  }
+
   /** The enrolled names (not the revoked ones), by name; never a key. */
   list(): EnrollmentView[] {
     return [...this.rows.values()]
