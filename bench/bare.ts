@@ -7,6 +7,10 @@ import { createServer as createHttpsServer } from 'node:https';
  * as a separate process like the board.
  *   --bytes FILE   answers every GET with FILE's bytes (the board view, as the board sends it)
  *   --reports      answers every POST by reading and JSON.parse-ing the body, then {"ok":true,"actions":[]}
+ *   --reports-batched
+ *                  the same, each answer written once the event loop has taken every request
+ *                  that came in this turn (setImmediate), together, at most 16 at a time: as
+ *                  the board writes its answers to reports (src/board/http/answer-batch.ts)
  *   --both FILE    GET as --bytes FILE, POST as --reports, in one process (one event loop, as the board)
  * followed, optionally, by
  *   --tls CERT KEY --keep-alive S   node:https with that certificate, idle connections kept S seconds
@@ -30,7 +34,29 @@ function bytesHandler(file: string): (req: IncomingMessage, res: ServerResponse)
   };
 }
 
-function reportsHandler(req: IncomingMessage, res: ServerResponse): void {
+/** Answers waiting for the end of this turn of the event loop (--reports-batched). */
+let batch: (() => void)[] = [];
+let scheduled = false;
+/** At most this many wait together, as the board's (BATCH_MAX in answer-batch.ts). */
+const BATCH_MAX = 16;
+function writeBatch(): void {
+  const due = batch;
+  batch = [];
+  for (const write of due) write();
+}
+function writeLater(write: () => void): void {
+  const waiting = batch.push(write);
+  if (waiting === 1 && !scheduled) {
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      writeBatch();
+    });
+  }
+  if (waiting >= BATCH_MAX) writeBatch();
+}
+
+function reportsHandler(req: IncomingMessage, res: ServerResponse, batched = false): void {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
@@ -42,11 +68,15 @@ function reportsHandler(req: IncomingMessage, res: ServerResponse): void {
       status = 422;
       body = '{"detail":"json_invalid"}';
     }
-    res.writeHead(status, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
-    });
-    res.end(body);
+    const write = (): void => {
+      res.writeHead(status, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+      });
+      res.end(body);
+    };
+    if (!batched) write();
+    else writeLater(write);
   });
 }
 
@@ -62,9 +92,13 @@ const handler =
       ? bothHandler(args[1])
       : mode === '--reports'
         ? reportsHandler
-        : null;
+        : mode === '--reports-batched'
+          ? (req: IncomingMessage, res: ServerResponse) => reportsHandler(req, res, true)
+          : null;
 if (handler === null) {
-  process.stderr.write('usage: bare.js --bytes FILE | --reports | --both FILE\n');
+  process.stderr.write(
+    'usage: bare.js --bytes FILE | --reports | --reports-batched | --both FILE\n',
+  );
   process.exit(2);
 }
 const tlsAt = args.indexOf('--tls');

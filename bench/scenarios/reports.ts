@@ -1,7 +1,7 @@
 import { token, writeBoardConfig } from '../board-kit.js';
 import type { AnnounceAnswer } from '../fleet/protocol.js';
 import { cpuSeconds, Fleet, type Program, startBare } from '../processes.js';
-import { alternate, type Comparison, reportScript } from '../wrk.js';
+import { best, type Comparison, reportScript, type WrkResult, wrk } from '../wrk.js';
 import { type BenchContext, count, launchBoard, RssSampler, scenarioDir } from './context.js';
 import { firstAnnounceRow, getDuringFlood, getWithoutFlood } from './report-flood.js';
 
@@ -42,25 +42,30 @@ export async function reportsScenario(ctx: BenchContext): Promise<void> {
     const script = reportScript(ctx.tmp, machines, registrationToken);
     const { wrkRounds: rounds, wrkSeconds: seconds } = options;
     const bareServer = await startBare(['--reports']);
+    // Bare again, its answers written as the board's are (together at the end of each turn of
+    // the event loop, src/board/http/answer-batch.ts): what the same write schedule gives bare.
+    const batchedServer = await startBare(['--reports-batched']);
     let result: Comparison;
+    let batched: WrkResult;
     let boardCpu = 0;
     try {
-      let cpu0 = cpuSeconds(board.pid);
-      let t0 = Date.now();
-      const boardPid = board.pid;
-      result = await alternate(
-        rounds,
-        { url: board.url, connections: 32, durationS: seconds, script },
-        { url: bareServer.url, connections: 32, durationS: seconds, script },
-        () => {
-          const share = (cpuSeconds(boardPid) - cpu0) / ((Date.now() - t0) / 1000);
-          boardCpu = Math.max(boardCpu, share);
-          cpu0 = cpuSeconds(boardPid);
-          t0 = Date.now();
-        },
-      );
+      const boardRounds: WrkResult[] = [];
+      const bareRounds: WrkResult[] = [];
+      const batchedRounds: WrkResult[] = [];
+      const load = (url: string) => ({ url, connections: 32, durationS: seconds, script });
+      for (let round = 0; round < rounds; round++) {
+        const cpu0 = cpuSeconds(board.pid);
+        const t0 = Date.now();
+        boardRounds.push(await wrk(load(board.url)));
+        boardCpu = Math.max(boardCpu, (cpuSeconds(board.pid) - cpu0) / ((Date.now() - t0) / 1000));
+        bareRounds.push(await wrk(load(bareServer.url)));
+        batchedRounds.push(await wrk(load(batchedServer.url)));
+      }
+      result = { board: best(boardRounds), bare: best(bareRounds) };
+      batched = best(batchedRounds);
     } finally {
       await bareServer.stop();
+      await batchedServer.stop();
     }
     if (result.board.non2xx > 0) {
       ctx.problems.push(`reports (wrk): ${result.board.non2xx} answers other than 2xx`);
@@ -74,6 +79,16 @@ export async function reportsScenario(ctx: BenchContext): Promise<void> {
       ratio: result.board.requestsPerSec / result.bare.requestsPerSec,
       goal: '≥ 0.5 × bare',
       met: result.board.requestsPerSec >= 0.5 * result.bare.requestsPerSec,
+    });
+    ctx.rows.push({
+      what: 'POST /api/report capacity, the same, against bare with its answers written as the board writes them (together, once per turn of the event loop)',
+      board: result.board.requestsPerSec,
+      unit: 'reports/s',
+      baselineLabel: 'bare node:http + JSON.parse, batched',
+      baseline: batched.requestsPerSec,
+      ratio: result.board.requestsPerSec / batched.requestsPerSec,
+      goal: '',
+      met: null,
     });
 
     // GET /api/board while reports flood in (the view of every announced machine).

@@ -9,6 +9,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { Report } from '../../shared/wire/report.js';
 import type { Board } from '../domain/board.js';
 import { REPORT_LIMIT_BYTES, REPORT_SCHEMA } from './action-routes.js';
+import { AnswerBatch } from './answer-batch.js';
 import type { TokenRule } from './auth.js';
 
 export interface ReportFastPathOptions {
@@ -36,6 +37,7 @@ interface Sender {
  * counted in one place. From the body on it calls what the route calls: the same JSON parser
  * (parseJsonBody), the same body check and compiled schema (checkBody with the route's schema),
  * `Board.report`, and the same error answers (errorAnswer); test/compat/ runs against it.
+ * Its answers are written together at the end of each turn of the event loop (AnswerBatch).
  */
 export function installReportFastPath(app: FastifyInstance, options: ReportFastPathOptions): void {
   let closing = false;
@@ -44,8 +46,12 @@ export function installReportFastPath(app: FastifyInstance, options: ReportFastP
     closing = true;
   });
   const server = app.server;
+  const batch = new AnswerBatch((error) =>
+    options.logger.error({ err: error }, 'an answer to a report could not be written'),
+  );
+  const taking = { ...options, batch, debug };
   const take = (request: IncomingMessage, response: ServerResponse, sender: Sender): void =>
-    takeReport(request, response, sender, options, debug);
+    takeReport(request, response, sender, taking);
   const fastify = server.listeners('request') as Listener[];
   server.removeAllListeners('request');
   const rest: Listener = (request, response) => {
@@ -79,15 +85,15 @@ function takeReport(
   request: IncomingMessage,
   response: ServerResponse,
   sender: Sender,
-  options: ReportFastPathOptions,
-  debug: boolean,
+  options: ReportFastPathOptions & { batch: AnswerBatch; debug: boolean },
 ): void {
   const started = performance.now();
-  const done = (status: number, headers: Record<string, string>, body: unknown): void => {
-    send(response, status, headers, body);
-    if (debug)
-      logRequest(options.logger, request, sender.address, status, performance.now() - started);
-  };
+  const done = (status: number, headers: Record<string, string>, body: unknown): void =>
+    options.batch.add(() => {
+      send(response, status, headers, body);
+      if (options.debug)
+        logRequest(options.logger, request, sender.address, status, performance.now() - started);
+    });
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
