@@ -162,7 +162,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     records: store.records,
     syncShared: async () => {
       enrollments.sync(await store.enrollments.load());
-      for (const name of queue.replace(await tables.queue.load())) {
+      for (const name of await queue.sync(() => tables.queue.load())) {
         registry.setQueued(name, queue.count(name));
       }
       const seen = silences.version;

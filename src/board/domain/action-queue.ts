@@ -34,6 +34,14 @@ export class ActionQueue {
   private readonly byId = new Map<string, QueuedAction>();
   /** The same actions by machine, in the order they were queued (reports look here). */
   private readonly byMachine = new Map<string, Map<string, QueuedAction>>();
+  /** Adds under way per machine (not yet durable, so not listed): counted against the cap. */
+  private readonly adding = new Map<string, number>();
+  /** Removals whose store write is under way. */
+  private readonly removing = new Set<string>();
+  /** While `sync` reads the store: what was added and removed here meanwhile. */
+  private reading = false;
+  private readonly addedInRead = new Set<string>();
+  private readonly removedInRead = new Set<string>();
 
   constructor(
     private readonly clock: Clock,
@@ -46,7 +54,8 @@ export class ActionQueue {
 
   /** Queues an action; resolves once it is on disk. */
   async add(name: string, what: string, action: ActionName): Promise<QueuedAction | null> {
-    if (this.forMachine(name).length >= this.maxPerMachine) return null;
+    const adding = this.adding.get(name) ?? 0;
+    if (this.count(name) + adding >= this.maxPerMachine) return null;
     const queued: QueuedAction = {
       id: randomUUID(),
       name,
@@ -55,14 +64,19 @@ export class ActionQueue {
       requestedAt: this.clock.now(),
       delivered: false,
     };
-    this.index(queued);
+    // Listed (so handed over) only once on disk: a report taken while the write is under way
+    // must not hand it over, nor take its result before the row exists — the store would not
+    // find it, and the result would be acknowledged without a journal entry.
+    this.adding.set(name, adding + 1);
     try {
       await this.store.add(queued);
-    } catch (error) {
-      // Not on disk, so not acknowledged: it must not be handed over either.
-      this.unindex(queued.id);
-      throw error;
+    } finally {
+      const left = (this.adding.get(name) ?? 1) - 1;
+      if (left > 0) this.adding.set(name, left);
+      else this.adding.delete(name);
     }
+    this.index(queued);
+    if (this.reading) this.addedInRead.add(queued.id);
     return queued;
   }
 
@@ -94,20 +108,42 @@ export class ActionQueue {
   async remove(id: string): Promise<QueuedAction | undefined> {
     const a = this.unindex(id);
     if (a === undefined) return undefined;
-    return (await this.store.remove(id)) ? a : undefined;
+    this.removing.add(id);
+    try {
+      return (await this.store.remove(id)) ? a : undefined;
+    } finally {
+      this.removing.delete(id);
+      if (this.reading) this.removedInRead.add(id);
+    }
   }
 
   /**
    * Makes the queue what the store holds (of several boards, each reads what the others queued,
-   * handed over and removed); answers the machines whose count changed.
+   * handed over and removed); answers the machines whose count changed. What was added or
+   * removed here while `load` read stays so, since the read may not have seen it: an action
+   * queued here meanwhile would otherwise vanish until the next read (and a result for it be
+   * taken without a journal entry), and one taken out would be handed over again.
    */
-  replace(actions: readonly QueuedAction[]): Set<string> {
-    const touched = new Set<string>(this.byMachine.keys());
-    this.byId.clear();
-    this.byMachine.clear();
-    for (const action of actions) this.index({ ...action });
-    for (const name of this.byMachine.keys()) touched.add(name);
-    return touched;
+  async sync(load: () => Promise<readonly QueuedAction[]>): Promise<Set<string>> {
+    this.reading = true;
+    try {
+      const actions = await load();
+      const touched = new Set<string>(this.byMachine.keys());
+      const keep = [...this.addedInRead].map((id) => this.byId.get(id));
+      this.byId.clear();
+      this.byMachine.clear();
+      for (const action of actions) {
+        const gone = this.removing.has(action.id) || this.removedInRead.has(action.id);
+        if (!gone) this.index({ ...action });
+      }
+      for (const action of keep) if (action !== undefined) this.index(action);
+      for (const name of this.byMachine.keys()) touched.add(name);
+      return touched;
+    } finally {
+      this.reading = false;
+      this.addedInRead.clear();
+      this.removedInRead.clear();
+    }
   }
 
   /** The actions older than the expiry, which the caller removes and journals. */
