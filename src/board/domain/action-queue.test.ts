@@ -14,7 +14,10 @@ function heldStore() {
     markDelivered: (id) => inner.markDelivered(id),
     remove: (id) => hold(() => inner.remove(id)),
   };
-  return { store, inner, release: () => held.splice(0).forEach((r) => r()) };
+  const release = () => {
+    for (const go of held.splice(0)) go();
+  };
+  return { store, inner, release };
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
