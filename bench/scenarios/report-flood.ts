@@ -99,13 +99,15 @@ export async function firstAnnounceRow(
 /**
  * GET /api/board p99 (wrk -c2) with no report coming in, over one run long enough to take in
  * the ends of several of the board's sweeps (where its spikes were, issue 26), beside a bare
- * server sending the same bytes for as long.
+ * server sending the same bytes for as long. `settled`: measured once the board is done with
+ * what the announcements before left it (the issue's row); else right after them (no goal).
  */
 export async function getWithoutFlood(
   ctx: BenchContext,
   board: { url: string },
   boardToken: string,
   announced: number,
+  settled: boolean,
 ): Promise<void> {
   const durationS = ctx.options.wrkRounds * ctx.options.wrkSeconds;
   const view = await fetch(`${board.url}/api/board`, {
@@ -129,14 +131,14 @@ export async function getWithoutFlood(
   }
   if (onBoard.errors > 0) ctx.problems.push(`GET without flood: ${onBoard.errors} errors`);
   ctx.rows.push({
-    what: `GET /api/board p99, ${count(announced)} announced, no reports (${(viewBytes.length / 1e6).toFixed(1)} MB; wrk -c2, one run of ${durationS} s; p50 ${onBoard.p50.toFixed(1)} ms, bare ${onBare.p50.toFixed(1)} ms)`,
+    what: `GET /api/board p99, ${count(announced)} announced, no reports${settled ? '' : ', right after they first announced'} (${(viewBytes.length / 1e6).toFixed(1)} MB; wrk -c2, one run of ${durationS} s; p50 ${onBoard.p50.toFixed(1)} ms, bare ${onBare.p50.toFixed(1)} ms)`,
     board: onBoard.p99,
     unit: 'ms',
     baselineLabel: 'bare node:http, same bytes',
     baseline: onBare.p99,
     ratio: onBoard.p99 / onBare.p99,
-    goal: '≤ 1.5 × bare',
-    met: onBoard.p99 <= 1.5 * onBare.p99,
+    goal: settled ? '≤ 1.5 × bare' : '',
+    met: settled ? onBoard.p99 <= 1.5 * onBare.p99 : null,
   });
 }
 
