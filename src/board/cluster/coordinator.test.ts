@@ -52,6 +52,27 @@ async function pair() {
   return { a, b, clock, forgotten };
 }
 
+type Side = Awaited<ReturnType<typeof pair>>['a'];
+
+/** Closes one board's change set, as its sweep does. */
+function closeChangeSet(side: Side, clock: ManualClock) {
+  const { registry } = side;
+  return registry.changes.close(
+    clock.now(),
+    1,
+    () => registry.all(),
+    registry.size(),
+    () => {},
+  );
+}
+
+/** `from` publishes what changed since its last change set; `to` reads it. */
+async function publishedTo(from: Side, to: Side, clock: ManualClock): Promise<void> {
+  from.coordinator.onChangeSet(closeChangeSet(from, clock));
+  await from.coordinator.settled();
+  await to.coordinator.pull();
+}
+
 describe('Coordinator', () => {
   it('splits the machines between the live boards, each machine to one', async () => {
     const { a, b } = await pair();
@@ -68,16 +89,7 @@ describe('Coordinator', () => {
       const machine = a.registry.get(m.name);
       if (machine !== undefined) a.registry.observe(machine, { ok: true, overview: { cpus: 2 } });
     }
-    const set = a.registry.changes.close(
-      clock.now(),
-      1,
-      () => a.registry.all(),
-      a.registry.size(),
-      () => {},
-    );
-    a.coordinator.onChangeSet(set);
-    await a.coordinator.settled();
-    await b.coordinator.pull();
+    await publishedTo(a, b, clock);
     for (const m of machines) {
       const onB = b.registry.get(m.name);
       if (a.coordinator.owns(m.name)) {
@@ -86,14 +98,7 @@ describe('Coordinator', () => {
       } else expect(onB?.board).toBeNull();
     }
     // b records and notifies only for what it owns.
-    const setB = b.registry.changes.close(
-      clock.now(),
-      1,
-      () => b.registry.all(),
-      b.registry.size(),
-      () => {},
-    );
-    const view = b.coordinator.view(setB);
+    const view = b.coordinator.view(closeChangeSet(b, clock));
     expect(view.transitions.every((t) => b.coordinator.owns(t.name))).toBe(true);
     expect([...view.machines()].every((m) => b.coordinator.owns(m.name))).toBe(true);
   });
@@ -116,16 +121,7 @@ describe('Coordinator', () => {
       if ('refused' in found) throw new Error(found.refused);
       a.registry.observe(found.machine, { ok: true, overview: { cpus: 2 } });
     }
-    const set = a.registry.changes.close(
-      clock.now(),
-      1,
-      () => a.registry.all(),
-      a.registry.size(),
-      () => {},
-    );
-    a.coordinator.onChangeSet(set);
-    await a.coordinator.settled();
-    await b.coordinator.pull();
+    await publishedTo(a, b, clock);
     expect(b.registry.get('lab9')?.state).toBe('up');
     expect(b.registry.get('revoked1')).toBeUndefined();
   });
@@ -133,14 +129,7 @@ describe('Coordinator', () => {
   it('cut off from the store, a board notifies nothing', async () => {
     const { a, clock } = await pair();
     clock.advance(10_000);
-    const set = a.registry.changes.close(
-      clock.now(),
-      1,
-      () => a.registry.all(),
-      a.registry.size(),
-      () => {},
-    );
-    void set;
+    closeChangeSet(a, clock);
     for (const m of machines) expect(a.coordinator.notifies(m.name)).toBe(false);
   });
 });

@@ -86,8 +86,7 @@ export class Coordinator {
       /** Notifications claimed in the store, and how to send those a dead board left unsent. */
       claims: ClaimsTable;
       resend: (channel: string, events: NotifyEvent[]) => void;
-      /** Forgets an announced machine another board forgot. */
-      /** A machine another board forgot (`revoked`: and revoked its key). */
+      /** Forgets an announced machine another board forgot (`revoked`: and revoked its key). */
       forget: (name: string, revoked: boolean) => void;
       /** Whether reports under this name are refused here (its key revoked). */
       revoked: (name: string) => boolean;
@@ -220,9 +219,7 @@ export class Coordinator {
    */
   async forgotten(name: string, revoked = false): Promise<void> {
     if (!this.clustered()) return;
-    const record = JSON.stringify(
-      revoked ? { name, forgotten: true, revoked } : { name, forgotten: true },
-    );
+    const record = JSON.stringify({ name, forgotten: true, revoked });
     await this.deps.records.publish(this.deps.self(), [{ name, record, meta: '{}' }]);
   }
 
