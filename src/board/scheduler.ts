@@ -1,5 +1,6 @@
 import type { Logger } from '../shared/logger.js';
 import type { BoardApp } from './app.js';
+import { HEARTBEAT_MS } from './cluster/membership.js';
 import { isStoreUnavailable } from './store/store-health.js';
 
 /** The board's timers: the sweep loop (each sweep closes a change set), the upkeep tick and the heartbeat. */
@@ -9,8 +10,6 @@ export interface Scheduler {
   /** Stops starting new work and waits for the sweep in progress to end. */
   stop(): Promise<void>;
 }
-
-const UPKEEP_MS = 1000;
 
 /**
  * Starts sweeping every `sweep_interval` (a sweep that runs long is followed at once by the
@@ -48,28 +47,44 @@ export function startScheduler(boardApp: BoardApp, log: Logger): Scheduler {
 
   let upkeepRunning = false;
   let beating = false;
+  let pulling = false;
+  /** What other boards published (also read at once when they wake this one). */
+  const pull = (): void => {
+    if (pulling) return;
+    pulling = true;
+    boardApp.coordinator
+      .pull()
+      .then(() => {
+        // A board died since this sweep started: its machines are polled now, not after the
+        // rest of the interval.
+        if (sweepTimer !== null && boardApp.coordinator.boardsLost()) {
+          clearTimeout(sweepTimer);
+          runSweep();
+        }
+      })
+      .catch((error: unknown) => {
+        if (!isStoreUnavailable(error)) log.error({ err: error }, 'reading the cluster failed');
+      })
+      .finally(() => {
+        pulling = false;
+      });
+  };
   const upkeep = setInterval(() => {
-    // The heartbeat in the store (GET /api/cluster), every second, whatever the upkeep does;
-    // then what other boards published (also read at once when they wake this one).
+    // The heartbeat in the store (GET /api/cluster), every second, whatever the upkeep and the
+    // pull do: a heartbeat that waited for a slow pull made the other boards count this one
+    // dead (two missed seconds are failover_after in the cluster tests) and poll its machines.
     if (!beating) {
       beating = true;
-      boardApp.membership
-        .beat()
-        .then(() => boardApp.coordinator.pull())
-        .then(() => {
-          // A board died since this sweep started: its machines are polled now, not after the
-          // rest of the interval.
-          if (sweepTimer !== null && boardApp.coordinator.boardsLost()) {
-            clearTimeout(sweepTimer);
-            runSweep();
-          }
-        })
-        .catch((error: unknown) => {
-          if (!isStoreUnavailable(error)) log.error({ err: error }, 'heartbeat failed');
-        })
-        .finally(() => {
+      boardApp.membership.beat().then(
+        () => {
           beating = false;
-        });
+          pull();
+        },
+        (error: unknown) => {
+          beating = false;
+          if (!isStoreUnavailable(error)) log.error({ err: error }, 'heartbeat failed');
+        },
+      );
     }
     if (upkeepRunning) return;
     upkeepRunning = true;
@@ -81,7 +96,7 @@ export function startScheduler(boardApp: BoardApp, log: Logger): Scheduler {
       .finally(() => {
         upkeepRunning = false;
       });
-  }, UPKEEP_MS);
+  }, HEARTBEAT_MS);
 
   runSweep();
 

@@ -51,4 +51,26 @@ describe('Membership', () => {
     expect(b.cutOff()).toBe(false);
     expect(b.liveIds()).toEqual(['b']);
   });
+
+  it('a board whose own read is late does not count the others dead for it', async () => {
+    const store = new MemoryStore();
+    let now = 0;
+    const self = (id: string) => () => ({ id, machines: 0, failoverAfterMs: 2000 });
+    const a = new Membership(store.boards, self('a'), () => now);
+    const b = new Membership(store.boards, self('b'), () => now);
+    now = 100;
+    await b.beat();
+    now = 1000;
+    await a.beat();
+    // a's next read is 700 ms late (its store slow): b's heartbeat is 2.4 s old by the clock,
+    // but a has not read since, and b may well have beaten at 1100 and 2100.
+    now = 2500;
+    expect(a.cutOff()).toBe(false);
+    expect(a.liveIds()).toEqual(['a', 'b']);
+    expect(a.boards().find((x) => x.id === 'b')?.alive).toBe(true);
+    // Once a reads again and b's heartbeat is still the one of 100: dead.
+    await a.beat();
+    expect(a.liveIds()).toEqual(['a']);
+    expect(a.boards().find((x) => x.id === 'b')?.alive).toBe(false);
+  });
 });

@@ -10,6 +10,9 @@ export interface BoardView {
   machines: number;
 }
 
+/** How often a board writes its heartbeat and reads everyone's (the scheduler's tick). */
+export const HEARTBEAT_MS = 1000;
+
 /**
  * The boards that share this board's store, as their heartbeat rows say (Zabbix's HA node
  * table): each board writes its row every second; one silent for `failover_after` is dead.
@@ -49,11 +52,23 @@ export class Membership {
     return this.readAt !== null && this.now() - this.readAt >= failoverAfterMs;
   }
 
+  /**
+   * The time the rows are judged at: now, but at most one heartbeat after they were read. A
+   * board whose own read is late (its store slow, its event loop busy, cut off altogether)
+   * does not know that the others fell silent, so it does not count them dead for it: they
+   * might have beaten in the meantime. Judged at `now`, every read late by more than
+   * `failover_after` − 1 s made this board take the others' machines while they still polled
+   * them.
+   */
+  private asOf(): number {
+    const now = this.now();
+    return this.readAt === null ? now : Math.min(now, this.readAt + HEARTBEAT_MS);
+  }
+
   /** The ids of the boards alive now, this one included, sorted. */
   liveIds(): string[] {
     const { id, failoverAfterMs } = this.self();
-    // Cut off, the board keeps the view of its last read rather than think the others dead.
-    const now = this.cutOff() ? (this.readAt ?? this.now()) : this.now();
+    const now = this.asOf();
     const ids = this.rows
       .filter((r) => r.id !== id && alive(r, now, failoverAfterMs))
       .map((r) => r.id);
@@ -69,9 +84,9 @@ export class Membership {
   /** GET /api/cluster: every board known, alive or not; this one always, from memory. */
   boards(): BoardView[] {
     const { id, machines, failoverAfterMs } = this.self();
-    const now = this.now();
+    const now = this.asOf();
     const others = this.rows.filter((r) => r.id !== id);
-    const mine: BoardRow = { id, started_at: this.startedAt, seen_at: now, machines };
+    const mine: BoardRow = { id, started_at: this.startedAt, seen_at: this.now(), machines };
     return [...others, mine]
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .map((r) => ({
