@@ -7,6 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
  * DevTools and speedscope as it is.
  *
  *   node dist/bench/profile-summary.js DIR/board-fleet-1000/CPU.*.0.001.cpuprofile [--top 25] [--folded out.txt]
+ *     [--window A-B]     only the samples from A to B seconds after the profile's start
+ *     [--timeline S]     first, the thread's busy share (samples other than idle) per S seconds
  */
 
 interface ProfileNode {
@@ -34,15 +36,43 @@ const top = topIndex >= 0 ? Number(args[topIndex + 1]) : 25;
 const foldedIndex = args.indexOf('--folded');
 const foldedFile = foldedIndex >= 0 ? args[foldedIndex + 1] : undefined;
 
+const windowIndex = args.indexOf('--window');
+const [fromS = 0, toS = Number.POSITIVE_INFINITY] =
+  windowIndex >= 0 ? (args[windowIndex + 1] ?? '').split('-').map(Number) : [];
+const timelineIndex = args.indexOf('--timeline');
+const bucketS = timelineIndex >= 0 ? Number(args[timelineIndex + 1]) : null;
+
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
 const selfUs = new Map<number, number>();
+/** Per timeline bucket: [busy µs, all µs]. */
+const buckets: [number, number][] = [];
+let atUs = 0;
 profile.samples.forEach((id, i) => {
-  selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  const us = profile.timeDeltas[i] ?? 0;
+  atUs += us;
+  if (bucketS !== null) {
+    const b = Math.floor(atUs / 1e6 / bucketS);
+    for (let k = buckets.length; k <= b; k += 1) buckets.push([0, 0]);
+    const bucket = buckets[b] as [number, number];
+    if (byId.get(id)?.callFrame.functionName !== '(idle)') bucket[0] += us;
+    bucket[1] += us;
+  }
+  if (atUs < fromS * 1e6 || atUs > toS * 1e6) return;
+  selfUs.set(id, (selfUs.get(id) ?? 0) + us);
 });
+if (bucketS !== null) {
+  process.stdout.write(`busy share per ${bucketS} s (from the profile's start)\n`);
+  buckets.forEach(([busy, all], b) => {
+    const pct = all === 0 ? 0 : (100 * busy) / all;
+    process.stdout.write(
+      `${(b * bucketS).toFixed(1).padStart(7)} s ${pct.toFixed(0).padStart(4)} %  ${'#'.repeat(Math.round(pct / 2))}\n`,
+    );
+  });
+}
 
 function label(n: ProfileNode): string {
   const where = n.callFrame.url
