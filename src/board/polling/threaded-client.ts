@@ -194,10 +194,13 @@ export function pollerHeapMb(machines: number): number {
 }
 
 /**
- * How many pollers a board runs: one per core beside the main thread's, at most 2. On 2 cores
- * that is 1: there a second poller took ~10 % off a 10,000-machine sweep but added ~35 MB of
- * RSS (measured; docs/performance-fleet.md).
+ * How many pollers a board runs: one per core, at most 2. The main thread only applies what
+ * the pollers send (10–40 % of a core while a 10,000-machine sweep runs, profiled), so on 2
+ * cores the one poller was the sweep's bottleneck (~90 % busy): a second one took 4–7 % off
+ * the warm sweep and 7 % off the cold one, for 33–57 MB of RSS at 10,000 machines
+ * (docs/performance-round3.md, seventh pass). Round 2 had chosen the RSS (one poller on 2
+ * cores); issue 26 judges the sweeps against a bare client.
  */
 export function pollerThreads(): number {
-  return Math.max(1, Math.min(2, availableParallelism() - 1));
+  return Math.max(1, Math.min(2, availableParallelism()));
 }
