@@ -108,6 +108,17 @@ export async function fleetScenario(
         goal: '',
         met: null,
       });
+      const undiciWarmS = median(bareUndici.warm) / 1000;
+      ctx.rows.push({
+        what: `bare client through undici: warm sweep (median of ${bareUndici.warm.length}), ${count(n)} machines`,
+        board: undiciWarmS,
+        unit: 's',
+        baselineLabel: 'bare client, same fleet',
+        baseline: bareWarmS ?? Number.NaN,
+        ratio: undiciWarmS / (bareWarmS ?? Number.NaN),
+        goal: '',
+        met: null,
+      });
       ctx.rows.push({
         what: `bare client through undici: RSS holding ${count(n)} machines' connections (peak)`,
         board: bareUndici.peakRssMb,
