@@ -199,8 +199,9 @@ export function cutMembers(text: Uint8Array, drop: readonly string[]): Buffer | 
   const runs = kept.length / 2;
   let length = 2 + Math.max(0, runs - 1);
   for (let k = 0; k < kept.length; k += 2) length += (kept[k + 1] as number) - (kept[k] as number);
-  // A buffer of its own (not a slice of a shared slab, see ownBytes in machine.ts).
-  const out = Buffer.allocUnsafeSlow(length);
+  // From the shared pool: the board copies it into the machine's slot at once (machine.ts),
+  // so a report costs no buffer of its own.
+  const out = Buffer.allocUnsafe(length);
   const source = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
   out[0] = LBRACE;
   let at = 1;

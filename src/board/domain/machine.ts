@@ -13,10 +13,16 @@ export interface Machine {
   firstSeen: number;
   error: string | null;
   /**
-   * The last overview, as UTF-8 JSON outside the JS heap: 10,000 overviews kept as parsed
-   * objects (or as strings) are garbage for the GC to trace and promote, sweep after sweep.
+   * The machine's memory outside the JS heap (see keepOverview): its record's head, written
+   * right before `headRoom`, then its last overview as UTF-8 JSON from `headRoom` on, then the
+   * record's closing brace; written in place while the new overview fits. 10,000 overviews kept
+   * as parsed objects (or as strings) are garbage for the GC to trace and promote, and a new
+   * buffer per report (issue 26) is memory given back only at the next full collection.
    */
-  overviewBytes: Buffer | null;
+  slot: Buffer | null;
+  headRoom: number;
+  /** The length of the last overview in `slot` (bytes); 0: none yet. */
+  overviewLength: number;
   /** The numbers taken from the last overview (null until one arrived). */
   metrics: MachineMetrics | null;
   /** Whether the board has observed it (a poll or a report) since it started. */
@@ -37,8 +43,9 @@ export interface Machine {
   sessions: readonly SessionMark[];
   queued: number;
   /**
-   * The machine's record as UTF-8 JSON, made when first asked for after a change (the view's
-   * rebuild, the live feed's flush), not per report: null while stale.
+   * The machine's record as UTF-8 JSON (a part of `slot`), made when first asked for after a
+   * change (the view's rebuild, the live feed's flush), not per report: null while stale. Its
+   * bytes are written over by the next change: read it before the next turn of the event loop.
    */
   bytes: Buffer | null;
 }
@@ -88,21 +95,63 @@ export function ownBytes(text: string): Buffer {
   return bytes;
 }
 
-/** The machine's record as GET /api/board lists it, as UTF-8 JSON (made once per change). */
+/** Room before the overview for the record's head (~250 bytes; more when it needs more). */
+const HEAD_ROOM = 320;
+
+/**
+ * Keeps `json` as the machine's overview: written in place into the machine's slot when it
+ * fits, so that a report or a poll costs no new buffer (a flood of 15,000 reports a second
+ * left ~20 MB/s of old buffers for the next full collection, issue 26); a new slot, with some
+ * room to grow, when it does not. The record in the slot is stale from now on.
+ */
+export function keepOverview(m: Machine, json: string | Uint8Array): void {
+  const length = typeof json === 'string' ? Buffer.byteLength(json) : json.byteLength;
+  const slot = room(m, m.headRoom || HEAD_ROOM, length);
+  if (typeof json === 'string') slot.write(json, m.headRoom);
+  else slot.set(json, m.headRoom);
+  m.overviewLength = length;
+  m.bytes = null;
+}
+
+/** The machine's last overview as UTF-8 JSON (a view of its slot), or null: none yet. */
+export function overviewOf(m: Machine): Buffer | null {
+  if (m.slot === null || m.overviewLength === 0) return null;
+  return m.slot.subarray(m.headRoom, m.headRoom + m.overviewLength);
+}
+
+/**
+ * The machine's slot, with at least `headRoom` bytes before the overview and room for an
+ * overview of `length` bytes and the closing brace after it: the slot it has when they fit,
+ * else a new one (with some room to grow) holding the overview it has.
+ */
+function room(m: Machine, headRoom: number, length: number): Buffer {
+  const slot = m.slot;
+  if (slot !== null && headRoom <= m.headRoom && m.headRoom + length + 1 <= slot.length)
+    return slot;
+  const grown = Math.max(headRoom, m.headRoom);
+  const next = Buffer.allocUnsafeSlow(grown + length + (length >>> 3) + 64 + 1);
+  if (slot !== null && m.overviewLength > 0)
+    slot.copy(next, grown, m.headRoom, m.headRoom + m.overviewLength);
+  m.slot = next;
+  m.headRoom = grown;
+  return next;
+}
+
+/**
+ * The machine's record as GET /api/board lists it, as UTF-8 JSON, made once per change in its
+ * slot: the head written right before the overview, so the overview is never copied.
+ */
 export function recordBytes(m: Machine): Buffer {
   if (m.bytes === null) {
     const head = `${recordHead(m).slice(0, -1)},"overview":`;
     const headLength = Buffer.byteLength(head);
-    const overview = m.overviewBytes ?? NULL;
-    // One buffer of its own (see ownBytes), written in place: no intermediate copy of the head.
-    const bytes = Buffer.allocUnsafeSlow(headLength + overview.length + 1);
-    bytes.write(head, 0);
-    overview.copy(bytes, headLength);
-    bytes[headLength + overview.length] = CLOSE_BRACE;
-    m.bytes = bytes;
-    // The overview is kept once: as the part of the record that holds it (~1.3 KB a machine).
-    if (m.overviewBytes !== null)
-      m.overviewBytes = bytes.subarray(headLength, headLength + overview.length);
+    const overviewLength = m.overviewLength === 0 ? NULL.length : m.overviewLength;
+    const slot = room(m, headLength > m.headRoom ? headLength + 64 : m.headRoom, overviewLength);
+    if (m.overviewLength === 0) NULL.copy(slot, m.headRoom);
+    const start = m.headRoom - headLength;
+    slot.write(head, start);
+    slot[m.headRoom + overviewLength] = CLOSE_BRACE;
+    m.bytes = slot.subarray(start, m.headRoom + overviewLength + 1);
   }
   return m.bytes;
 }

@@ -3,7 +3,7 @@ import type { MachineConfig } from '../config/config.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
 import { keptMetrics, keptSessions } from './kept-parts.js';
-import { type Machine, type Observation, type Origin, ownBytes } from './machine.js';
+import { keepOverview, type Machine, type Observation, type Origin } from './machine.js';
 import { emptyMetrics, prepareOverview, type SessionMark } from './metrics.js';
 import { ViewCache, type ViewLease } from './view-cache.js';
 
@@ -112,7 +112,7 @@ export class Registry {
       machine.state = 'up';
       machine.lastSeen = now;
       machine.error = null;
-      const held = machine.overviewBytes?.length ?? 0;
+      const held = machine.overviewLength;
       const prepared =
         observation.prepared ??
         prepareOverview(
@@ -120,14 +120,10 @@ export class Registry {
           observation.json ?? JSON.stringify(observation.overview ?? {}),
           observation.latencyMs ?? null,
         );
-      const { json } = prepared;
-      machine.overviewBytes =
-        typeof json === 'string'
-          ? ownBytes(json)
-          : Buffer.from(json.buffer, json.byteOffset, json.byteLength);
+      keepOverview(machine, prepared.json);
       machine.metrics = keptMetrics(machine.metrics, prepared.metrics);
       if (machine.origin === 'announced') {
-        this.announcedBytes += machine.overviewBytes.length - held;
+        this.announcedBytes += machine.overviewLength - held;
         machine.intervalMs = observation.intervalMs ?? null;
         machine.verified = observation.verified ?? false;
         if (machine.late) this.setLate(machine, false, now);
@@ -227,7 +223,7 @@ export class Registry {
    * announced machines share (it replaces what that machine holds now).
    */
   roomFor(name: string, length: number): boolean {
-    const held = this.machines.get(name)?.overviewBytes?.length ?? 0;
+    const held = this.machines.get(name)?.overviewLength ?? 0;
     return this.announcedBytes - held + length <= this.maxAnnouncedBytes;
   }
 
@@ -304,7 +300,7 @@ export class Registry {
     this.machines.delete(name);
     this.folded.delete(foldName(name));
     this.announcedCount -= 1;
-    this.announcedBytes -= m.overviewBytes?.length ?? 0;
+    this.announcedBytes -= m.overviewLength;
     this.identityVersion += 1;
     this.viewCache.namesChanged();
     this.changes.removedName(name);
@@ -374,7 +370,9 @@ export class Registry {
       state: 'down',
       lastSeen: null,
       error: init.origin === 'configured' ? 'not polled yet' : null,
-      overviewBytes: null,
+      slot: null,
+      headRoom: 0,
+      overviewLength: 0,
       metrics: null,
       observed: false,
       intervalMs: null,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
 import type { Report } from '../../shared/wire/report.js';
 
@@ -66,6 +66,37 @@ describe('ViewCache', () => {
     const reused = t.registry.view();
     expect(marks(reused.bytes)).toEqual(['6']);
     reused.release();
+    await settle();
+  });
+
+  it('copies a record whole when its machine reports between two slices of a background refresh', async () => {
+    const t = testBoard();
+    const named = (i: number, mark: number) =>
+      ({ ...report(mark), name: `lab${String(i).padStart(3, '0')}` }) as Report;
+    for (let i = 0; i < 300; i += 1) await t.board.report('registration', named(i, 1));
+    const first = t.registry.view();
+    // Every 64 records look like a slice's worth of work: the refresh yields between them.
+    let now = performance.now();
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => (now += 5));
+    try {
+      await t.board.report('registration', named(0, 2));
+      // Past the coalescing delay the refresh runs; meanwhile lab000, whose record the first
+      // slice copied, reports again and again, its overview longer or shorter each time.
+      let mark = 2;
+      let after = t.registry.view();
+      for (const until = Date.now() + 5000; Date.now() < until && after.etag === first.etag; ) {
+        await new Promise((resolve) => setImmediate(resolve));
+        mark = mark === 2 ? 123456789 : 2;
+        await t.board.report('registration', named(0, mark));
+        after = t.registry.view();
+      }
+      expect(after.etag).not.toBe(first.etag);
+      const machines = JSON.parse(after.bytes.toString()).machines as { name: string }[];
+      expect(machines).toHaveLength(300);
+      expect(machines[0]?.name).toBe('lab000');
+    } finally {
+      clock.mockRestore();
+    }
     await settle();
   });
 });
