@@ -9,20 +9,33 @@ import type { DiskUse, MachineMetrics, SessionMark } from './metrics.js';
  * promoting set the scavenges' pauses that set the TLS row's p99. Most of it repeats from one
  * report to the next: the same sessions, the same disks' paths.
  *
- * Nothing kept is changed in place: a part is either the previous one, whole, or the new one.
+ * Nothing kept is changed in place: a part is either the previous one, whole, or the new one
+ * (whose strings equal to the previous one's may be the previous one's: the new parts are the
+ * caller's own, not yet shared).
  */
 export function keptSessions(
   previous: readonly SessionMark[],
   next: readonly SessionMark[],
 ): readonly SessionMark[] {
-  if (previous.length !== next.length) return next;
+  let same = previous.length === next.length;
   for (let i = 0; i < next.length; i++) {
-    const a = previous[i] as SessionMark;
+    const a = previous[i];
     const b = next[i] as SessionMark;
-    if (a.session !== b.session || a.why !== b.why || a.text !== b.text || a.at !== b.at)
-      return next;
+    if (a === undefined) {
+      same = false;
+      continue;
+    }
+    // Equal text: the new session may hold the previous string (its own dies young). A bell
+    // rung anew (only its time moved) then keeps no new copy of its text.
+    if (a.session === b.session) b.session = a.session;
+    else same = false;
+    if (a.why === b.why) b.why = a.why;
+    else same = false;
+    if (a.text === b.text) b.text = a.text;
+    else same = false;
+    if (a.at !== b.at) same = false;
   }
-  return previous;
+  return same ? previous : next;
 }
 
 /**

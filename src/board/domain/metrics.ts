@@ -198,7 +198,8 @@ export function sessionsOf(overview: Record<string, unknown>): SessionMark[] {
       });
     }
   }
-  return out;
+  // Kept until the next overview: a list of its own length, not push's room for 17.
+  return out.length === 0 ? out : out.slice();
 }
 
 function record(value: unknown): Record<string, unknown> | null {

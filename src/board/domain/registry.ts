@@ -132,11 +132,13 @@ export class Registry {
         machine.location = observation.location;
         this.identityVersion += 1;
       }
-      this.noteBells(machine, prepared.sessions, previous === null, now);
-      machine.sessions =
+      // Kept first: the bells then hold the strings the machine already kept (kept-parts.ts).
+      const sessions =
         prepared.sessions.length === 0
           ? NO_SESSIONS
           : keptSessions(machine.sessions, prepared.sessions);
+      this.noteBells(machine, sessions, previous === null, now);
+      machine.sessions = sessions;
     } else {
       if (machine.observed && machine.state === 'down' && machine.error === observation.error)
         return;
