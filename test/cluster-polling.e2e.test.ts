@@ -31,6 +31,8 @@ describe('three boards on one PostgreSQL share the polling and the view', () => 
   let agents: Server;
   /** Polls per machine, per board (the board's id is in the URL it polls). */
   const polls = new Map<string, Map<string, number>>();
+  /** When each board polled each machine (ms since the epoch), for the failure message. */
+  const pollTimes = new Map<string, number[]>();
   const boards: RunningProgram[] = [];
 
   beforeAll(async () => {
@@ -42,6 +44,8 @@ describe('three boards on one PostgreSQL share the polling and the view', () => 
       const mine = polls.get(machine) ?? new Map<string, number>();
       mine.set(board, (mine.get(board) ?? 0) + 1);
       polls.set(machine, mine);
+      const key = `${machine} ${board}`;
+      pollTimes.set(key, [...(pollTimes.get(key) ?? []), Date.now()]);
       res.setHeader('content-type', 'application/json');
       res.end(overview(machine));
     });
@@ -106,12 +110,25 @@ describe('three boards on one PostgreSQL share the polling and the view', () => 
     // Steady state: count polls over a few sweeps; each machine is polled by one board only.
     await new Promise((r) => setTimeout(r, 3 * FAILOVER_S * 1000));
     polls.clear();
+    pollTimes.clear();
     const window = 4000;
+    const windowAt = Date.now();
     await new Promise((r) => setTimeout(r, window));
     const pollers = new Map<string, string[]>();
     for (const [machine, byBoard] of polls) pollers.set(machine, [...byBoard.keys()]);
     expect(pollers.size).toBe(MACHINES);
     const doubled = [...pollers.values()].filter((ids) => ids.length > 1).length;
+    if (doubled > 0) {
+      // What each board saw of the cluster, and when each board polled the machines polled
+      // twice (ms into the window): a failover in the window, or two owners at once?
+      const seen = await Promise.all(
+        boards.map(async (bd) => (await http.call(`${bd.url}/api/cluster`, { token: TOKEN })).json),
+      );
+      const times = [...pollTimes]
+        .filter(([key]) => (pollers.get(key.split(' ')[0] ?? '')?.length ?? 0) > 1)
+        .map(([key, at]) => `${key}: ${at.map((t) => t - windowAt).join(',')}`);
+      console.log(`cluster: ${doubled} polled twice\n${JSON.stringify(seen)}\n${times.join('\n')}`);
+    }
     expect(doubled).toBe(0);
     const sweeps = window / 1000 / SWEEP_S;
     for (const n of countPolls().values()) expect(n).toBeLessThanOrEqual(sweeps + 1);
