@@ -1,30 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { keepOverview, type Machine, overviewOf, recordBytes } from './machine.js';
+import { keepOverview, type Machine, newMachine, overviewOf, recordBytes } from './machine.js';
 
 function machine(): Machine {
-  return {
+  const m = newMachine({
     name: 'lab1',
     origin: 'announced',
     location: 'http://lab1:8701',
-    state: 'up',
-    lastSeen: 0,
     firstSeen: 0,
-    error: null,
-    slot: null,
-    headRoom: 0,
-    overviewLength: 0,
-    metrics: null,
-    observed: true,
-    intervalMs: null,
-    late: false,
-    verified: false,
-    silencedUntil: null,
-    board: null,
-    lastBellAt: null,
-    sessions: [],
-    queued: 0,
-    bytes: null,
-  };
+  });
+  return Object.assign(m, { state: 'up', lastSeen: 0, observed: true });
 }
 
 const record = (m: Machine) => JSON.parse(recordBytes(m).toString('utf8'));

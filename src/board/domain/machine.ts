@@ -82,12 +82,49 @@ export type Observation =
     }
   | { ok: false; error: string };
 
+/** No sessions: one list shared by every machine without them. */
+export const NO_SESSIONS: readonly SessionMark[] = Object.freeze([]);
+
+/** A machine as the board first lists it: not observed yet, no overview. */
+export function newMachine(init: {
+  name: string;
+  origin: Origin;
+  location: string;
+  firstSeen: number;
+}): Machine {
+  // One object literal with every field (no spread): all machines share one hidden class,
+  // which keeps the loops over 10,000 of them fast (the spread made them 10x slower).
+  return {
+    name: init.name,
+    origin: init.origin,
+    location: init.location,
+    firstSeen: init.firstSeen,
+    state: 'down',
+    lastSeen: null,
+    error: init.origin === 'configured' ? 'not polled yet' : null,
+    slot: null,
+    headRoom: 0,
+    overviewLength: 0,
+    metrics: null,
+    observed: false,
+    intervalMs: null,
+    late: false,
+    verified: false,
+    silencedUntil: null,
+    board: null,
+    lastBellAt: null,
+    sessions: NO_SESSIONS,
+    queued: 0,
+    bytes: null,
+  };
+}
+
 const NULL = Buffer.from('null');
 const CLOSE_BRACE = 0x7d; // }
 
 /**
- * `text` as UTF-8 in a buffer of its own. Buffer.from would cut small ones from a shared 8 KiB
- * slab, which any one kept slice then keeps alive whole: 10,000 kept records held ~8 KiB each.
+ * `text` as UTF-8 in a buffer of its own, which the poller can move to the main thread (a
+ * small `Buffer.from` is cut from Node's shared 8 KiB pool, which Node marks as not to be moved).
  */
 export function ownBytes(text: string): Buffer {
   const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));

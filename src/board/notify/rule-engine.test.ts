@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Machine } from '../domain/machine.js';
+import { type Machine, newMachine } from '../domain/machine.js';
 import { emptyMetrics } from '../domain/metrics.js';
 import type { NotifyConfigFile } from './config.js';
 import { renderMessage } from './render.js';
@@ -154,27 +154,13 @@ describe('rules: grouping and silence', () => {
 
 function machine(name: string, metrics: Partial<ReturnType<typeof emptyMetrics>>): Machine {
   return {
-    name,
-    origin: 'configured',
-    location: 'http://x',
+    ...newMachine({ name, origin: 'configured', location: 'http://x', firstSeen: T0 }),
     state: 'up',
     lastSeen: T0,
-    firstSeen: T0,
     error: null,
-    slot: null,
-    headRoom: 0,
-    overviewLength: 0,
     metrics: { ...emptyMetrics(), ...metrics },
     observed: true,
-    intervalMs: null,
-    late: false,
-    verified: false,
-    silencedUntil: null,
-    board: null,
     sessions: [],
-    lastBellAt: null,
-    queued: 0,
-    bytes: null,
   };
 }
 
