@@ -45,7 +45,9 @@ describe('three boards on one PostgreSQL share the polling and the view', () => 
       mine.set(board, (mine.get(board) ?? 0) + 1);
       polls.set(machine, mine);
       const key = `${machine} ${board}`;
-      pollTimes.set(key, [...(pollTimes.get(key) ?? []), Date.now()]);
+      const times = pollTimes.get(key) ?? [];
+      times.push(Date.now());
+      pollTimes.set(key, times);
       res.setHeader('content-type', 'application/json');
       res.end(overview(machine));
     });
