@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { keptMetrics, keptSessions } from './kept-parts.js';
-import { emptyMetrics, type MachineMetrics, metricsOf, type SessionMark } from './metrics.js';
+import { keptSessions } from './kept-parts.js';
+import { metricsOf, type SessionMark } from './metrics.js';
 
 const bell = (text: string): SessionMark => ({ session: 's1', why: 'attention', text, at: 't1' });
-const withDisks = (disks: { path: string; used: number }[]): MachineMetrics =>
-  metricsOf({ disks: disks.map((d) => ({ path: d.path, total: 100, used: d.used })) }, null);
 
 describe('what a machine keeps of a new overview', () => {
   it('keeps the sessions it had when the new ones are equal by value, else takes the new', () => {
@@ -34,44 +32,6 @@ describe('what a machine keeps of a new overview', () => {
     // (Whether the strings are the previous ones is not observable from JS: bench/heap-diff.ts
     // counts them.) The previous list is unchanged.
     expect(before.map((s) => s.at)).toEqual(['t1', 't1']);
-  });
-
-  it('keeps the disks it had when equal by value, and their path strings when only the numbers moved', () => {
-    const before = withDisks([
-      { path: '/', used: 10 },
-      { path: '/scratch', used: 20 },
-    ]);
-    const same = withDisks([
-      { path: '/', used: 10 },
-      { path: '/scratch', used: 20 },
-    ]);
-    expect(keptMetrics(before, same).disks).toBe(before.disks);
-
-    const moved = withDisks([
-      { path: '/', used: 11 },
-      { path: '/scratch', used: 20 },
-    ]);
-    const kept = keptMetrics(before, moved);
-    expect(kept.disks).not.toBe(before.disks);
-    expect(kept.disks).toEqual([
-      { path: '/', ratio: 0.11 },
-      { path: '/scratch', ratio: 0.2 },
-    ]);
-    // The previous list is not changed.
-    expect(before.disks).toEqual([
-      { path: '/', ratio: 0.1 },
-      { path: '/scratch', ratio: 0.2 },
-    ]);
-  });
-
-  it('takes the new disks whole when they are other disks, or when nothing was kept before', () => {
-    const before = withDisks([{ path: '/', used: 10 }]);
-    const other = withDisks([{ path: '/data', used: 10 }]);
-    expect(keptMetrics(before, other)).toBe(other);
-    expect(keptMetrics(before, other).disks).toEqual([{ path: '/data', ratio: 0.1 }]);
-    const fresh = withDisks([{ path: '/', used: 10 }]);
-    expect(keptMetrics(null, fresh)).toBe(fresh);
-    expect(keptMetrics(emptyMetrics(), fresh).disks).toBe(fresh.disks);
   });
 
   it('shares one empty GPU list between machines without GPUs, and it cannot be changed', () => {

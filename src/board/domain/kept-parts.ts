@@ -1,4 +1,4 @@
-import type { DiskUse, MachineMetrics, SessionMark } from './metrics.js';
+import type { SessionMark } from './metrics.js';
 
 /**
  * What a machine keeps of a new overview, with the parts equal by value to what it kept from the
@@ -7,7 +7,7 @@ import type { DiskUse, MachineMetrics, SessionMark } from './metrics.js';
  * each new copy outlives the young generation and is promoted: at 1,500 reports a second that
  * was ~1.3 KB and 25 objects a report on the heap (bench/heap-diff.ts), and the copying and
  * promoting set the scavenges' pauses that set the TLS row's p99. Most of it repeats from one
- * report to the next: the same sessions, the same disks' paths.
+ * report to the next: the same sessions. (The numbers are written in place: metric-numbers.ts.)
  *
  * Nothing kept is changed in place: a part is either the previous one, whole, or the new one
  * (whose strings equal to the previous one's may be the previous one's: the new parts are the
@@ -36,27 +36,4 @@ export function keptSessions(
     if (a.at !== b.at) same = false;
   }
   return same ? previous : next;
-}
-
-/**
- * The new metrics, with the previous disks' list when it is equal by value; otherwise, when the
- * disks are the same ones in the same order, each new disk takes the previous one's path string
- * (the new metrics are the caller's own, not yet shared, so they may be changed).
- */
-export function keptMetrics(previous: MachineMetrics | null, next: MachineMetrics): MachineMetrics {
-  if (previous === null) return next;
-  const before = previous.disks;
-  const now = next.disks;
-  if (before.length === 0 || before.length !== now.length) return next;
-  let same = true;
-  for (let i = 0; i < now.length; i++) {
-    const a = before[i] as DiskUse;
-    const b = now[i] as DiskUse;
-    if (a.path !== b.path) return next;
-    // Equal text: the new disk may hold the previous string (its own dies young).
-    b.path = a.path;
-    if (a.ratio !== b.ratio) same = false;
-  }
-  if (same) next.disks = before;
-  return next;
 }

@@ -42,7 +42,7 @@ export interface MachineMetrics {
   /** The largest used share among its disks, 0–1. */
   disk: number | null;
   /** Each disk (at most DISKS_MAX). */
-  disks: DiskUse[];
+  disks: readonly DiskUse[];
   /** Sessions whose latest bell asks for a person (attention or error). */
   bells: number;
   /** configured: the last poll's round trip; announced: null. */

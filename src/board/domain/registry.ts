@@ -2,7 +2,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { MachineConfig } from '../config/config.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
-import { keptMetrics, keptSessions } from './kept-parts.js';
+import { keptSessions } from './kept-parts.js';
 import {
   keepOverview,
   type Machine,
@@ -11,6 +11,7 @@ import {
   type Observation,
   type Origin,
 } from './machine.js';
+import { keepMetrics } from './metric-numbers.js';
 import { emptyMetrics, prepareOverview, type SessionMark } from './metrics.js';
 import { ViewCache, type ViewLease } from './view-cache.js';
 
@@ -126,7 +127,7 @@ export class Registry {
           observation.latencyMs ?? null,
         );
       keepOverview(machine, prepared.json);
-      machine.metrics = keptMetrics(machine.metrics, prepared.metrics);
+      keepMetrics(machine, prepared.metrics);
       if (machine.origin === 'announced') {
         this.announcedBytes += machine.overviewLength - held;
         machine.intervalMs = observation.intervalMs ?? null;
@@ -149,7 +150,7 @@ export class Registry {
         return;
       machine.state = 'down';
       machine.error = observation.error;
-      if (machine.metrics !== null) machine.metrics = { ...emptyMetrics() };
+      if (machine.metrics !== null) keepMetrics(machine, emptyMetrics());
       if (machine.late) machine.late = false;
     }
     machine.observed = true;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Machine, newMachine } from '../domain/machine.js';
+import { keepMetrics } from '../domain/metric-numbers.js';
 import { emptyMetrics } from '../domain/metrics.js';
 import type { NotifyConfigFile } from './config.js';
 import { renderMessage } from './render.js';
@@ -153,15 +154,17 @@ describe('rules: grouping and silence', () => {
 });
 
 function machine(name: string, metrics: Partial<ReturnType<typeof emptyMetrics>>): Machine {
-  return {
+  const m: Machine = {
     ...newMachine({ name, origin: 'configured', location: 'http://x', firstSeen: T0 }),
     state: 'up',
     lastSeen: T0,
     error: null,
-    metrics: { ...emptyMetrics(), ...metrics },
     observed: true,
     sessions: [],
   };
+  // As the registry keeps them: in place (metric-numbers.ts).
+  keepMetrics(m, { ...emptyMetrics(), ...metrics });
+  return m;
 }
 
 describe('rules: thresholds, bells, late, failed actions', () => {
