@@ -1,9 +1,25 @@
 import { inSlices } from '../../shared/slices.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { Machine } from '../domain/machine.js';
-import { emptyMetricRecord, type HistoryStore, type WriteBatch } from '../store/history-store.js';
+import {
+  type HistoryStore,
+  METRICS,
+  type MetricName,
+  type WriteBatch,
+} from '../store/history-store.js';
+import { mergeBatches } from './batch-merge.js';
 import type { HistorySettings } from './settings.js';
-import { Aggregator, rawSample } from './tiers.js';
+import { Aggregator } from './tiers.js';
+
+const place = (name: MetricName): number => METRICS.indexOf(name);
+const CPU = place('cpu');
+const MEM = place('mem');
+const LOAD = place('load');
+const DISK = place('disk');
+const LATENCY = place('latency_ms');
+const BELLS = place('bells');
+const GPU_UTIL = place('gpu_util');
+const GPU_MEM = place('gpu_mem');
 
 /**
  * Raw samples waiting batches may hold (10 sweeps of 10,000 machines): past this the store is
@@ -96,35 +112,52 @@ export class HistoryRecorder {
       },
     };
     for (const name of removed) this.aggregator.forget(name);
+    // The sweep's raw rows as columns (RawSweep): no object per machine.
+    const m = METRICS.length;
+    const names: string[] = [];
+    const up = new Uint8Array(machines.length);
+    const values = new Float64Array(machines.length * m).fill(Number.NaN);
     // A machine read a few ms after its set closed may show a report taken since: the sample
     // is then that newer one (the state changes above are the set's own, exact).
-    await inSlices(machines, (m) => {
+    await inSlices(machines, (machine) => {
       // A machine the board has not observed since it started has nothing to say yet.
-      if (!m.observed) return;
-      const values = emptyMetricRecord();
-      const up = m.state === 'up';
-      const x = m.metrics;
-      if (up && x !== null) {
-        values.cpu = x.cpu;
-        values.mem = x.mem;
-        values.load = x.load;
-        values.disk = x.disk;
-        values.latency_ms = x.latencyMs;
-        values.bells = x.bells;
-        values.gpu_util = x.gpuUtil;
-        values.gpu_mem = x.gpuMem;
+      if (!machine.observed) return;
+      const row = names.length;
+      const at = row * m;
+      const isUp = machine.state === 'up';
+      const x = machine.metrics;
+      if (isUp && x !== null) {
+        values[at + CPU] = x.cpu ?? Number.NaN;
+        values[at + MEM] = x.mem ?? Number.NaN;
+        values[at + LOAD] = x.load ?? Number.NaN;
+        values[at + DISK] = x.disk ?? Number.NaN;
+        values[at + LATENCY] = x.latencyMs ?? Number.NaN;
+        values[at + BELLS] = x.bells;
+        values[at + GPU_UTIL] = x.gpuUtil ?? Number.NaN;
+        values[at + GPU_MEM] = x.gpuMem ?? Number.NaN;
       }
-      const sample = rawSample(t, up, values);
-      batch.samples.push({ tier: 'raw', name: m.name, sample });
-      this.aggregator.add(m.name, sample);
+      names.push(machine.name);
+      up[row] = isUp ? 1 : 0;
+      this.aggregator.addRow(machine.name, isUp ? 1 : 0, values, at);
     });
+    const rows = names.length;
+    if (rows > 0)
+      batch.sweeps = [{ t, names, up: up.subarray(0, rows), values: values.subarray(0, rows * m) }];
     this.enqueue(batch);
   }
 
   private enqueue(batch: WriteBatch): void {
     if (this.waiting === null) this.waiting = batch;
-    else this.waiting = merge(this.waiting, batch, this);
+    else this.waiting = this.merge(this.waiting, batch);
     if (this.running === null) this.running = this.drain();
+  }
+
+  private merge(a: WriteBatch, b: WriteBatch): WriteBatch {
+    const shed = { count: 0 };
+    const merged = mergeBatches(a, b, WAITING_RAW_MAX, shed);
+    this.shed += shed.count;
+    this.shedTotal += shed.count;
+    return merged;
   }
 
   private async drain(): Promise<void> {
@@ -141,38 +174,10 @@ export class HistoryRecorder {
         tries += 1;
         if (this.whenBack === null || this.closing || tries >= TRIES_MAX) continue;
         // Kept: in front of what came since, written when the store is back.
-        this.waiting = this.waiting === null ? batch : merge(batch, this.waiting, this);
+        this.waiting = this.waiting === null ? batch : this.merge(batch, this.waiting);
         await this.whenBack();
       }
     }
     this.running = null;
   }
-}
-
-/**
- * One batch for two: the later forgets cancel the earlier's rows of those names. Past
- * WAITING_RAW_MAX raw samples the oldest raw samples go first (aggregates are kept: they fold
- * what the raw rows said, so the coarser tiers still cover the gap).
- */
-function merge(a: WriteBatch, b: WriteBatch, recorder: HistoryRecorder): WriteBatch {
-  const gone = new Set(b.forget);
-  let samples = a.samples.filter((s) => !gone.has(s.name)).concat(b.samples);
-  let raw = samples.reduce((n, s) => n + (s.tier === 'raw' ? 1 : 0), 0);
-  if (raw > WAITING_RAW_MAX) {
-    const kept: WriteBatch['samples'] = [];
-    for (const s of samples) {
-      if (s.tier === 'raw' && raw > WAITING_RAW_MAX) {
-        raw -= 1;
-        recorder.shed += 1;
-        recorder.shedTotal += 1;
-      } else kept.push(s);
-    }
-    samples = kept;
-  }
-  return {
-    samples,
-    events: a.events.filter((e) => !gone.has(e.name)).concat(b.events),
-    forget: [...a.forget, ...b.forget],
-    cutoffs: b.cutoffs,
-  };
 }

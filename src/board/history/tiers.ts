@@ -81,7 +81,26 @@ export class Aggregator {
       avg[i] = v === null ? Number.NaN : v;
       max[i] = v === null ? Number.NaN : (sample.max[k] ?? v);
     }
-    const n = sample.n;
+    this.fold(name, sample.n, sample.up);
+  }
+
+  /**
+   * Adds one machine's row of a sweep (RawSweep: `values` from `at` on, METRICS order, NaN for
+   * null) to the open buckets: the same as `add` of its raw sample, without making one.
+   */
+  addRow(name: string, up: number, values: Float64Array, at: number): void {
+    const { avg, max } = this;
+    for (let i = 0; i < M; i += 1) {
+      const v = values[at + i] as number;
+      avg[i] = v;
+      max[i] = v;
+    }
+    this.fold(name, 1, up);
+  }
+
+  /** Folds `avg` and `max` (n samples, `up` the share up) into each open bucket of `name`. */
+  private fold(name: string, n: number, up: number): void {
+    const { avg, max } = this;
     for (const bucket of this.buckets) {
       let acc = bucket.rows.get(name);
       if (acc === undefined) {
@@ -89,7 +108,7 @@ export class Aggregator {
         bucket.rows.set(name, acc);
       }
       acc[N] = (acc[N] as number) + n;
-      acc[UP] = (acc[UP] as number) + sample.up * n;
+      acc[UP] = (acc[UP] as number) + up * n;
       for (let i = 0; i < M; i += 1) {
         const v = avg[i] as number;
         if (Number.isNaN(v)) continue;

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { rawSample } from '../history/tiers.js';
 import { upMsWithin } from '../history/uptime.js';
-import type { HistoryStore, Sample, StateEvent, WriteBatch } from './history-store.js';
+import {
+  type HistoryStore,
+  METRICS,
+  type Sample,
+  type StateEvent,
+  type WriteBatch,
+} from './history-store.js';
 
 /**
  * The contract every HistoryStore passes (Hono's common.case pattern): each implementation's
@@ -73,6 +79,39 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
       expect((await store.samples('gamma', 'raw', T0, T0 + 1))[0]?.avg).toEqual(noGpu);
       const down = await store.samples('beta', 'raw', T0, T0 + 100);
       expect(down.map((r) => [r.up, r.avg.cpu])).toEqual([[0, null]]);
+      await store.close();
+    });
+
+    it('writes a sweep given as columns exactly as the same rows given as samples', async () => {
+      const store = await open();
+      const rows = [
+        { name: 'alpha', up: true, v: values(0.25) },
+        { name: 'beta', up: false, v: { ...values(null), mem: null, gpu_util: null } },
+        { name: 'gamma', up: true, v: { ...values(0), load: null } },
+      ];
+      const columns = Float64Array.from(
+        rows.flatMap((r) => METRICS.map((k) => r.v[k] ?? Number.NaN)),
+      );
+      await store.write(
+        batch({
+          samples: [{ tier: 'raw', name: 'alpha', sample: rawSample(T0, true, values(0.5)) }],
+          sweeps: [
+            {
+              t: T0 + 10,
+              names: rows.map((r) => r.name),
+              up: Uint8Array.from(rows.map((r) => (r.up ? 1 : 0))),
+              values: columns,
+            },
+          ],
+        }),
+      );
+      for (const r of rows) {
+        const got = await store.samples(r.name, 'raw', T0 + 10, T0 + 11);
+        expect(got).toEqual([rawSample(T0 + 10, r.up, r.v)]);
+      }
+      expect((await store.samples('alpha', 'raw', T0, T0 + 20)).map((r) => r.avg.cpu)).toEqual([
+        0.5, 0.25,
+      ]);
       await store.close();
     });
 

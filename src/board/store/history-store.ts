@@ -47,10 +47,25 @@ export interface StateEvent {
   reason: string | null;
 }
 
+/**
+ * One sweep's raw samples as columns (issue 26): a name, an up flag and METRICS.length numbers
+ * (in METRICS order, NaN: null) per machine, all at `t` (n = 1, max = avg). A sweep of 15,000
+ * machines is then three arrays, not 75,000 small objects that lived until the batch was
+ * written, were promoted by the scavenges they outlived, and made those scavenges long.
+ */
+export interface RawSweep {
+  t: number;
+  names: string[];
+  up: Uint8Array;
+  values: Float64Array;
+}
+
 /** One sweep's worth of writes: committed together, or not at all. */
 export interface WriteBatch {
   /** Rows per tier, by machine name. */
   samples: { tier: TierName; name: string; sample: Sample }[];
+  /** Raw rows, one sweep's as columns (absent: none). Written as if they were in `samples`. */
+  sweeps?: RawSweep[];
   events: ({ name: string } & StateEvent)[];
   /** Machines forgotten: their history goes (at once for readers, in bounded chunks on disk). */
   forget: string[];
@@ -111,4 +126,22 @@ export function emptyMetricRecord(): Record<MetricName, number | null> {
     gpu_util: null,
     gpu_mem: null,
   };
+}
+
+/** Every row a batch writes: its `samples`, then each of its sweeps' rows as samples. */
+export function batchSamples(batch: WriteBatch): WriteBatch['samples'] {
+  if (batch.sweeps === undefined || batch.sweeps.length === 0) return batch.samples;
+  const out = batch.samples.slice();
+  for (const sweep of batch.sweeps) {
+    for (let i = 0; i < sweep.names.length; i += 1) {
+      const avg = emptyMetricRecord();
+      for (let k = 0; k < METRICS.length; k += 1) {
+        const value = sweep.values[i * METRICS.length + k] as number;
+        avg[METRICS[k] as MetricName] = Number.isNaN(value) ? null : value;
+      }
+      const sample = { t: sweep.t, n: 1, up: sweep.up[i] as number, avg, max: { ...avg } };
+      out.push({ tier: 'raw', name: sweep.names[i] as string, sample });
+    }
+  }
+  return out;
 }

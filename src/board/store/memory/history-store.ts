@@ -1,12 +1,13 @@
 import { mergeSamples } from '../../history/tiers.js';
 import { UPTIME_WINDOWS, upMsWithin } from '../../history/uptime.js';
-import type {
-  HistoryStore,
-  Sample,
-  StateEvent,
-  TierName,
-  UptimeTotals,
-  WriteBatch,
+import {
+  batchSamples,
+  type HistoryStore,
+  type Sample,
+  type StateEvent,
+  type TierName,
+  type UptimeTotals,
+  type WriteBatch,
 } from '../history-store.js';
 
 interface Kept {
@@ -21,7 +22,7 @@ export class MemoryHistoryStore implements HistoryStore {
 
   async write(batch: WriteBatch): Promise<void> {
     for (const name of batch.forget) this.machines.delete(name);
-    for (const { tier, name, sample } of batch.samples) {
+    for (const { tier, name, sample } of batchSamples(batch)) {
       const rows = this.kept(name).tiers[tier];
       const held = rows.get(sample.t);
       rows.set(sample.t, held === undefined ? sample : mergeSamples(held, sample));

@@ -9,7 +9,7 @@ import type {
   UptimeTotals,
   WriteBatch,
 } from '../history-store.js';
-import { TIERS } from '../history-store.js';
+import { batchSamples, TIERS } from '../history-store.js';
 import { HISTORY_MIGRATIONS } from './history-schema.js';
 import * as SQL from './history-sql.js';
 import { migrate } from './migrate.js';
@@ -284,7 +284,8 @@ export class PostgresHistoryStore implements HistoryStore {
       return found;
     };
     const rows: Record<TierName, { id: number; sample: Sample }[]> = { raw: [], m5: [], h1: [] };
-    for (const { tier, name, sample } of batch.samples) rows[tier].push({ id: id(name), sample });
+    for (const { tier, name, sample } of batchSamples(batch))
+      rows[tier].push({ id: id(name), sample });
     if (rows.raw.length > 0) await client.query(SQL.INSERT_RAW, SQL.rawParams(rows.raw));
     for (const tier of ['m5', 'h1'] as const)
       if (rows[tier].length > 0)
@@ -314,6 +315,8 @@ export class PostgresHistoryStore implements HistoryStore {
     const fresh = new Set<string>();
     for (const { name } of batch.samples)
       if (this.idOf(name, pending) === undefined) fresh.add(name);
+    for (const sweep of batch.sweeps ?? [])
+      for (const name of sweep.names) if (this.idOf(name, pending) === undefined) fresh.add(name);
     for (const { name } of batch.events)
       if (this.idOf(name, pending) === undefined) fresh.add(name);
     if (fresh.size === 0) return;

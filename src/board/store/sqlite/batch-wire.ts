@@ -9,6 +9,7 @@ import {
 
 /** Numbers per sample on the wire: t, n, up, then each metric's avg, then each one's max. */
 const PER_SAMPLE = 3 + 2 * METRICS.length;
+const RAW = TIERS.indexOf('raw');
 
 /**
  * A write batch as it crosses to the writer thread: its samples as columns (names, a tier code
@@ -26,7 +27,9 @@ export interface WireBatch {
 
 /** The batch as columns, copied in slices of a few ms (a sweep of 15,000 took 20–40 ms whole). */
 export async function toWire(batch: WriteBatch): Promise<WireBatch> {
-  const count = batch.samples.length;
+  const sweeps = batch.sweeps ?? [];
+  let count = batch.samples.length;
+  for (const sweep of sweeps) count += sweep.names.length;
   const names = new Array<string>(count);
   const tiers = new Uint8Array(count);
   const numbers = new Float64Array(count * PER_SAMPLE);
@@ -40,6 +43,24 @@ export async function toWire(batch: WriteBatch): Promise<WireBatch> {
     for (const k of METRICS) numbers[at++] = sample.avg[k] ?? Number.NaN;
     for (const k of METRICS) numbers[at++] = sample.max[k] ?? Number.NaN;
   });
+  // A sweep is columns already: copied row by row, no object made.
+  let i = batch.samples.length;
+  for (const sweep of sweeps) {
+    const m = METRICS.length;
+    for (let row = 0; row < sweep.names.length; row += 1, i += 1) {
+      let at = i * PER_SAMPLE;
+      names[i] = sweep.names[row] as string;
+      tiers[i] = RAW;
+      numbers[at++] = sweep.t;
+      numbers[at++] = 1;
+      numbers[at++] = sweep.up[row] as number;
+      for (let k = 0; k < m; k += 1) {
+        const value = sweep.values[row * m + k] as number;
+        numbers[at + k] = value;
+        numbers[at + m + k] = value;
+      }
+    }
+  }
   return {
     names,
     tiers,

@@ -2,7 +2,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'libsql';
 import { SLICE_MS } from '../../../shared/slices.js';
 import type { TierName, WriteBatch } from '../history-store.js';
-import { TIERS } from '../history-store.js';
+import { batchSamples, TIERS } from '../history-store.js';
 import { encodeSample, writerStatements } from './history-sql.js';
 
 /** Rows written between two yields to the event loop (≈ 5 ms of work on the 2-core machine). */
@@ -76,7 +76,7 @@ export class HistoryWriter {
       }
       let done = 0;
       let sliceEnds = performance.now() + SLICE_MS;
-      for (const { tier, name, sample } of batch.samples) {
+      for (const { tier, name, sample } of batchSamples(batch)) {
         const id = this.idOf(name, pending, true);
         counts[tier] += 1;
         sql[tier].run(id, ...encodeSample(tier, sample));
