@@ -1,7 +1,9 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { getHeapSpaceStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { isMainThread } from 'node:worker_threads';
 
 /**
@@ -18,11 +20,23 @@ import { isMainThread } from 'node:worker_threads';
  *            2 mark-compact, 4 incremental marking, 8 weak callbacks);
  *   PID.mem  one JSON line a second: RSS, V8 heap, external and array buffers, and each heap
  *            space's size, in MB.
+ * With PANOPTES_PROBE_BARE=1 the bare servers (bench/bare.js) are probed too, for comparison.
+ * With PANOPTES_PROBE_GC_TRACE=1 it also turns on V8's --trace-gc-nvp: a line per collection
+ * with the time of each of its phases, on the board's output, which the bench then keeps in
+ * PID.out (processes.ts).
+ * With PANOPTES_PROBE_SURVIVORS=FROM,TO (seconds since start) V8's sampling heap profiler runs
+ * from FROM to TO, keeping only objects that outlived a scavenge (whether a mark-compact freed
+ * them later or not; a scavenge is forced at TO): PID.heapprofile, where what the scavenges copy and promote is allocated
+ * (summed by bench/survivors.ts).
  * The timer and the observer cost the board a little CPU: compare figures with and without.
  */
 const dir = process.env.PANOPTES_PROBE_DIR;
-if (dir !== undefined && isMainThread && process.argv.some((a) => a.endsWith('board/main.js'))) {
+const probed = (a: string): boolean =>
+  a.endsWith('board/main.js') ||
+  (process.env.PANOPTES_PROBE_BARE === '1' && a.endsWith('bench/bare.js'));
+if (dir !== undefined && isMainThread && process.argv.some(probed)) {
   mkdirSync(dir, { recursive: true });
+  if (process.env.PANOPTES_PROBE_GC_TRACE === '1') setFlagsFromString('--trace-gc-nvp');
   const file = join(dir, String(process.pid));
   const t0 = Date.now();
   const since = (): number => Date.now() - t0;
@@ -50,6 +64,32 @@ if (dir !== undefined && isMainThread && process.argv.some((a) => a.endsWith('bo
         appendFileSync(`${file}.gc`, `${since()} ${kind} ${e.duration.toFixed(1)}\n`);
     }
   }).observe({ entryTypes: ['gc'] });
+  const survivors = process.env.PANOPTES_PROBE_SURVIVORS?.split(',').map(Number);
+  if (survivors?.length === 2) {
+    const [from = 0, to = 0] = survivors;
+    const session = new Session();
+    session.connect();
+    setTimeout(() => {
+      session.post('HeapProfiler.startSampling', {
+        samplingInterval: 1024,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: false,
+      });
+      setTimeout(
+        () => {
+          // A scavenge first: the young objects that die in it are not survivors.
+          setFlagsFromString('--expose-gc');
+          const gc = runInNewContext('gc') as (options: { type: 'minor' }) => void;
+          gc({ type: 'minor' });
+          session.post('HeapProfiler.stopSampling', (error, answer) => {
+            if (error === null)
+              writeFileSync(`${file}.heapprofile`, JSON.stringify(answer.profile));
+          });
+        },
+        (to - from) * 1000,
+      ).unref();
+    }, from * 1000).unref();
+  }
   let last = performance.now();
   setInterval(() => {
     const now = performance.now();

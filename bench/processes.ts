@@ -1,6 +1,7 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type {
@@ -92,11 +93,15 @@ export async function startProgram(
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start ${name}`);
   const output: string[] = [];
+  // With the board probe on (board-probe.ts), every line the program writes is kept in a file.
+  const probeDir = process.env.PANOPTES_PROBE_DIR;
+  const keep = probeDir === undefined ? null : join(probeDir, `${pid}.out`);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       reject(new Error(`${name} did not listen in time:\n${output.join('\n')}`));
     }, options.timeoutMs ?? 60_000);
     const onLine = (line: string) => {
+      if (keep !== null) appendFileSync(keep, `${line}\n`);
       if (line === '') return;
       output.push(line);
       if (output.length > 200) output.shift();
