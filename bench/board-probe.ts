@@ -21,9 +21,8 @@ import { isMainThread } from 'node:worker_threads';
  *   PID.mem  one JSON line a second: RSS, V8 heap, external and array buffers, and each heap
  *            space's size, in MB.
  * With PANOPTES_PROBE_BARE=1 the bare servers (bench/bare.js) are probed too, for comparison.
- * With PANOPTES_PROBE_GC_TRACE=1 it also turns on V8's --trace-gc-nvp: a line per collection
- * with the time of each of its phases, on the board's output, which the bench then keeps in
- * PID.out (processes.ts).
+ * PANOPTES_PROBE_V8_FLAGS (e.g. "--trace-gc-nvp --trace-pretenuring") sets V8 flags at start;
+ * V8's traces go to the board's output, which the bench then keeps in PID.out (processes.ts).
  * With PANOPTES_PROBE_SURVIVORS=FROM,TO (seconds since start) V8's sampling heap profiler runs
  * from FROM to TO, keeping only objects that outlived a scavenge (whether a mark-compact freed
  * them later or not; a scavenge is forced at TO): PID.heapprofile, where what the scavenges copy and promote is allocated
@@ -36,7 +35,8 @@ const probed = (a: string): boolean =>
   (process.env.PANOPTES_PROBE_BARE === '1' && a.endsWith('bench/bare.js'));
 if (dir !== undefined && isMainThread && process.argv.some(probed)) {
   mkdirSync(dir, { recursive: true });
-  if (process.env.PANOPTES_PROBE_GC_TRACE === '1') setFlagsFromString('--trace-gc-nvp');
+  for (const flag of process.env.PANOPTES_PROBE_V8_FLAGS?.split(' ') ?? [])
+    if (flag !== '') setFlagsFromString(flag);
   const file = join(dir, String(process.pid));
   const t0 = Date.now();
   const since = (): number => Date.now() - t0;

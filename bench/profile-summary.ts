@@ -9,6 +9,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
  *   node dist/bench/profile-summary.js DIR/board-fleet-1000/CPU.*.0.001.cpuprofile [--top 25] [--folded out.txt]
  *     [--window A-B]     only the samples from A to B seconds after the profile's start
  *     [--timeline S]     first, the thread's busy share (samples other than idle) per S seconds
+ *     [--stretches MS]   the busy stretches (samples other than idle, back to back) of MS ms or
+ *                        more in the window: how many, how long, and what filled them, by the
+ *                        first frame of the stretch's stack in the board's code (dist/), or the
+ *                        runtime's entry frame (the GC, a timer, a socket read)
  */
 
 interface ProfileNode {
@@ -39,6 +43,8 @@ const foldedFile = foldedIndex >= 0 ? args[foldedIndex + 1] : undefined;
 const windowIndex = args.indexOf('--window');
 const [fromS = 0, toS = Number.POSITIVE_INFINITY] =
   windowIndex >= 0 ? (args[windowIndex + 1] ?? '').split('-').map(Number) : [];
+const stretchesIndex = args.indexOf('--stretches');
+const stretchMs = stretchesIndex >= 0 ? Number(args[stretchesIndex + 1]) : null;
 const timelineIndex = args.indexOf('--timeline');
 const bucketS = timelineIndex >= 0 ? Number(args[timelineIndex + 1]) : null;
 
@@ -124,9 +130,57 @@ const show = (title: string, map: Map<string, number>) => {
 process.stdout.write(`${file}: ${(total / 1000).toFixed(0)} ms sampled\n`);
 show('self time', selfByLabel);
 show('total time (inclusive)', totalByLabel);
+if (stretchMs !== null) showStretches(stretchMs);
 if (foldedFile !== undefined) {
   writeFileSync(foldedFile, [...folded].map(([k, us]) => `${k} ${Math.round(us)}`).join('\n'));
   process.stdout.write(
     `\nfolded stacks: ${foldedFile} (flamegraph.pl ${foldedFile} > flame.svg)\n`,
   );
+}
+
+/** What a sample's stack was doing, for --stretches: its first frame in dist/, else its entry. */
+function taskOf(id: number): string {
+  const stack = stackOf(id);
+  const ours = stack.find((n) => n.callFrame.url.includes('/dist/'));
+  const entry = ours ?? stack[1] ?? stack[0];
+  return entry === undefined ? '?' : label(entry);
+}
+
+function showStretches(minMs: number): void {
+  const stretches: { us: number; by: Map<string, number> }[] = [];
+  let open: { us: number; by: Map<string, number> } | null = null;
+  let at = 0;
+  let windowUs = 0;
+  profile.samples.forEach((id, i) => {
+    const us = profile.timeDeltas[i] ?? 0;
+    at += us;
+    if (at < fromS * 1e6 || at > toS * 1e6) return;
+    windowUs += us;
+    if (byId.get(id)?.callFrame.functionName === '(idle)') {
+      if (open !== null) stretches.push(open);
+      open = null;
+      return;
+    }
+    open ??= { us: 0, by: new Map() };
+    open.us += us;
+    const task = taskOf(id);
+    open.by.set(task, (open.by.get(task) ?? 0) + us);
+  });
+  const long = stretches.filter((x) => x.us >= minMs * 1000);
+  const sum = long.reduce((n, x) => n + x.us, 0);
+  process.stdout.write(
+    `\nbusy stretches of ${minMs} ms or more: ${long.length} in ${(windowUs / 1e6).toFixed(1)} s, ${(sum / 1000).toFixed(0)} ms in all (${((100 * sum) / windowUs).toFixed(1)} % of the time)\n`,
+  );
+  const edges = [minMs, 2 * minMs, 4 * minMs, 8 * minMs, 16 * minMs];
+  for (let k = 0; k < edges.length; k += 1) {
+    const lo = edges[k] as number;
+    const hi = edges[k + 1] ?? Number.POSITIVE_INFINITY;
+    const n = long.filter((x) => x.us >= lo * 1000 && x.us < hi * 1000).length;
+    process.stdout.write(
+      `  ${String(lo).padStart(4)}–${hi === Number.POSITIVE_INFINITY ? '' : hi} ms: ${n}\n`,
+    );
+  }
+  const by = new Map<string, number>();
+  for (const x of long) for (const [task, us] of x.by) by.set(task, (by.get(task) ?? 0) + us);
+  show(`what filled them (of ${(sum / 1000).toFixed(0)} ms)`, by);
 }
