@@ -1,4 +1,4 @@
-import { inSlices } from '../../shared/slices.js';
+import { BACKGROUND_SLICE_MS, inSlices } from '../../shared/slices.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { Machine } from '../domain/machine.js';
 import {
@@ -119,27 +119,31 @@ export class HistoryRecorder {
     const values = new Float64Array(machines.length * m).fill(Number.NaN);
     // A machine read a few ms after its set closed may show a report taken since: the sample
     // is then that newer one (the state changes above are the set's own, exact).
-    await inSlices(machines, (machine) => {
-      // A machine the board has not observed since it started has nothing to say yet.
-      if (!machine.observed) return;
-      const row = names.length;
-      const at = row * m;
-      const isUp = machine.state === 'up';
-      const x = machine.metrics;
-      if (isUp && x !== null) {
-        values[at + CPU] = x.cpu ?? Number.NaN;
-        values[at + MEM] = x.mem ?? Number.NaN;
-        values[at + LOAD] = x.load ?? Number.NaN;
-        values[at + DISK] = x.disk ?? Number.NaN;
-        values[at + LATENCY] = x.latencyMs ?? Number.NaN;
-        values[at + BELLS] = x.bells;
-        values[at + GPU_UTIL] = x.gpuUtil ?? Number.NaN;
-        values[at + GPU_MEM] = x.gpuMem ?? Number.NaN;
-      }
-      names.push(machine.name);
-      up[row] = isUp ? 1 : 0;
-      this.aggregator.addRow(machine.name, isUp ? 1 : 0, values, at);
-    });
+    await inSlices(
+      machines,
+      (machine) => {
+        // A machine the board has not observed since it started has nothing to say yet.
+        if (!machine.observed) return;
+        const row = names.length;
+        const at = row * m;
+        const isUp = machine.state === 'up';
+        const x = machine.metrics;
+        if (isUp && x !== null) {
+          values[at + CPU] = x.cpu ?? Number.NaN;
+          values[at + MEM] = x.mem ?? Number.NaN;
+          values[at + LOAD] = x.load ?? Number.NaN;
+          values[at + DISK] = x.disk ?? Number.NaN;
+          values[at + LATENCY] = x.latencyMs ?? Number.NaN;
+          values[at + BELLS] = x.bells;
+          values[at + GPU_UTIL] = x.gpuUtil ?? Number.NaN;
+          values[at + GPU_MEM] = x.gpuMem ?? Number.NaN;
+        }
+        names.push(machine.name);
+        up[row] = isUp ? 1 : 0;
+        this.aggregator.addRow(machine.name, isUp ? 1 : 0, values, at);
+      },
+      BACKGROUND_SLICE_MS,
+    );
     const rows = names.length;
     if (rows > 0)
       batch.sweeps = [{ t, names, up: up.subarray(0, rows), values: values.subarray(0, rows * m) }];
