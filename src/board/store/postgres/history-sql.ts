@@ -4,6 +4,7 @@ import type { ChangeSource } from '../../history/uptime-ledger.js';
 import {
   METRICS,
   type MetricName,
+  type RawSweep,
   type Sample,
   type StateEvent,
   type TierName,
@@ -143,20 +144,45 @@ export function decodeSample(r: FoldedRow): Sample {
 }
 
 /** The parameters of INSERT_RAW: one array per column. */
-export function rawParams(rows: readonly { id: number; sample: Sample }[]): unknown[][] {
-  const m: number[] = [];
-  const t: number[] = [];
-  const up: number[] = [];
-  const values = COLUMNS.map((): (number | null)[] => []);
-  for (const { id, sample } of rows) {
-    m.push(id);
-    t.push(Math.floor(sample.t));
-    up.push(Math.round(sample.up));
+export class RawParams {
+  private readonly m: number[] = [];
+  private readonly t: number[] = [];
+  private readonly up: number[] = [];
+  private readonly values = COLUMNS.map((): (number | null)[] => []);
+
+  get length(): number {
+    return this.m.length;
+  }
+
+  /** One raw sample. */
+  add(id: number, sample: Sample): void {
+    this.m.push(id);
+    this.t.push(Math.floor(sample.t));
+    this.up.push(Math.round(sample.up));
     METRICS.forEach((k, i) => {
-      values[i]?.push(sample.avg[k]);
+      this.values[i]?.push(sample.avg[k]);
     });
   }
-  return [m, t, up, ...values];
+
+  /** A sweep's rows, read from its columns (no sample made). */
+  addSweep(sweep: RawSweep, id: (name: string) => number): void {
+    const n = METRICS.length;
+    const t = Math.floor(sweep.t);
+    sweep.names.forEach((name, row) => {
+      this.m.push(id(name));
+      this.t.push(t);
+      this.up.push(sweep.up[row] as number);
+      for (let k = 0; k < n; k += 1) {
+        const value = sweep.values[row * n + k] as number;
+        this.values[k]?.push(Number.isNaN(value) ? null : value);
+      }
+    });
+  }
+
+  /** The parameters of INSERT_RAW. */
+  params(): unknown[][] {
+    return [this.m, this.t, this.up, ...this.values];
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ import type {
   UptimeTotals,
   WriteBatch,
 } from '../history-store.js';
-import { batchSamples, TIERS } from '../history-store.js';
+import { TIERS } from '../history-store.js';
 import { HISTORY_MIGRATIONS } from './history-schema.js';
 import * as SQL from './history-sql.js';
 import { migrate } from './migrate.js';
@@ -284,9 +284,12 @@ export class PostgresHistoryStore implements HistoryStore {
       return found;
     };
     const rows: Record<TierName, { id: number; sample: Sample }[]> = { raw: [], m5: [], h1: [] };
-    for (const { tier, name, sample } of batchSamples(batch))
-      rows[tier].push({ id: id(name), sample });
-    if (rows.raw.length > 0) await client.query(SQL.INSERT_RAW, SQL.rawParams(rows.raw));
+    const raw = new SQL.RawParams();
+    for (const { tier, name, sample } of batch.samples)
+      if (tier === 'raw') raw.add(id(name), sample);
+      else rows[tier].push({ id: id(name), sample });
+    for (const sweep of batch.sweeps ?? []) raw.addSweep(sweep, id);
+    if (raw.length > 0) await client.query(SQL.INSERT_RAW, raw.params());
     for (const tier of ['m5', 'h1'] as const)
       if (rows[tier].length > 0)
         await client.query(SQL.UPSERT[tier], SQL.aggregateParams(rows[tier]));
@@ -294,7 +297,10 @@ export class PostgresHistoryStore implements HistoryStore {
     // Whole numbers for the bigint parameters (t < c for a whole t is t < ⌈c⌉).
     const prune: number[] = [];
     for (const tier of TIERS)
-      prune.push(Math.ceil(batch.cutoffs[tier]), Math.max(PRUNE_MIN, 2 * rows[tier].length));
+      prune.push(
+        Math.ceil(batch.cutoffs[tier]),
+        Math.max(PRUNE_MIN, 2 * (tier === 'raw' ? raw.length : rows[tier].length)),
+      );
     const cutoffMs = Math.ceil(batch.cutoffs.h1 * 1000);
     await client.query(SQL.PRUNE, [...prune, cutoffMs, PRUNE_MIN]);
     if (this.forgottenLeft) await this.dropForgotten(client);
