@@ -180,6 +180,13 @@ function showStretches(minMs: number): void {
       `  ${String(lo).padStart(4)}–${hi === Number.POSITIVE_INFINITY ? '' : hi} ms: ${n}\n`,
     );
   }
+  // The longest, each with what filled it.
+  for (const x of [...long].sort((a, b) => b.us - a.us).slice(0, 8)) {
+    const parts = [...x.by].sort((a, b) => b[1] - a[1]).slice(0, 4);
+    process.stdout.write(
+      `  ${(x.us / 1000).toFixed(1).padStart(6)} ms: ${parts.map(([t, us]) => `${(us / 1000).toFixed(1)} ${t}`).join(' | ')}\n`,
+    );
+  }
   const by = new Map<string, number>();
   for (const x of long) for (const [task, us] of x.by) by.set(task, (by.get(task) ?? 0) + us);
   show(`what filled them (of ${(sum / 1000).toFixed(0)} ms)`, by);
