@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { METRICS } from '../store/history-store.js';
 import { plan, toSeries } from './query.js';
 import { HISTORY_DEFAULTS, historySettings } from './settings.js';
 import { Aggregator, mergeSamples, rawSample } from './tiers.js';
@@ -15,6 +16,10 @@ const v = (cpu: number | null) => ({
   gpu_mem: null,
 });
 
+/** A sweep's row (RawSweep's layout) of these values. */
+const row = (values: ReturnType<typeof v>) =>
+  Float64Array.from(METRICS.map((k) => values[k] ?? Number.NaN));
+
 describe('Aggregator', () => {
   it('hands out a 5-minute bucket (avg, max, share up) once a sweep falls past its end', () => {
     const agg = new Aggregator();
@@ -25,7 +30,7 @@ describe('Aggregator', () => {
       [T + 200, false, null],
     ] as const) {
       expect(agg.advance(t)).toEqual([]);
-      agg.add('a', rawSample(t, up, v(cpu)));
+      agg.addRow('a', up ? 1 : 0, row(v(cpu)), 0);
     }
     const out = agg.advance(T + 300);
     expect(out.map((r) => r.tier)).toEqual(['m5']);
@@ -42,7 +47,7 @@ describe('Aggregator', () => {
   it('forgets a machine’s open buckets', () => {
     const agg = new Aggregator();
     agg.advance(0);
-    agg.add('a', rawSample(0, true, v(0.1)));
+    agg.addRow('a', 1, row(v(0.1)), 0);
     agg.forget('a');
     expect(agg.advance(3600)).toEqual([]);
   });

@@ -13,8 +13,8 @@ type AggregateTier = (typeof AGGREGATE_TIERS)[number];
 
 const M = METRICS.length;
 /**
- * One open bucket of one machine, as numbers in place: n, up (sum of up × n), then per metric
- * the sum of values × n, the samples with a value, and the max (NaN: none). A sweep of 15,000
+ * One open bucket of one machine, as numbers in place: n (its samples), up (those up), then per
+ * metric the sum of its values, the samples with a value, and the max (NaN: none). A sweep of 15,000
  * machines folds into these without a new object (records of 8 named numbers, read by key,
  * took 25–35 ms a sweep at 15,000 machines; issue 26).
  */
@@ -45,15 +45,12 @@ export class Aggregator {
     AggregateTier,
     { start: number; rows: Map<string, Accumulator> }
   >();
-  /** The open buckets (as in `open`), for the loop of `add`. */
+  /** The open buckets (as in `open`), for the loop of `addRow`. */
   private buckets: { start: number; rows: Map<string, Accumulator> }[] = [];
-  /** One sample's values (NaN: null) and maxima, read once for all tiers. */
-  private readonly avg = new Float64Array(M);
-  private readonly max = new Float64Array(M);
 
   /**
    * Starts the sweep at `t` (epoch seconds): returns the rows of every bucket that ended before
-   * it. Call before `add` for that sweep.
+   * it. Call before `addRow` for that sweep.
    */
   advance(t: number): { tier: TierName; name: string; sample: Sample }[] {
     const out: { tier: TierName; name: string; sample: Sample }[] = [];
@@ -72,51 +69,26 @@ export class Aggregator {
     return out;
   }
 
-  /** Adds one machine's raw sample to the open buckets. */
-  add(name: string, sample: Sample): void {
-    const { avg, max } = this;
-    for (let i = 0; i < M; i += 1) {
-      const k = METRICS[i] as MetricName;
-      const v = sample.avg[k];
-      avg[i] = v === null ? Number.NaN : v;
-      max[i] = v === null ? Number.NaN : (sample.max[k] ?? v);
-    }
-    this.fold(name, sample.n, sample.up);
-  }
-
   /**
    * Adds one machine's row of a sweep (RawSweep: `values` from `at` on, METRICS order, NaN for
-   * null) to the open buckets: the same as `add` of its raw sample, without making one.
+   * null; up 1 or 0) to its open buckets.
    */
   addRow(name: string, up: number, values: Float64Array, at: number): void {
-    const { avg, max } = this;
-    for (let i = 0; i < M; i += 1) {
-      const v = values[at + i] as number;
-      avg[i] = v;
-      max[i] = v;
-    }
-    this.fold(name, 1, up);
-  }
-
-  /** Folds `avg` and `max` (n samples, `up` the share up) into each open bucket of `name`. */
-  private fold(name: string, n: number, up: number): void {
-    const { avg, max } = this;
     for (const bucket of this.buckets) {
       let acc = bucket.rows.get(name);
       if (acc === undefined) {
         acc = new Float64Array(SIZE).fill(Number.NaN, MAX);
         bucket.rows.set(name, acc);
       }
-      acc[N] = (acc[N] as number) + n;
-      acc[UP] = (acc[UP] as number) + up * n;
+      acc[N] = (acc[N] as number) + 1;
+      acc[UP] = (acc[UP] as number) + up;
       for (let i = 0; i < M; i += 1) {
-        const v = avg[i] as number;
+        const v = values[at + i] as number;
         if (Number.isNaN(v)) continue;
-        acc[SUM + i] = (acc[SUM + i] as number) + v * n;
-        acc[COUNT + i] = (acc[COUNT + i] as number) + n;
-        const m = max[i] as number;
+        acc[SUM + i] = (acc[SUM + i] as number) + v;
+        acc[COUNT + i] = (acc[COUNT + i] as number) + 1;
         const held = acc[MAX + i] as number;
-        if (Number.isNaN(held) || m > held) acc[MAX + i] = m;
+        if (Number.isNaN(held) || v > held) acc[MAX + i] = v;
       }
     }
   }
