@@ -128,6 +128,12 @@ export function emptyMetricRecord(): Record<MetricName, number | null> {
   };
 }
 
+/** The value of metric number `k` (METRICS order) of the sweep's row `row`; null: none. */
+export function sweepValue(sweep: RawSweep, row: number, k: number): number | null {
+  const value = sweep.values[row * METRICS.length + k] as number;
+  return Number.isNaN(value) ? null : value;
+}
+
 /** Every row a batch writes: its `samples`, then each of its sweeps' rows as samples. */
 export function batchSamples(batch: WriteBatch): WriteBatch['samples'] {
   if (batch.sweeps === undefined || batch.sweeps.length === 0) return batch.samples;
@@ -135,10 +141,8 @@ export function batchSamples(batch: WriteBatch): WriteBatch['samples'] {
   for (const sweep of batch.sweeps) {
     for (let i = 0; i < sweep.names.length; i += 1) {
       const avg = emptyMetricRecord();
-      for (let k = 0; k < METRICS.length; k += 1) {
-        const value = sweep.values[i * METRICS.length + k] as number;
-        avg[METRICS[k] as MetricName] = Number.isNaN(value) ? null : value;
-      }
+      for (let k = 0; k < METRICS.length; k += 1)
+        avg[METRICS[k] as MetricName] = sweepValue(sweep, i, k);
       const sample = { t: sweep.t, n: 1, up: sweep.up[i] as number, avg, max: { ...avg } };
       out.push({ tier: 'raw', name: sweep.names[i] as string, sample });
     }

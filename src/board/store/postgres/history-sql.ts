@@ -7,6 +7,7 @@ import {
   type RawSweep,
   type Sample,
   type StateEvent,
+  sweepValue,
   type TierName,
 } from '../history-store.js';
 
@@ -166,16 +167,14 @@ export class RawParams {
 
   /** A sweep's rows, read from its columns (no sample made). */
   addSweep(sweep: RawSweep, id: (name: string) => number): void {
-    const n = METRICS.length;
     const t = Math.floor(sweep.t);
     sweep.names.forEach((name, row) => {
       this.m.push(id(name));
       this.t.push(t);
       this.up.push(sweep.up[row] as number);
-      for (let k = 0; k < n; k += 1) {
-        const value = sweep.values[row * n + k] as number;
-        this.values[k]?.push(Number.isNaN(value) ? null : value);
-      }
+      this.values.forEach((column, k) => {
+        column.push(sweepValue(sweep, row, k));
+      });
     });
   }
 

@@ -283,8 +283,8 @@ export class PostgresHistoryStore implements HistoryStore {
       if (found === undefined) throw new Error(`no id for machine ${name}`);
       return found;
     };
-    const rows: Record<TierName, { id: number; sample: Sample }[]> = { raw: [], m5: [], h1: [] };
     const raw = new SQL.RawParams();
+    const rows: Record<'m5' | 'h1', { id: number; sample: Sample }[]> = { m5: [], h1: [] };
     for (const { tier, name, sample } of batch.samples)
       if (tier === 'raw') raw.add(id(name), sample);
       else rows[tier].push({ id: id(name), sample });
