@@ -3,6 +3,7 @@ import type { ChangeSet } from '../domain/change-set.js';
 import { type Machine, newMachine } from '../domain/machine.js';
 import { keepMetrics } from '../domain/metric-numbers.js';
 import { emptyMetrics } from '../domain/metrics.js';
+import { changeSet } from '../notify/test-kit.js';
 import type { HistoryStore, WriteBatch } from '../store/history-store.js';
 import { MemoryHistoryStore } from '../store/memory/history-store.js';
 import { HistoryRecorder } from './recorder.js';
@@ -19,23 +20,8 @@ function machine(name: string, state: 'up' | 'down' | null, cpu: number | null =
   return m;
 }
 
-function set(atS: number, machines: Machine[], removed: string[] = []): ChangeSet {
-  return {
-    seq: 1,
-    at: atS * 1000,
-    sweepMs: null,
-    transitions: [],
-    late: [],
-    bells: [],
-    actionsFailed: [],
-    changed: new Set(),
-    removed,
-    dropped: 0,
-    reports: 0,
-    machines: () => machines.values(),
-    size: machines.length,
-  };
-}
+/** A change set closed at `atS` (epoch seconds) over these machines. */
+const set = (atS: number, machines: Machine[]): ChangeSet => changeSet(atS * 1000, { machines });
 
 describe('the history recorder', () => {
   it('records each sweep as columns, observed machines only, and folds them into the buckets', async () => {
