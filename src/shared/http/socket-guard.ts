@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 
 /** How long a closing server waits for in-flight requests and live sockets before cutting them. */
@@ -17,14 +18,29 @@ const CONNECT_REFUSED = JSON.stringify({ detail: 'Method Not Allowed' });
  * - CONNECT is answered 405 and closed (Node would otherwise drop it without a word).
  * - Closing the server cuts whatever is still open after `graceMs` (idle, upgraded, live or
  *   slow sockets), so a shutdown ends whatever clients hold.
+ *
+ * The sockets node:http keeps count of (every HTTP connection) are cut with
+ * `closeAllConnections`; only those it does not are tracked here: switched or CONNECT sockets,
+ * and, on a TLS server, every socket, since node:http sees one only once its handshake is done.
+ * A plain HTTP connection gets no listener of ours (issue 26): a second 'close' listener on
+ * each socket made the garbage of every short connection outlive the young generation
+ * (3,000 new connections a second: 2.5 MB promoted per scavenge against 1.05 without it).
  */
 export function guardSockets(app: FastifyInstance, graceMs = SHUTDOWN_GRACE_MS): void {
+  /** Sockets node:http does not count, until they close. */
   const sockets = new Set<Duplex>();
-  app.server.on('connection', (socket: Duplex) => {
+  const track = (socket: Duplex): void => {
+    if (sockets.has(socket)) return;
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-  });
+  };
+  const cutAll = (): void => {
+    app.server.closeAllConnections();
+    for (const socket of sockets) socket.destroy();
+  };
+  if (app.server instanceof TlsServer) app.server.on('connection', track);
   app.server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    track(socket);
     socket.on('error', () => undefined);
     socket.end(
       `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\n` +
@@ -39,18 +55,17 @@ export function guardSockets(app: FastifyInstance, graceMs = SHUTDOWN_GRACE_MS):
     if ((request.raw as IncomingMessage & { upgrade?: boolean }).upgrade !== true) return;
     reply.header('connection', 'close');
     const socket = request.raw.socket;
+    track(socket);
     reply.raw.once('finish', () => socket.destroySoon());
   });
 
   let deadline: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
-    deadline = setTimeout(() => {
-      for (const socket of sockets) socket.destroy();
-    }, graceMs);
+    deadline = setTimeout(cutAll, graceMs);
     deadline.unref();
   });
   app.addHook('onClose', async () => {
     clearTimeout(deadline);
-    for (const socket of sockets) socket.destroy();
+    cutAll();
   });
 }
