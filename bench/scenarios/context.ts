@@ -30,10 +30,18 @@ export function launchBoard(ctx: BenchContext, configDir: string, label: string)
   return startBoard(configDir, nodeArgs, ctx.options.boardScript ?? undefined);
 }
 
-/** Samples a process's RSS every `everyMs` and keeps the peak, until stopped. */
+/**
+ * Samples a process's RSS every `everyMs` and keeps the peak, until stopped; with `phase`, the
+ * peak of each named stretch too (what load the peak came under).
+ */
 export class RssSampler {
   peakMb = 0;
+  /** The phase the peak came in (null: none was named then). */
+  peakPhase: string | null = null;
   readonly samples: { atMs: number; mb: number }[] = [];
+  /** The peak of each phase, in the order the phases began. */
+  readonly phases = new Map<string, number>();
+  private current: string | null = null;
   private readonly timer: NodeJS.Timeout;
   private readonly started = Date.now();
 
@@ -45,11 +53,24 @@ export class RssSampler {
     this.sample();
   }
 
+  /** From now on the samples count for `name` (null: for no phase). */
+  phase(name: string | null): void {
+    this.sample();
+    this.current = name;
+    if (name !== null) this.sample();
+  }
+
   sample(): number {
     try {
       const mb = rssMb(this.pid);
-      this.peakMb = Math.max(this.peakMb, mb);
+      if (mb > this.peakMb) {
+        this.peakMb = mb;
+        this.peakPhase = this.current;
+      }
       this.samples.push({ atMs: Date.now() - this.started, mb });
+      if (this.current !== null) {
+        this.phases.set(this.current, Math.max(this.phases.get(this.current) ?? 0, mb));
+      }
       return mb;
     } catch {
       return Number.NaN;
@@ -58,6 +79,21 @@ export class RssSampler {
 
   stop(): void {
     clearInterval(this.timer);
+  }
+}
+
+/** `work` run while the RSS of process `pid` is sampled every 250 ms: its result, and the peak. */
+export async function withPeakRss<T>(
+  pid: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; peakMb: number }> {
+  const sampler = new RssSampler(pid, 250);
+  try {
+    const result = await work();
+    sampler.sample();
+    return { result, peakMb: sampler.peakMb };
+  } finally {
+    sampler.stop();
   }
 }
 

@@ -5,7 +5,7 @@ import { announcerReport } from '../fleet/overview.js';
 import { startBare } from '../processes.js';
 import { quantile } from '../stats.js';
 import { best, type WrkResult, wrk } from '../wrk.js';
-import { type BenchContext, count } from './context.js';
+import { type BenchContext, count, type RssSampler, withPeakRss } from './context.js';
 
 /** What a closed loop of first announcements measured. */
 export interface AnnounceRun {
@@ -145,6 +145,7 @@ export async function getWithoutFlood(
 /**
  * GET /api/board p99 (wrk -c2) while wrk floods the server with reports (-c32), in rounds;
  * `viewBytes` is what the bare side serves while the bare report server takes the same flood.
+ * The board's RSS counts as phase 'get' of `sampler`; the bare server's peak is returned.
  */
 export async function getDuringFlood(
   ctx: BenchContext,
@@ -152,7 +153,8 @@ export async function getDuringFlood(
   boardToken: string,
   script: string,
   viewBytes: Buffer,
-): Promise<void> {
+  sampler: RssSampler,
+): Promise<{ barePeakMb: number }> {
   const { wrkRounds: rounds, wrkSeconds: seconds } = ctx.options;
   const auth = { authorization: `Bearer ${boardToken}` };
   const measure = async (getUrl: string, reportUrl: string, headers: Record<string, string>) => {
@@ -166,14 +168,19 @@ export async function getDuringFlood(
     }
     return best(results);
   };
+  sampler.phase('get');
   const onBoard = await measure(`${board.url}/api/board`, board.url, auth);
+  sampler.phase(null);
   const file = join(ctx.tmp, 'flood-view.json');
   writeFileSync(file, viewBytes);
   // One bare process serves both, as the board does: one event loop for the GETs and the flood.
   const bare = await startBare(['--both', file]);
   let onBare: WrkResult;
+  let barePeakMb: number;
   try {
-    onBare = await measure(`${bare.url}/api/board`, bare.url, {});
+    const run = await withPeakRss(bare.pid, () => measure(`${bare.url}/api/board`, bare.url, {}));
+    onBare = run.result;
+    barePeakMb = run.peakMb;
   } finally {
     await bare.stop();
   }
@@ -187,4 +194,5 @@ export async function getDuringFlood(
     goal: '≤ 1.5 × bare',
     met: onBoard.p99 <= 1.5 * onBare.p99,
   });
+  return { barePeakMb };
 }

@@ -3,7 +3,14 @@ import type { AnnounceAnswer } from '../fleet/protocol.js';
 import { cpuSeconds, Fleet, type Program, startBare } from '../processes.js';
 import { sleep } from '../stats.js';
 import { best, type Comparison, reportScript, type WrkResult, wrk } from '../wrk.js';
-import { type BenchContext, count, launchBoard, RssSampler, scenarioDir } from './context.js';
+import {
+  type BenchContext,
+  count,
+  launchBoard,
+  RssSampler,
+  scenarioDir,
+  withPeakRss,
+} from './context.js';
 import { firstAnnounceRow, getDuringFlood, getWithoutFlood } from './report-flood.js';
 
 /**
@@ -12,6 +19,9 @@ import { firstAnnounceRow, getDuringFlood, getWithoutFlood } from './report-floo
  * machines, and the collections of what the burst left).
  */
 const SETTLE_MS = 15_000;
+
+/** How long the board's RSS is sampled at rest once the whole fleet has announced. */
+const REST_MS = 6_000;
 
 /**
  * Report ingestion: M announcing machines. Capacity with wrk (keep-alive, as fast as it
@@ -39,6 +49,7 @@ export async function reportsScenario(ctx: BenchContext): Promise<void> {
     // The first announcement of 10,000 new names (closed loop, timed beside a bare server),
     // then the rest of the fleet, untimed.
     const timed = Math.min(machines, 10_000);
+    sampler.phase('announce');
     await firstAnnounceRow(ctx, board, registrationToken, timed);
     // Right after 10,000 first announcements the board still saves their identities, opens
     // their history and collects their garbage: measured (no goal), then again once that is
@@ -50,6 +61,12 @@ export async function reportsScenario(ctx: BenchContext): Promise<void> {
       const rest = await announce(fleet, board.url, registrationToken, machines, 2000, 5000);
       ctx.log(`reports: the rest of the fleet announced (${count(rest.ok)} reports)`);
     }
+    // The board holding every machine, no report coming in: what the machines cost at rest.
+    sampler.phase('rest');
+    await sleep(REST_MS);
+    sampler.phase(null);
+    /** Bare servers' peak RSS under each load, beside the board's peak of the same phase. */
+    const bareRss = new Map<string, number>();
 
     // Capacity: wrk, keep-alive connections, as fast as the board answers.
     const script = reportScript(ctx.tmp, machines, registrationToken);
@@ -61,6 +78,7 @@ export async function reportsScenario(ctx: BenchContext): Promise<void> {
     let result: Comparison;
     let batched: WrkResult;
     let boardCpu = 0;
+    const bareSampler = new RssSampler(bareServer.pid, 250);
     try {
       const boardRounds: WrkResult[] = [];
       const bareRounds: WrkResult[] = [];
@@ -69,14 +87,19 @@ export async function reportsScenario(ctx: BenchContext): Promise<void> {
       for (let round = 0; round < rounds; round++) {
         const cpu0 = cpuSeconds(board.pid);
         const t0 = Date.now();
+        sampler.phase('flood');
         boardRounds.push(await wrk(load(board.url)));
+        sampler.phase(null);
         boardCpu = Math.max(boardCpu, (cpuSeconds(board.pid) - cpu0) / ((Date.now() - t0) / 1000));
         bareRounds.push(await wrk(load(bareServer.url)));
         batchedRounds.push(await wrk(load(batchedServer.url)));
       }
       result = { board: best(boardRounds), bare: best(bareRounds) };
       batched = best(batchedRounds);
+      bareSampler.sample();
+      bareRss.set('flood', bareSampler.peakMb);
     } finally {
+      bareSampler.stop();
       await bareServer.stop();
       await batchedServer.stop();
     }
@@ -109,10 +132,12 @@ export async function reportsScenario(ctx: BenchContext): Promise<void> {
       headers: { authorization: `Bearer ${boardToken}` },
     });
     const viewBytes = Buffer.from(await view.arrayBuffer());
-    await getDuringFlood(ctx, board, boardToken, script, viewBytes);
+    const flooded = await getDuringFlood(ctx, board, boardToken, script, viewBytes, sampler);
+    bareRss.set('get', flooded.barePeakMb);
 
     // Sustained: the fleet's own rate, a new connection per report, for reportSeconds.
     const durationMs = options.reportSeconds * 1000;
+    sampler.phase('sustained');
     const sustained = await measureSustained(
       fleet,
       board,
@@ -121,11 +146,16 @@ export async function reportsScenario(ctx: BenchContext): Promise<void> {
       rate,
       durationMs,
     );
+    sampler.phase(null);
     checkAnnounce(ctx, 'sustained reports', sustained.answer);
     const bare = await startBare(['--reports']);
     let bareRun: Awaited<ReturnType<typeof measureSustained>>;
     try {
-      bareRun = await measureSustained(fleet, bare, registrationToken, machines, rate, durationMs);
+      const run = await withPeakRss(bare.pid, () =>
+        measureSustained(fleet, bare, registrationToken, machines, rate, durationMs),
+      );
+      bareRun = run.result;
+      bareRss.set('sustained', run.peakMb);
     } finally {
       await bare.stop();
     }
@@ -176,6 +206,7 @@ export async function reportsScenario(ctx: BenchContext): Promise<void> {
       goal: '< 300 MB',
       met: sampler.peakMb < 300,
     });
+    rssPhaseRows(ctx, machines, sampler, bareRss);
   } finally {
     sampler?.stop();
     await board?.stop(options.cpuProfDir === null ? 10_000 : 60_000);
@@ -234,6 +265,47 @@ function checkAnnounce(ctx: BenchContext, what: string, answer: AnnounceAnswer):
     ctx.log(
       `${what}: ${answer.failed} failed (${JSON.stringify(answer.errors)}), ${answer.skipped} skipped: the board fell behind`,
     );
+  }
+}
+
+/** Which load each phase of the scenario is, as its rows name it. */
+const PHASES: [string, string][] = [
+  ['announce', 'while the fleet first announced (with the quiet GETs and the settle)'],
+  ['rest', `at rest for ${REST_MS / 1000} s, every machine announced, no report coming in`],
+  ['flood', 'reports as fast as they are answered (wrk -c32, keep-alive)'],
+  ['get', 'GETs of the view (wrk -c2) during that flood'],
+  ['sustained', "reports at the fleet's rate, a new connection each"],
+];
+
+/**
+ * The peak of the RSS row, taken apart by phase (no goal): the board's peak under each load
+ * beside a bare server's peak under the same load (at rest, beside the empty board).
+ */
+function rssPhaseRows(
+  ctx: BenchContext,
+  machines: number,
+  sampler: RssSampler,
+  bareRss: Map<string, number>,
+): void {
+  const at = PHASES.find(([phase]) => phase === sampler.peakPhase)?.[1];
+  ctx.log(
+    `reports: board RSS peak ${sampler.peakMb.toFixed(0)} MB, ${at === undefined ? 'between the phases (a bare server under load, the board idle)' : at}`,
+  );
+  for (const [phase, label] of PHASES) {
+    const board = sampler.phases.get(phase);
+    if (board === undefined) continue;
+    const bare = bareRss.get(phase);
+    const baseline = bare ?? ctx.emptyBoardRssMb;
+    ctx.rows.push({
+      what: `(no goal) board RSS, ${count(machines)} announced: peak ${label}`,
+      board,
+      unit: 'MB',
+      baselineLabel: bare === undefined ? 'empty board' : 'bare server, same load',
+      baseline,
+      ratio: board / baseline,
+      goal: '',
+      met: null,
+    });
   }
 }
 
