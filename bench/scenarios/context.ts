@@ -36,12 +36,14 @@ export function launchBoard(ctx: BenchContext, configDir: string, label: string)
  */
 export class RssSampler {
   peakMb = 0;
-  /** The phase the peak came in (null: none was named then). */
+  /** The phase the peak came in, or `after NAME` between phases (null: before any). */
   peakPhase: string | null = null;
   readonly samples: { atMs: number; mb: number }[] = [];
   /** The peak of each phase, in the order the phases began. */
   readonly phases = new Map<string, number>();
   private current: string | null = null;
+  /** The last phase named, for samples between phases. */
+  private last: string | null = null;
   private readonly timer: NodeJS.Timeout;
   private readonly started = Date.now();
 
@@ -57,7 +59,10 @@ export class RssSampler {
   phase(name: string | null): void {
     this.sample();
     this.current = name;
-    if (name !== null) this.sample();
+    if (name !== null) {
+      this.last = name;
+      this.sample();
+    }
   }
 
   sample(): number {
@@ -65,7 +70,7 @@ export class RssSampler {
       const mb = rssMb(this.pid);
       if (mb > this.peakMb) {
         this.peakMb = mb;
-        this.peakPhase = this.current;
+        this.peakPhase = this.current ?? (this.last === null ? null : `after ${this.last}`);
       }
       this.samples.push({ atMs: Date.now() - this.started, mb });
       if (this.current !== null) {

@@ -287,10 +287,16 @@ function rssPhaseRows(
   sampler: RssSampler,
   bareRss: Map<string, number>,
 ): void {
-  const at = PHASES.find(([phase]) => phase === sampler.peakPhase)?.[1];
-  ctx.log(
-    `reports: board RSS peak ${sampler.peakMb.toFixed(0)} MB, ${at === undefined ? 'between the phases (a bare server under load, the board idle)' : at}`,
-  );
+  const peak = sampler.peakPhase ?? '';
+  const after = peak.startsWith('after ');
+  const at = PHASES.find(([phase]) => phase === (after ? peak.slice(6) : peak))?.[1];
+  const when =
+    at === undefined
+      ? 'before any phase'
+      : after
+        ? `after the phase "${at}" (the board idle, a bare server under that load)`
+        : at;
+  ctx.log(`reports: board RSS peak ${sampler.peakMb.toFixed(0)} MB, ${when}`);
   for (const [phase, label] of PHASES) {
     const board = sampler.phases.get(phase);
     if (board === undefined) continue;
