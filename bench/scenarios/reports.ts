@@ -294,7 +294,7 @@ function rssPhaseRows(
     at === undefined
       ? 'before any phase'
       : after
-        ? `after the phase "${at}" (the board idle, a bare server under that load)`
+        ? `after the phase "${at}", the board idle (a bare server under that load, or the next phase not begun)`
         : at;
   ctx.log(`reports: board RSS peak ${sampler.peakMb.toFixed(0)} MB, ${when}`);
   for (const [phase, label] of PHASES) {
