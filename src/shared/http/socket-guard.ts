@@ -23,8 +23,9 @@ const CONNECT_REFUSED = JSON.stringify({ detail: 'Method Not Allowed' });
  * `closeAllConnections`; only those it does not are tracked here: switched or CONNECT sockets,
  * and, on a TLS server, every socket, since node:http sees one only once its handshake is done.
  * A plain HTTP connection gets no listener of ours (issue 26): a second 'close' listener on
- * each socket made the garbage of every short connection outlive the young generation
- * (3,000 new connections a second: 2.5 MB promoted per scavenge against 1.05 without it).
+ * each socket made the garbage of short connections outlive the young generation (3,000 new
+ * connections a second: the heap 2.3 MB larger after each scavenge, 1.2 without it;
+ * bench/scavenge-growth.ts, docs/performance-round3.md, tenth pass).
  */
 export function guardSockets(app: FastifyInstance, graceMs = SHUTDOWN_GRACE_MS): void {
   /** Sockets node:http does not count, until they close. */
