@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { stringify } from 'yaml';
@@ -16,6 +17,23 @@ export function writeBoardConfig(dir: string, config: Record<string, unknown>): 
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'board.yaml'), stringify(config));
   return dir;
+}
+
+/**
+ * A fresh temp directory (`prefix` + random) with the config of a board that takes `machines`
+ * announced machines (and 1,000 more): the bench's standalone tools start their boards so.
+ */
+export function announcingBoardDir(
+  prefix: string,
+  machines: number,
+): { dir: string; registration: string } {
+  const registration = token();
+  const dir = writeBoardConfig(mkdtempSync(join(tmpdir(), prefix)), {
+    board_token: token(),
+    registration_token: registration,
+    max_announced: machines + 1000,
+  });
+  return { dir, registration };
 }
 
 /** The configured-machine entries of board.yaml for a simulated fleet. */

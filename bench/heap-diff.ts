@@ -1,7 +1,6 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { token, writeBoardConfig } from './board-kit.js';
+import { announcingBoardDir } from './board-kit.js';
 import { killEverything, startBoard } from './processes.js';
 import { firstAnnounce } from './scenarios/report-flood.js';
 
@@ -37,16 +36,10 @@ interface Snapshot {
 /** Ids above this are V8's ids of native (non-heap) entries, not numbered in order. */
 const NATIVE_IDS = 1e9;
 
-const dir = mkdtempSync(join(tmpdir(), 'panoptes-heap-diff-'));
-const registration = token();
-const config = writeBoardConfig(dir, {
-  board_token: token(),
-  registration_token: registration,
-  max_announced: machines + 1000,
-});
+const { dir, registration } = announcingBoardDir('panoptes-heap-diff-', machines);
 try {
   const board = await startBoard(
-    config,
+    dir,
     ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`],
     script,
   );

@@ -139,9 +139,9 @@ export function startBoard(
   );
 }
 
-/** A bare node:http baseline server (see bare.ts). */
-export function startBare(args: string[]): Promise<Program> {
-  return startProgram('bare server', `${ROOT}dist/bench/bare.js`, args);
+/** A bare node:http baseline server (see bare.ts), with `nodeArgs` to node. */
+export function startBare(args: string[], nodeArgs: string[] = []): Promise<Program> {
+  return startProgram('bare server', `${ROOT}dist/bench/bare.js`, args, { nodeArgs });
 }
 
 /** The sweep baseline (see bare-sweep.ts): a bare client's cold and warm sweeps. */

@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { token, writeBoardConfig } from './board-kit.js';
+import { rmSync } from 'node:fs';
+import { announcingBoardDir } from './board-kit.js';
 import {
   cpuSeconds,
   killEverything,
@@ -28,12 +26,7 @@ const seconds = 3;
 const machines = 15_000;
 const STEPS_SERVER = `${ROOT}dist/bench/bare-steps.js`;
 
-const registration = token();
-const dir = writeBoardConfig(mkdtempSync(join(tmpdir(), 'panoptes-report-steps-')), {
-  board_token: token(),
-  registration_token: registration,
-  max_announced: machines + 1000,
-});
+const { dir, registration } = announcingBoardDir('panoptes-report-steps-', machines);
 try {
   const board = await startBoard(dir);
   await firstAnnounce(board.url, registration, machines);

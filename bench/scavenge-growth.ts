@@ -1,15 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { token, writeBoardConfig } from './board-kit.js';
-import {
-  Fleet,
-  killEverything,
-  type Program,
-  ROOT,
-  startBoard,
-  startProgram,
-} from './processes.js';
+import { rmSync } from 'node:fs';
+import { announcingBoardDir } from './board-kit.js';
+import { Fleet, killEverything, type Program, startBare, startBoard } from './processes.js';
 import { firstAnnounce } from './scenarios/report-flood.js';
 
 /**
@@ -35,22 +26,12 @@ const nodeArgs = args.flatMap((a, i) => (args[i - 1] === '--node-arg' ? [a] : []
 const COLLECTION =
   /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: (Scavenge|Mark-Compact)[^\d]*[\d.]+ \([\d.]+\) -> ([\d.]+) \(/;
 
-const dir = mkdtempSync(join(tmpdir(), 'panoptes-scavenge-growth-'));
-const registration = token();
-const config = writeBoardConfig(dir, {
-  board_token: token(),
-  registration_token: registration,
-  max_announced: machines + 1000,
-});
+const { dir, registration } = announcingBoardDir('panoptes-scavenge-growth-', machines);
 let server: Program | null = null;
 const fleet = await Fleet.start();
 try {
   const traced = ['--trace-gc', ...nodeArgs];
-  server = bare
-    ? await startProgram('bare server', `${ROOT}dist/bench/bare.js`, ['--reports'], {
-        nodeArgs: traced,
-      })
-    : await startBoard(config, traced, script);
+  server = bare ? await startBare(['--reports'], traced) : await startBoard(dir, traced, script);
   if (!bare) await firstAnnounce(server.url, registration, machines);
   await new Promise((resolve) => setTimeout(resolve, 6000));
   const mark = server.output.length;
@@ -89,7 +70,9 @@ try {
   }
   process.stdout.write(
     `${bare ? 'bare node:http + JSON.parse' : (script ?? 'board')}: ${answer.ok} of ${answer.sent} reports ok at ${machines / 5}/s for ${seconds} s (p99 ${answer.latencyMs.p99.toFixed(1)} ms); ` +
-      `${scavenges} scavenges, the heap ${(growth / Math.max(1, scavenges)).toFixed(2)} MB larger after each than after the one before\n`,
+      (scavenges === 0
+        ? 'too few scavenges to tell (a longer or larger load)\n'
+        : `${scavenges} scavenges, the heap ${(growth / scavenges).toFixed(2)} MB larger after each than after the one before\n`),
   );
 } finally {
   await fleet.stop();
