@@ -26,7 +26,10 @@ import { isMainThread } from 'node:worker_threads';
  * With PANOPTES_PROBE_SURVIVORS=FROM,TO (seconds since start) V8's sampling heap profiler runs
  * from FROM to TO, keeping only objects that outlived a scavenge (whether a mark-compact freed
  * them later or not; a scavenge is forced at TO): PID.heapprofile, where what the scavenges copy and promote is allocated
- * (summed by bench/survivors.ts).
+ * (summed by bench/survivors.ts). A caveat (round 3's tenth pass; my reading, not checked): a
+ * mark-compact in the window also frees the young generation, which V8 would count as collected
+ * by a major GC, so young garbage no scavenge saw may be in the profile too: prefer windows with
+ * few mark-compacts (PID.gc, kind 2).
  * The timer and the observer cost the board a little CPU: compare figures with and without.
  */
 const dir = process.env.PANOPTES_PROBE_DIR;
