@@ -48,6 +48,8 @@ async function main(): Promise<number> {
   const machine = describeMachine((wrkVersion.stdout + wrkVersion.stderr).split('\n')[0] ?? '');
   process.stdout.write(`${machine}\n`);
   if (options.boardScript !== null) log(`measuring the board program ${options.boardScript}`);
+  if (options.boardNodeArgs.length > 0)
+    log(`the boards are started with node ${options.boardNodeArgs.join(' ')}`);
   loadAtStart = loadavg()[0] ?? Number.NaN;
   if (loadAtStart > 1) {
     log(

@@ -7,6 +7,8 @@ export interface BenchOptions {
   cpuProfDir: string | null;
   /** The board program to measure (default dist/board/main.js), e.g. an older build. */
   boardScript: string | null;
+  /** Arguments to node for every board the bench starts (not the baselines), e.g. V8 flags. */
+  boardNodeArgs: string[];
   /** Run only these parts (development aid): fleet, reports, tls, notify, history, store, gpu. */
   only: Set<string> | null;
   /** Configured fleets: the small one (GET throughput, relay) and the large one (p99 under sweep). */
@@ -42,7 +44,9 @@ const USAGE = `usage: npm run bench -- [--quick] [--soak] [--check] [--cpu-prof 
   --check     verify that every figure was produced and the board answered correctly; exit 1 if not
   --cpu-prof  start each board with --cpu-prof, writing .cpuprofile files to DIR
   --only      fleet, reports, tls, notify, history, store, gpu; and cluster (three boards on one PostgreSQL: only when named)
-  --board     the board program to measure instead of dist/board/main.js (an older build, to compare)`;
+  --board     the board program to measure instead of dist/board/main.js (an older build, to compare)
+  --board-node-arg ARG
+              an argument to node for every board (not the baselines), e.g. a V8 flag; repeatable`;
 
 /** Parses the command line; throws with the usage on anything unknown. */
 export function parseOptions(argv: readonly string[]): BenchOptions {
@@ -52,6 +56,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   let cpuProfDir: string | null = null;
   let only: Set<string> | null = null;
   let boardScript: string | null = null;
+  const boardNodeArgs: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') quick = true;
@@ -61,6 +66,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     else if (arg === '--only' && argv[i + 1] !== undefined)
       only = new Set((argv[++i] ?? '').split(','));
     else if (arg === '--board' && argv[i + 1] !== undefined) boardScript = argv[++i] ?? null;
+    else if (arg === '--board-node-arg' && argv[i + 1] !== undefined)
+      boardNodeArgs.push(argv[++i] ?? '');
     else if (arg === '--help' || arg === '-h') throw new UsageError(USAGE, 0);
     else throw new UsageError(`unknown argument ${arg}\n${USAGE}`, 2);
   }
@@ -70,6 +77,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     cpuProfDir,
     only,
     boardScript,
+    boardNodeArgs,
     blackHoleShare: 0.1,
     refusingShare: 0.1,
     slowShare: 0.05,

@@ -23,10 +23,12 @@ export interface BenchContext {
  * thread write the same file, and the last to exit win.
  */
 export function launchBoard(ctx: BenchContext, configDir: string, label: string): Promise<Program> {
-  const nodeArgs =
-    ctx.options.cpuProfDir === null
+  const nodeArgs = [
+    ...ctx.options.boardNodeArgs,
+    ...(ctx.options.cpuProfDir === null
       ? []
-      : ['--cpu-prof', `--cpu-prof-dir=${join(ctx.options.cpuProfDir, `board-${label}`)}`];
+      : ['--cpu-prof', `--cpu-prof-dir=${join(ctx.options.cpuProfDir, `board-${label}`)}`]),
+  ];
   return startBoard(configDir, nodeArgs, ctx.options.boardScript ?? undefined);
 }
 

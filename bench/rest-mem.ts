@@ -1,0 +1,57 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { announcingBoardDir } from './board-kit.js';
+import { killEverything, startBoard } from './processes.js';
+import { firstAnnounce } from './scenarios/report-flood.js';
+
+/**
+ * Where a board's memory is at rest (issue 26): RSS of an empty board and of the same board after
+ * N machines announced twice and 6 s of quiet, with `/proc/PID/status` (anonymous and file
+ * pages, threads) and the largest mappings of `/proc/PID/smaps` by file ([anon]: V8's pages
+ * and large malloc blocks; [heap]: malloc's main arena; node: the binary's code). With the
+ * board probe (board-probe.ts) on, PID.mem splits the V8 heap from array buffers.
+ *
+ *   npx tsc -b . bench && node dist/bench/rest-mem.js [MACHINES] [BOARD_SCRIPT]
+ */
+const machines = Number(process.argv[2] ?? '15000');
+const script = process.argv[3];
+const smaps = (pid: number): string => {
+  const text = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  const sums = new Map<string, number>();
+  let name = '';
+  for (const line of text.split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      name = (head[1] ?? '') === '' ? '[anon]' : (head[1] ?? '').replace(/.*\//, '');
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) sums.set(name, (sums.get(name) ?? 0) + Number(rss[1]));
+  }
+  return [...sums]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([n, kb]) => `${n}=${(kb / 1024).toFixed(1)}`)
+    .join(' ');
+};
+const status = (pid: number): string =>
+  readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .filter((l) => /^(VmRSS|RssAnon|RssFile|Threads)/.test(l))
+    .map((l) => l.replace(/\s+/g, ' '))
+    .join('; ');
+const { dir, registration } = announcingBoardDir('panoptes-rest-mem-', machines);
+try {
+  const board = await startBoard(dir, [], script);
+  await new Promise((r) => setTimeout(r, 4000));
+  console.log('empty :', status(board.pid));
+  console.log('       ', smaps(board.pid));
+  await firstAnnounce(board.url, registration, machines);
+  await firstAnnounce(board.url, registration, machines);
+  await new Promise((r) => setTimeout(r, 6000));
+  console.log('rest  :', status(board.pid));
+  console.log('       ', smaps(board.pid));
+  await board.stop();
+} finally {
+  killEverything();
+  rmSync(dir, { recursive: true, force: true });
+}
