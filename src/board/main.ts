@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './heap-flags.js';
 import { parseCli } from '../shared/cli.js';
 import { createLogger } from '../shared/logger.js';
 import { runMain } from '../shared/run-main.js';

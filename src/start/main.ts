@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import '../board/heap-flags.js';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildAgent } from '../agent/app.js';
