@@ -72,4 +72,51 @@ describe('ViewBuffers', () => {
     gc();
     expect(refs[0]?.deref()).toBeUndefined();
   });
+
+  it('makes a refresh wait for a spare while its limit of buffers is held, not longer than asked', async () => {
+    const buffers = new ViewBuffers(2, 2);
+    const old = buffers.take(100);
+    const giveOldBack = buffers.lend(old); // a slow GET still writing it
+    buffers.retire(old);
+    const current = buffers.take(100);
+    buffers.lend(current);
+    expect(buffers.count).toBe(2);
+    let freed = false;
+    const waiting = buffers.whenFree(100, 60_000).then(() => {
+      freed = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(freed).toBe(false);
+    giveOldBack(); // the old view becomes a spare: the refresh goes on, in its memory
+    await waiting;
+    expect(buffers.take(100).buffer).toBe(old.buffer);
+    expect(buffers.count).toBe(2);
+    // Nothing given back: the wait ends with its time-out, and new memory is taken.
+    const started = Date.now();
+    await buffers.whenFree(100, 30);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    // Below the limit, or with a spare large enough: at once.
+    await expect(new ViewBuffers(2, 3).whenFree(100, 60_000)).resolves.toBeUndefined();
+  });
+
+  it('counts a buffer left to the collector until it is collected', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const buffers = new ViewBuffers(0, 1);
+    (() => {
+      const view = buffers.take(1_000_000);
+      buffers.retire(view); // no spare kept (maxSpares 0): dropped
+    })();
+    expect(buffers.count).toBe(1);
+    let freed = false;
+    const waiting = buffers.whenFree(10, 60_000).then(() => {
+      freed = true;
+    });
+    for (let i = 0; i < 50 && !freed; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      gc();
+    }
+    await waiting;
+    expect(buffers.count).toBe(0);
+  });
 });

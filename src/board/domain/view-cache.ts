@@ -140,6 +140,10 @@ export class ViewCache {
   private async refresh(): Promise<void> {
     const machines = this.machines;
     if (machines === null || !this.dirty || this.forced) return;
+    // Memory for it: a spare, once a slow reader of an older view has finished, rather than
+    // a fourth buffer of the view's size (view-buffers.ts); past the wait, new memory.
+    await this.buffers.whenFree(this.estimate(machines.size), REFRESH_SLACK_MS / 2);
+    if (this.machines !== machines || !this.dirty || this.forced) return;
     const generation = this.generation;
     const started = this.clock.now();
     this.dirty = false;
@@ -162,9 +166,13 @@ export class ViewCache {
 
   /** A writer of the view of `count` machines, in memory the size of the last view (or more). */
   private writer(count: number): ViewWriter {
+    return new ViewWriter(this.buffers, this.head(), this.estimate(count));
+  }
+
+  /** The bytes a view of `count` machines is given room for: the last view's and some. */
+  private estimate(count: number): number {
     const last = this.cached?.bytes.length ?? 0;
-    const estimate = last > 0 ? last + (last >>> 4) : count * 2048;
-    return new ViewWriter(this.buffers, this.head(), estimate + 65536);
+    return (last > 0 ? last + (last >>> 4) : count * 2048) + 65536;
   }
 
   /** The new view; the memory of the one before is used again once its readers are done. */
