@@ -4,15 +4,16 @@ import { setFlagsFromString } from 'node:v8';
  * V8 settings of the board's process, set before anything else runs (imported first by the
  * programs that run a board: board/main.ts, start/main.ts).
  *
- * No allocation-site pretenuring (issue 26, round 3's eleventh pass). V8 watches what each
- * allocation site's objects do: when most of a site's young objects outlive a minor
- * collection, it makes the site allocate straight into the old generation. At start, and while
- * a fleet first announces, the report path's objects are kept (a machine's first metrics, its
- * sessions), so V8 tenures those sites; afterwards each report's copies are only compared with
- * what the machine keeps and dropped at once, but they go on being born old, where only a
- * mark-compact frees them. Under a report flood that was ~45 MB of old-generation garbage in
- * 35 s, and 70 MB of RSS at the phase's peak (docs/performance-round3.md). Without
- * pretenuring they die young; what the board does keep is promoted by the scavenger as any
- * survivor is. The flag is read when V8 decides, so setting it at run time takes effect.
+ * No allocation-site pretenuring (issue 26, round 3's eleventh pass). V8 makes an allocation
+ * site allocate straight into the old generation once most of its young objects outlive a
+ * scavenge. Under the bench's keep-alive flood of reports, between two mark-compacts 36 s
+ * apart, the old generation grew by 106 MB while the scavenges promoted 38 MB (--trace-gc-nvp):
+ * the other ~68 MB was allocated there directly, garbage that only a mark-compact frees. My
+ * reading, not traced site by site: the report path's sites were tenured while the fleet first
+ * announced (a machine's first metrics and sessions are kept), and each later report's copies,
+ * compared with what the machine keeps and dropped, went on being born old. Without
+ * pretenuring the flood phase's RSS peak was 303-320 MB instead of 375-400
+ * (docs/performance-round3.md). The flag is read when V8 decides, so setting it at start takes
+ * effect (the A/B above was made so).
  */
 setFlagsFromString('--no-allocation-site-pretenuring');
