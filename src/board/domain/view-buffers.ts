@@ -49,6 +49,8 @@ export class ViewBuffers {
     if (this.free(length)) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, timeoutMs);
+      // A refresh waiting for memory does not keep a board that is shutting down alive.
+      timer.unref?.();
       const self = this;
       function done(): void {
         clearTimeout(timer);
