@@ -48,18 +48,17 @@ export class ViewBuffers {
   whenFree(length: number, timeoutMs: number): Promise<void> {
     if (this.free(length)) return Promise.resolve();
     return new Promise((resolve) => {
+      const check = (): void => {
+        if (this.free(length)) done();
+      };
+      const done = (): void => {
+        clearTimeout(timer);
+        this.waiting = this.waiting.filter((w) => w !== check);
+        resolve();
+      };
       const timer = setTimeout(done, timeoutMs);
       // A refresh waiting for memory does not keep a board that is shutting down alive.
       timer.unref?.();
-      const self = this;
-      function done(): void {
-        clearTimeout(timer);
-        self.waiting = self.waiting.filter((w) => w !== check);
-        resolve();
-      }
-      function check(): void {
-        if (self.free(length)) done();
-      }
       this.waiting.push(check);
     });
   }
@@ -70,7 +69,12 @@ export class ViewBuffers {
   }
 
   private free(length: number): boolean {
-    return this.held < this.limit || this.spares.some((s) => s.byteLength >= length);
+    return this.held < this.limit || this.spareFor(length) >= 0;
+  }
+
+  /** The index of a spare of at least `length` bytes, or -1. */
+  private spareFor(length: number): number {
+    return this.spares.findIndex((s) => s.byteLength >= length);
   }
 
   private wake(): void {
@@ -79,7 +83,7 @@ export class ViewBuffers {
 
   /** A buffer of `length` bytes (contents undefined), in a spare large enough when there is one. */
   take(length: number): Buffer {
-    const at = this.spares.findIndex((s) => s.byteLength >= length);
+    const at = this.spareFor(length);
     if (at >= 0) {
       const [spare] = this.spares.splice(at, 1);
       if (spare !== undefined) return Buffer.from(spare, 0, length);
