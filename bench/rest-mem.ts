@@ -21,7 +21,8 @@ const smaps = (pid: number): string => {
   for (const line of text.split('\n')) {
     const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
     if (head) {
-      name = (head[1] ?? '') === '' ? '[anon]' : (head[1] ?? '').replace(/.*\//, '');
+      const file = head[1] ?? '';
+      name = file === '' ? '[anon]' : file.replace(/.*\//, '');
       continue;
     }
     const rss = /^Rss:\s+(\d+) kB/.exec(line);
