@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from '../api/client.js';
 import type { Catalogue, LanguageInfo } from '../api/types.js';
 import { chooseLanguage } from '../i18n/i18n.js';
@@ -13,6 +13,10 @@ export function useLanguages(
   onCatalogue: (catalogue: Catalogue) => void,
 ): { languages: readonly LanguageInfo[]; choose(code: string): void } {
   const [languages, setLanguages] = useState<readonly LanguageInfo[]>([]);
+  // Catalogues are asked for in turn (the one chosen at load, then each chosen by hand); only
+  // the last asked for is shown, whatever order the answers come in: a slow answer for the
+  // language chosen at load must not undo a choice made by hand meanwhile.
+  const asked = useRef(0);
   useEffect(() => {
     let cancelled = false;
     const load = async () => {
@@ -20,8 +24,9 @@ export function useLanguages(
       if (cancelled) return;
       setLanguages(list);
       const code = chooseLanguage(list, localStore.get(KEYS.language), navigator.languages);
+      const turn = ++asked.current;
       const catalogue = await api.language(code);
-      if (!cancelled) onCatalogue(catalogue);
+      if (!cancelled && turn === asked.current) onCatalogue(catalogue);
     };
     load().catch(() => undefined); // English stays: the board is usable without a catalogue
     return () => {
@@ -31,7 +36,13 @@ export function useLanguages(
   const choose = useCallback(
     (code: string) => {
       localStore.set(KEYS.language, code);
-      api.language(code).then(onCatalogue, () => undefined);
+      const turn = ++asked.current;
+      api.language(code).then(
+        (catalogue) => {
+          if (turn === asked.current) onCatalogue(catalogue);
+        },
+        () => undefined,
+      );
     },
     [api, onCatalogue],
   );
