@@ -349,19 +349,20 @@ export function BoardPage(props: BoardPageProps) {
       </div>
       <ConfirmDialog
         request={confirm}
-        onClose={(request) => {
+        onClose={(closed, confirmed) => {
           // An unverified machine is asked about twice: anyone with the registration token
           // could have reported under its name.
-          if (
-            request?.kind === 'action' &&
-            request.unverified === true &&
-            request.second !== true
-          ) {
-            setConfirm({ ...request, second: true });
-            return;
-          }
-          setConfirm(null);
-          if (request !== null) void run(request);
+          const again =
+            confirmed &&
+            closed.kind === 'action' &&
+            closed.unverified === true &&
+            closed.second !== true;
+          // Only the question that closed is cleared: a click between the dialog closing and
+          // its 'close' event may already have asked a new one.
+          setConfirm((current) =>
+            current !== closed ? current : again ? { ...closed, second: true } : null,
+          );
+          if (confirmed && !again) void run(closed);
         }}
       />
     </ClockContext.Provider>

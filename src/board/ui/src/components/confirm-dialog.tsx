@@ -8,18 +8,26 @@ import type { ConfirmRequest } from '../state/outcomes.js';
  */
 export function ConfirmDialog(props: {
   request: ConfirmRequest | null;
-  onClose(confirmed: ConfirmRequest | null): void;
+  /** `closed` is the question that was shown, whatever the page asks by the time it is called. */
+  onClose(closed: ConfirmRequest, confirmed: boolean): void;
 }) {
   const { t } = useI18n();
   const dialog = useRef<HTMLDialogElement>(null);
   const opener = useRef<HTMLElement | null>(null);
+  const shown = useRef<ConfirmRequest | null>(null);
   const confirmed = useRef(false);
   const { request, onClose } = props;
 
   useEffect(() => {
     const d = dialog.current;
-    if (d === null || request === null) return;
+    if (d === null) return;
+    if (request === null) {
+      // Never left open with nothing in it.
+      if (d.open) d.close();
+      return;
+    }
     opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    shown.current = request;
     confirmed.current = false;
     if (!d.open) d.showModal();
   }, [request]);
@@ -52,8 +60,13 @@ export function ConfirmDialog(props: {
       aria-labelledby="confirm-title"
       aria-describedby="confirm-question"
       onClose={() => {
+        // 'close' is a queued event: a new question may have opened the dialog again before it
+        // came. That one is being asked; this event is not about it.
+        const closed = shown.current;
+        if (dialog.current?.open === true || closed === null) return;
+        shown.current = null;
         const target = opener.current;
-        onClose(confirmed.current ? request : null);
+        onClose(closed, confirmed.current);
         // The control may be gone (a forgotten machine); focus what is left, else the list.
         if (target?.isConnected) target.focus();
         else document.getElementById('machines')?.focus();
