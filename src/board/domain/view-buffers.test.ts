@@ -55,6 +55,25 @@ describe('ViewBuffers', () => {
     expect(buffers.take(50).buffer).toBe(large.buffer);
   });
 
+  it('gives up the spares past the largest once they have not been used for a while', async () => {
+    const buffers = new ViewBuffers(2, 3, 60);
+    const small = buffers.take(100);
+    const large = buffers.take(200);
+    buffers.retire(large);
+    buffers.retire(small);
+    expect(buffers.state(large).spares).toBe(2);
+    // Used and given back within the time: kept.
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    const again = buffers.take(100);
+    expect(again.buffer).toBe(small.buffer); // the latest that fits
+    buffers.retire(again);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(buffers.state(large).spares).toBe(2);
+    // Idle past the time: only the largest is left.
+    await expect.poll(() => buffers.state(large).spares, { interval: 10 }).toBe(1);
+    expect(buffers.take(100).buffer).toBe(large.buffer);
+  });
+
   it('does not keep alive the memory of a buffer whose reader never gave it back', async () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;

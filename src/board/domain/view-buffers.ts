@@ -15,7 +15,31 @@
  * (`whenFree`) for a spare rather than take new memory while `limit` buffers are held. Without
  * it, GETs under a report flood held ~4 views of 27 MB (the current one, older ones still being
  * written to slow sockets, the one being built, and spares dropped for the collector).
+ *
+ * And spares beyond one are given up once unused for `idleMs` (round 3's twelfth pass): one is
+ * enough while nothing reads the view slowly (each refresh builds in it and the old view becomes
+ * the next), and the others, needed only while GETs hold older views, had stayed after a burst
+ * of GETs for good: 2 × 27 MB of the board's RSS at 15,000 announced, for nothing.
  */
+/**
+ * glibc's malloc serves a request past its mmap threshold with a mapping of its own, returned to
+ * the system when freed; but freeing such a mapping of up to 32 MiB raises the threshold to its
+ * size, and later buffers of that size then come from the heap, whose freed memory glibc mostly
+ * keeps (round 3's twelfth pass: a spare of 27 MB given up went from the array buffers, not from
+ * the RSS). A large view's memory is therefore asked for past 32 MiB: always a mapping, and only
+ * the pages written count in the RSS (the rest is never touched).
+ */
+const ALWAYS_MAPPED = 32 * 1024 * 1024 + 4096;
+/** Views this large (about 600 machines and more) get their own mapping. */
+const MAPPED_FROM = 1024 * 1024;
+
+/** How much memory to take for a view of `length` bytes. */
+function roomFor(length: number): number {
+  // Some room to grow, so that a few more machines do not need a new buffer.
+  const room = length + (length >>> 4);
+  return length >= MAPPED_FROM ? Math.max(room, ALWAYS_MAPPED) : room;
+}
+
 export class ViewBuffers {
   /**
    * Readers of each buffer not yet given back, by its memory. Weak: a reader that never gives
@@ -25,7 +49,10 @@ export class ViewBuffers {
   private readonly readers = new WeakMap<ArrayBufferLike, number>();
   /** Buffers that are no longer the current view but still have readers (weak, as above). */
   private readonly retired = new WeakSet<ArrayBufferLike>();
-  private spares: ArrayBuffer[] = [];
+  /** Spares, the latest given back last, each with when it was (ms, monotonic). */
+  private spares: { memory: ArrayBuffer; since: number }[] = [];
+  /** Gives up spares past the first once idle (set while there are such spares). */
+  private trimTimer: ReturnType<typeof setTimeout> | null = null;
   /** Buffers taken as new memory and not yet collected (a dropped one counts until then). */
   private held = 0;
   private readonly collected = new FinalizationRegistry<null>(() => {
@@ -39,6 +66,8 @@ export class ViewBuffers {
     private readonly maxSpares = 2,
     /** Buffers held (in use, lent, spare or not yet collected) past which whenFree waits. */
     private readonly limit = 3,
+    /** A spare past the first unused this long is left to the collector. */
+    private readonly idleMs = 10_000,
   ) {}
 
   /**
@@ -72,9 +101,9 @@ export class ViewBuffers {
     return this.held < this.limit || this.spareFor(length) >= 0;
   }
 
-  /** The index of a spare of at least `length` bytes, or -1. */
+  /** The index of the latest spare of at least `length` bytes, or -1 (older ones age out). */
   private spareFor(length: number): number {
-    return this.spares.findIndex((s) => s.byteLength >= length);
+    return this.spares.findLastIndex((s) => s.memory.byteLength >= length);
   }
 
   private wake(): void {
@@ -86,10 +115,9 @@ export class ViewBuffers {
     const at = this.spareFor(length);
     if (at >= 0) {
       const [spare] = this.spares.splice(at, 1);
-      if (spare !== undefined) return Buffer.from(spare, 0, length);
+      if (spare !== undefined) return Buffer.from(spare.memory, 0, length);
     }
-    // Some room to grow, so that a few more machines do not need a new buffer.
-    const memory = Buffer.allocUnsafeSlow(length + (length >>> 4)).buffer;
+    const memory = Buffer.allocUnsafeSlow(roomFor(length)).buffer;
     this.held += 1;
     this.collected.register(memory, null);
     return Buffer.from(memory, 0, length);
@@ -126,13 +154,42 @@ export class ViewBuffers {
   }
 
   private spare(memory: ArrayBufferLike): void {
-    if (!(memory instanceof ArrayBuffer) || this.spares.includes(memory)) return;
-    this.spares.push(memory);
+    if (!(memory instanceof ArrayBuffer) || this.spares.some((s) => s.memory === memory)) return;
+    this.spares.push({ memory, since: performance.now() });
     // The largest are kept: the view grows with the fleet far more often than it shrinks.
     if (this.spares.length > this.maxSpares) {
-      this.spares.sort((a, b) => b.byteLength - a.byteLength);
-      this.spares = this.spares.slice(0, this.maxSpares);
+      const largest = [...this.spares].sort((a, b) => b.memory.byteLength - a.memory.byteLength);
+      const kept = new Set(largest.slice(0, this.maxSpares));
+      this.spares = this.spares.filter((s) => kept.has(s));
     }
+    this.scheduleTrim();
     this.wake();
+  }
+
+  /** Every spare but the largest (which is kept however long it is idle). */
+  private extraSpares(): { memory: ArrayBuffer; since: number }[] {
+    let largest = this.spares[0];
+    for (const s of this.spares)
+      if (s.memory.byteLength > (largest?.memory.byteLength ?? 0)) largest = s;
+    return this.spares.filter((s) => s !== largest);
+  }
+
+  private scheduleTrim(): void {
+    const extra = this.extraSpares();
+    if (extra.length === 0 || this.trimTimer !== null) return;
+    const oldest = Math.min(...extra.map((s) => s.since));
+    this.trimTimer = setTimeout(
+      () => {
+        this.trimTimer = null;
+        const now = performance.now();
+        const idle = new Set(this.extraSpares().filter((s) => now - s.since >= this.idleMs));
+        // Left to the collector (and counted until collected: `held`).
+        this.spares = this.spares.filter((s) => !idle.has(s));
+        this.scheduleTrim();
+      },
+      Math.max(0, oldest + this.idleMs - performance.now()),
+    );
+    // Giving memory up does not keep a board that is shutting down alive.
+    this.trimTimer.unref?.();
   }
 }
