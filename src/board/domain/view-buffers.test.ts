@@ -74,6 +74,14 @@ describe('ViewBuffers', () => {
     expect(buffers.take(100).buffer).toBe(large.buffer);
   });
 
+  it('asks for a large view past 32 MiB (always its own mapping), for a small one a little room', () => {
+    const buffers = new ViewBuffers();
+    expect(buffers.take(10_000_000).buffer.byteLength).toBeGreaterThan(32 * 1024 * 1024);
+    const small = buffers.take(100_000).buffer.byteLength;
+    expect(small).toBeGreaterThanOrEqual(100_000);
+    expect(small).toBeLessThan(200_000);
+  });
+
   it('does not keep alive the memory of a buffer whose reader never gave it back', async () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;

@@ -30,8 +30,8 @@
  * the pages written count in the RSS (the rest is never touched).
  */
 const ALWAYS_MAPPED = 32 * 1024 * 1024 + 4096;
-/** Views this large (about 600 machines and more) get their own mapping. */
-const MAPPED_FROM = 1024 * 1024;
+/** Views this large (about 4,500 machines and more) get their own mapping. */
+const MAPPED_FROM = 8 * 1024 * 1024;
 
 /** How much memory to take for a view of `length` bytes. */
 function roomFor(length: number): number {
