@@ -1,27 +1,4 @@
 /**
- * The memory the board view's bytes are built in, used again (issue 26). The view of 10,000
- * machines is 13–27 MB and is rebuilt after every sweep and, under reports, up to four times a
- * second; a new buffer each time left the old ones to the garbage collector, which frees the
- * memory of a buffer only when it collects the object that holds it: 30–145 MB of old views
- * waited for it under load. A view is built instead in a spare whose readers have all finished.
- *
- * A buffer is `lend`-ed to each reader (a response, a live client) and goes back to the spares
- * only when it is no longer the current view and every reader has given it back. A reader that
- * never gives it back (a response cut off before its last byte was written) only keeps that
- * buffer from being used again: it is then left to the garbage collector, as before. So a
- * buffer is never written while a reader may still read it.
- *
- * The memory is bounded as well (round 3's eleventh pass): a background refresh waits a little
- * (`whenFree`) for a spare rather than take new memory while `limit` buffers are held. Without
- * it, GETs under a report flood held ~4 views of 27 MB (the current one, older ones still being
- * written to slow sockets, the one being built, and spares dropped for the collector).
- *
- * And spares beyond one are given up once unused for `idleMs` (round 3's twelfth pass): one is
- * enough while nothing reads the view slowly (each refresh builds in it and the old view becomes
- * the next), and the others, needed only while GETs hold older views, had stayed after a burst
- * of GETs for good: 2 × 27 MB of the board's RSS at 15,000 announced, for nothing.
- */
-/**
  * glibc's malloc serves a request past its mmap threshold with a mapping of its own, returned to
  * the system when freed; but freeing such a mapping of up to 32 MiB raises the threshold to its
  * size, and later buffers of that size then come from the heap, whose freed memory glibc mostly
@@ -40,6 +17,29 @@ function roomFor(length: number): number {
   return length >= MAPPED_FROM ? Math.max(room, ALWAYS_MAPPED) : room;
 }
 
+/**
+ * The memory the board view's bytes are built in, used again (issue 26). The view of 10,000
+ * machines is 13–27 MB and is rebuilt after every sweep and, under reports, up to four times a
+ * second; a new buffer each time left the old ones to the garbage collector, which frees the
+ * memory of a buffer only when it collects the object that holds it: 30–145 MB of old views
+ * waited for it under load. A view is built instead in a spare whose readers have all finished.
+ *
+ * A buffer is `lend`-ed to each reader (a response, a live client) and goes back to the spares
+ * only when it is no longer the current view and every reader has given it back. A reader that
+ * never gives it back (a response cut off before its last byte was written) only keeps that
+ * buffer from being used again: it is then left to the garbage collector, as before. So a
+ * buffer is never written while a reader may still read it.
+ *
+ * The memory is bounded as well (round 3's eleventh pass): a background refresh waits a little
+ * (`whenFree`) for a spare rather than take new memory while `limit` buffers are held. Without
+ * it, GETs under a report flood held ~4 views of 27 MB (the current one, older ones still being
+ * written to slow sockets, the one being built, and spares dropped for the collector).
+ *
+ * And spares past the largest are given up once unused for `idleMs` (round 3's twelfth pass):
+ * one is enough while nothing reads the view slowly (each refresh builds in it and the old view
+ * becomes the next). The second, needed only while GETs hold older views, had stayed after a
+ * burst of GETs for good: 27 MB at 15,000 announced, for nothing.
+ */
 export class ViewBuffers {
   /**
    * Readers of each buffer not yet given back, by its memory. Weak: a reader that never gives
@@ -51,7 +51,7 @@ export class ViewBuffers {
   private readonly retired = new WeakSet<ArrayBufferLike>();
   /** Spares, the latest given back last, each with when it was (ms, monotonic). */
   private spares: { memory: ArrayBuffer; since: number }[] = [];
-  /** Gives up spares past the first once idle (set while there are such spares). */
+  /** Gives up the spares past the largest once idle (set while there are such spares). */
   private trimTimer: ReturnType<typeof setTimeout> | null = null;
   /** Buffers taken as new memory and not yet collected (a dropped one counts until then). */
   private held = 0;
@@ -66,7 +66,7 @@ export class ViewBuffers {
     private readonly maxSpares = 2,
     /** Buffers held (in use, lent, spare or not yet collected) past which whenFree waits. */
     private readonly limit = 3,
-    /** A spare past the first unused this long is left to the collector. */
+    /** A spare other than the largest, unused this long, is left to the collector. */
     private readonly idleMs = 10_000,
   ) {}
 
