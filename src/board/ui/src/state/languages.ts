@@ -17,34 +17,35 @@ export function useLanguages(
   // the last asked for is shown, whatever order the answers come in: a slow answer for the
   // language chosen at load must not undo a choice made by hand meanwhile.
   const asked = useRef(0);
+  /** Asks for `code`'s catalogue and shows it, unless another was asked for meanwhile. */
+  const show = useCallback(
+    async (code: string) => {
+      const turn = ++asked.current;
+      const catalogue = await api.language(code);
+      if (turn === asked.current) onCatalogue(catalogue);
+    },
+    [api, onCatalogue],
+  );
   useEffect(() => {
     let cancelled = false;
     const load = async () => {
       const list = await api.languages();
       if (cancelled) return;
       setLanguages(list);
-      const code = chooseLanguage(list, localStore.get(KEYS.language), navigator.languages);
-      const turn = ++asked.current;
-      const catalogue = await api.language(code);
-      if (!cancelled && turn === asked.current) onCatalogue(catalogue);
+      await show(chooseLanguage(list, localStore.get(KEYS.language), navigator.languages));
     };
     load().catch(() => undefined); // English stays: the board is usable without a catalogue
     return () => {
       cancelled = true;
+      asked.current += 1; // an answer still on its way is not shown
     };
-  }, [api, onCatalogue]);
+  }, [api, show]);
   const choose = useCallback(
     (code: string) => {
       localStore.set(KEYS.language, code);
-      const turn = ++asked.current;
-      api.language(code).then(
-        (catalogue) => {
-          if (turn === asked.current) onCatalogue(catalogue);
-        },
-        () => undefined,
-      );
+      show(code).catch(() => undefined);
     },
-    [api, onCatalogue],
+    [show],
   );
   return { languages, choose };
 }
