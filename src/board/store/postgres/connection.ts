@@ -27,12 +27,22 @@ export function describePostgres(url: string): string {
  * and a lost server noticed by TCP keep-alive. A connection that breaks while idle is dropped
  * by the pool (the 'error' listener keeps it from crashing the process); the next query opens
  * a new one, so reconnecting needs nothing more.
+ *
+ * A connection that breaks while it is checked out (a transaction between two statements, or a
+ * ROLLBACK under way when the server goes) emits 'error' too, and the pool listens only while a
+ * connection is idle: every connection gets a listener of its own, or that 'error' would end
+ * the process. Whoever holds it learns of the break from its next statement, which fails, and
+ * gives it back as broken.
  */
 export function openPool(settings: PostgresSettings, onIdleError: (error: Error) => void): pg.Pool {
   const pool = new pg.Pool({ ...clientOptions(settings), max: 8, idleTimeoutMillis: 30_000 });
   pool.on('error', onIdleError);
+  pool.on('connect', (client) => client.on('error', ignoreWhileHeld));
   return pool;
 }
+
+/** Known through the failing statement; see openPool. */
+function ignoreWhileHeld(): void {}
 
 /** What every connection of the board uses: the URL, TLS with the CA, time-outs, its name. */
 export function clientOptions(settings: PostgresSettings): pg.ClientConfig {
