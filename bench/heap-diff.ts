@@ -12,12 +12,16 @@ import { firstAnnounce } from './scenarios/report-flood.js';
  * first sees them), grouped by type and by what holds them. What each report replaces lives
  * until that machine's next report, so all of it outlives the young generation.
  *
- *   npm run build && npx tsc -b bench && node dist/bench/heap-diff.js [MACHINES] [--board SCRIPT]
+ * With `--at-rest`, one snapshot only, after the announcements and 6 s of quiet, and every
+ * object in it grouped the same way: where the board's heap is at rest.
+ *
+ *   npm run build && npx tsc -b bench && node dist/bench/heap-diff.js [MACHINES] [--at-rest] [--board SCRIPT]
  */
 const args = process.argv.slice(2);
 const machines = Number(args.find((a) => /^\d+$/.test(a)) ?? '15000');
 const boardAt = args.indexOf('--board');
 const script = boardAt >= 0 ? args[boardAt + 1] : undefined;
+const atRest = args.includes('--at-rest');
 
 interface Snapshot {
   snapshot: {
@@ -64,24 +68,32 @@ try {
   await firstAnnounce(board.url, registration, machines);
   await new Promise((resolve) => setTimeout(resolve, 6000));
   const before = await snapshot(1);
-  const round = await firstAnnounce(board.url, registration, machines);
-  const after = await snapshot(2);
-  await board.stop();
-  process.stdout.write(`${summary(before, after, round.ok)}\n`);
+  if (atRest) {
+    await board.stop();
+    process.stdout.write(`${summary(null, before, 0)}\n`);
+  } else {
+    const round = await firstAnnounce(board.url, registration, machines);
+    const after = await snapshot(2);
+    await board.stop();
+    process.stdout.write(`${summary(before, after, round.ok)}\n`);
+  }
 } finally {
   killEverything();
   rmSync(dir, { recursive: true, force: true });
 }
 
-function summary(beforeFile: string, afterFile: string, reports: number): string {
-  const a = JSON.parse(readFileSync(beforeFile, 'utf8')) as Snapshot;
+/** The objects of `afterFile` not in `beforeFile` (every object when it is null), grouped. */
+function summary(beforeFile: string | null, afterFile: string, reports: number): string {
   const b = JSON.parse(readFileSync(afterFile, 'utf8')) as Snapshot;
   const field = (s: Snapshot, name: string): number => s.snapshot.meta.node_fields.indexOf(name);
-  const nfA = a.snapshot.meta.node_fields.length;
   let maxId = 0;
-  for (let i = 0; i < a.nodes.length; i += nfA) {
-    const id = a.nodes[i + field(a, 'id')] as number;
-    if (id < NATIVE_IDS && id > maxId) maxId = id;
+  if (beforeFile !== null) {
+    const a = JSON.parse(readFileSync(beforeFile, 'utf8')) as Snapshot;
+    const nfA = a.snapshot.meta.node_fields.length;
+    for (let i = 0; i < a.nodes.length; i += nfA) {
+      const id = a.nodes[i + field(a, 'id')] as number;
+      if (id < NATIVE_IDS && id > maxId) maxId = id;
+    }
   }
   const meta = b.snapshot.meta;
   const nf = meta.node_fields.length;
@@ -97,6 +109,7 @@ function summary(beforeFile: string, afterFile: string, reports: number): string
   const S = b.strings;
   const type = (i: number): string => meta.node_types[0][N[i + ti] as number] as string;
   const isNew = (i: number): boolean => {
+    if (beforeFile === null) return true;
     const id = N[i + ii] as number;
     return id > maxId && id < NATIVE_IDS;
   };
@@ -140,9 +153,12 @@ function summary(beforeFile: string, afterFile: string, reports: number): string
     groups.set(key, g);
   }
   const lines = [
-    `${machines} machines; ${reports} reports between the snapshots; new objects kept: ${count} ` +
-      `(${(count / Math.max(1, reports)).toFixed(1)} a report), ${(bytes / 1e6).toFixed(1)} MB ` +
-      `(${(bytes / Math.max(1, reports)).toFixed(0)} bytes a report, backing stores of buffers included)`,
+    beforeFile === null
+      ? `${machines} machines, at rest: ${count} objects, ${(bytes / 1e6).toFixed(1)} MB ` +
+        '(backing stores of buffers included)'
+      : `${machines} machines; ${reports} reports between the snapshots; new objects kept: ${count} ` +
+        `(${(count / Math.max(1, reports)).toFixed(1)} a report), ${(bytes / 1e6).toFixed(1)} MB ` +
+        `(${(bytes / Math.max(1, reports)).toFixed(0)} bytes a report, backing stores of buffers included)`,
     '  objects      bytes  what <- held by <- held by',
   ];
   for (const [key, [n, size]] of [...groups].sort((x, y) => y[1][1] - x[1][1]).slice(0, 30))
