@@ -31,8 +31,8 @@ export function describePostgres(url: string): string {
  * A connection that breaks while it is checked out (a transaction between two statements, or a
  * ROLLBACK under way when the server goes) emits 'error' too, and the pool listens only while a
  * connection is idle: every connection gets a listener of its own, or that 'error' would end
- * the process. Whoever holds it learns of the break from its next statement, which fails, and
- * gives it back as broken.
+ * the process. Whoever holds it learns of the break from its next statement, which fails; the
+ * pool drops a connection given back that can no longer be queried.
  */
 export function openPool(settings: PostgresSettings, onIdleError: (error: Error) => void): pg.Pool {
   const pool = new pg.Pool({ ...clientOptions(settings), max: 8, idleTimeoutMillis: 30_000 });
