@@ -13,7 +13,14 @@ describe('the pool of the board (a real PostgreSQL)', () => {
     const url = await server.createDatabase('cutoff');
     const pool = openPool({ url }, () => undefined);
     const uncaught: unknown[] = [];
-    const onUncaught = (error: unknown) => uncaught.push(error);
+    let crashed: (error: unknown) => void = () => undefined;
+    const crash = new Promise((resolve) => {
+      crashed = resolve;
+    });
+    const onUncaught = (error: unknown) => {
+      uncaught.push(error);
+      crashed(error);
+    };
     process.on('uncaughtException', onUncaught);
     try {
       const client = await pool.connect();
@@ -21,8 +28,12 @@ describe('the pool of the board (a real PostgreSQL)', () => {
       // The server ends the connection while the board holds it between two statements (as a
       // transaction does between its awaits): node-postgres emits 'error' on the client, which
       // the pool listens to only while the client is idle.
+      // Waits for the connection's end, or for the uncaught error that would have ended the
+      // process (it also stops node-postgres before its 'end'). Not events.once: it rejects on
+      // the 'error' that comes first.
+      const ended = new Promise((resolve) => client.once('end', resolve));
       expect(await server.terminateConnections('cutoff')).toBe(1);
-      await new Promise((r) => setTimeout(r, 300));
+      await Promise.race([ended, crash]);
       await expect(client.query('SELECT 1')).rejects.toThrow();
       client.release();
       expect(uncaught).toEqual([]);
