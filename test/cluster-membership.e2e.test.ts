@@ -101,7 +101,12 @@ describe('boards on one store: heartbeats and GET /api/cluster', () => {
         const { page } = watched;
         await openBoard(page, a.url, TOKEN);
         const line = page.getByTestId('cluster');
-        await expect.poll(() => line.locator('[data-alive="true"]').count()).toBe(2);
+        // The page reads /api/cluster every 5 s: on a loaded machine its first answer may come
+        // late, or find a heartbeat past failover_after (2 s) for a moment. expect.poll's own
+        // time-out (1 s) is shorter than one refresh.
+        await expect
+          .poll(() => line.locator('[data-alive="true"]').count(), { timeout: 15_000 })
+          .toBe(2);
 
         await b.kill9();
         await eventually(async () => {
