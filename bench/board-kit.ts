@@ -26,14 +26,15 @@ export function writeBoardConfig(dir: string, config: Record<string, unknown>): 
 export function announcingBoardDir(
   prefix: string,
   machines: number,
-): { dir: string; registration: string } {
+): { dir: string; registration: string; boardToken: string } {
   const registration = token();
+  const boardToken = token();
   const dir = writeBoardConfig(mkdtempSync(join(tmpdir(), prefix)), {
-    board_token: token(),
+    board_token: boardToken,
     registration_token: registration,
     max_announced: machines + 1000,
   });
-  return { dir, registration };
+  return { dir, registration, boardToken };
 }
 
 /** The configured-machine entries of board.yaml for a simulated fleet. */

@@ -8,7 +8,9 @@ import { firstAnnounce } from './scenarios/report-flood.js';
  * N machines announced twice and 6 s of quiet, with `/proc/PID/status` (anonymous and file
  * pages, threads) and the largest mappings of `/proc/PID/smaps` by file ([anon]: V8's pages
  * and large malloc blocks; [heap]: malloc's main arena; node: the binary's code). With the
- * board probe (board-probe.ts) on, PID.mem splits the V8 heap from array buffers.
+ * board probe (board-probe.ts) on, PID.mem splits the V8 heap from array buffers. Then the
+ * view: the RSS with it built (one GET), after the board's idle time has given it up
+ * (view-cache.ts), and how long a GET takes to rebuild it then, against one served as built.
  *
  *   npx tsc -b . bench && node dist/bench/rest-mem.js [MACHINES] [BOARD_SCRIPT]
  */
@@ -40,7 +42,16 @@ const status = (pid: number): string =>
     .filter((l) => /^(VmRSS|RssAnon|RssFile|Threads)/.test(l))
     .map((l) => l.replace(/\s+/g, ' '))
     .join('; ');
-const { dir, registration } = announcingBoardDir('panoptes-rest-mem-', machines);
+const { dir, registration, boardToken } = announcingBoardDir('panoptes-rest-mem-', machines);
+/** One GET /api/board read to its end: ms and bytes. */
+const getView = async (url: string): Promise<string> => {
+  const t0 = performance.now();
+  const answer = await fetch(`${url}/api/board`, {
+    headers: { authorization: `Bearer ${boardToken}` },
+  });
+  const bytes = (await answer.arrayBuffer()).byteLength;
+  return `GET ${(performance.now() - t0).toFixed(1)} ms (${(bytes / 1e6).toFixed(1)} MB)`;
+};
 try {
   const board = await startBoard(dir, [], script);
   await new Promise((r) => setTimeout(r, 4000));
@@ -51,6 +62,14 @@ try {
   await new Promise((r) => setTimeout(r, 6000));
   console.log('rest  :', status(board.pid));
   console.log('       ', smaps(board.pid));
+  const first = await getView(board.url);
+  const again = await getView(board.url);
+  console.log(`view  : ${first}, then ${again};`, status(board.pid));
+  await new Promise((r) => setTimeout(r, 12_000));
+  console.log('idle  :', status(board.pid));
+  const rebuilt = await getView(board.url);
+  const served = await getView(board.url);
+  console.log(`after : ${rebuilt} (rebuilt), then ${served};`, status(board.pid));
   await board.stop();
 } finally {
   killEverything();

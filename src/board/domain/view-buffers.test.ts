@@ -74,12 +74,54 @@ describe('ViewBuffers', () => {
     expect(buffers.take(100).buffer).toBe(large.buffer);
   });
 
-  it('asks for a large view past 32 MiB (always its own mapping), for a small one a little room', () => {
+  it('keeps no spare once given up, not even one given back later, until the next take', () => {
     const buffers = new ViewBuffers();
-    expect(buffers.take(10_000_000).buffer.byteLength).toBeGreaterThan(32 * 1024 * 1024);
-    const small = buffers.take(100_000).buffer.byteLength;
-    expect(small).toBeGreaterThanOrEqual(100_000);
-    expect(small).toBeLessThan(200_000);
+    const spare = buffers.take(100);
+    const read = buffers.take(100);
+    const giveBack = buffers.lend(read); // a slow GET still writing the old view
+    buffers.retire(spare);
+    buffers.retire(read);
+    expect(buffers.state(spare).spares).toBe(1);
+    buffers.giveUp();
+    expect(buffers.state(spare).spares).toBe(0);
+    giveBack();
+    expect(buffers.state(read).spares).toBe(0);
+    // Taken again: spares are kept as before.
+    const next = buffers.take(100);
+    expect(next.buffer).not.toBe(spare.buffer);
+    expect(next.buffer).not.toBe(read.buffer);
+    buffers.retire(next);
+    expect(buffers.state(next).spares).toBe(1);
+  });
+
+  it('gives a large view resizable memory, and a spare let go its pages back at once', () => {
+    const buffers = new ViewBuffers(1);
+    const large = buffers.take(10_000_000);
+    const memory = large.buffer as ArrayBuffer & { resizable: boolean; maxByteLength: number };
+    expect(memory.resizable).toBe(true);
+    expect(memory.byteLength).toBeGreaterThanOrEqual(10_000_000);
+    expect(memory.maxByteLength).toBeGreaterThanOrEqual(2 * 10_000_000);
+    // A small one: a plain buffer with a little room.
+    const small = buffers.take(100_000).buffer as ArrayBuffer & { resizable?: boolean };
+    expect(small.resizable).toBe(false);
+    expect(small.byteLength).toBeGreaterThanOrEqual(100_000);
+    expect(small.byteLength).toBeLessThan(200_000);
+    expect(buffers.count).toBe(2);
+    // A spare serves a larger view in place, within what was reserved.
+    buffers.retire(large);
+    const larger = buffers.take(15_000_000);
+    expect(larger.buffer).toBe(memory);
+    expect(larger.length).toBe(15_000_000);
+    // Let go (one spare at most is kept: a second, larger, takes its place): nothing left of
+    // it, and it no longer counts as held, with no collection needed.
+    const other = buffers.take(30_000_000);
+    buffers.retire(larger);
+    buffers.retire(other);
+    expect(memory.byteLength).toBe(0);
+    expect(buffers.count).toBe(2);
+    buffers.giveUp();
+    expect((other.buffer as ArrayBuffer).byteLength).toBe(0);
+    expect(buffers.count).toBe(1);
   });
 
   it('does not keep alive the memory of a buffer whose reader never gave it back', async () => {

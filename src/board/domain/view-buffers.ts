@@ -1,20 +1,45 @@
-/**
- * glibc's malloc serves a request past its mmap threshold with a mapping of its own, returned to
- * the system when freed; but freeing such a mapping of up to 32 MiB raises the threshold to its
- * size, and later buffers of that size then come from the heap, whose freed memory glibc mostly
- * keeps (round 3's twelfth pass: a spare of 27 MB given up went from the array buffers, not from
- * the RSS). A large view's memory is therefore asked for past 32 MiB: always a mapping, and only
- * the pages written count in the RSS (the rest is never touched).
- */
-const ALWAYS_MAPPED = 32 * 1024 * 1024 + 4096;
-/** Views this large (about 4,500 machines and more) get their own mapping. */
-const MAPPED_FROM = 8 * 1024 * 1024;
+/** Views this large (about 4,500 machines and more) get memory that is given back at once. */
+const RESIZABLE_FROM = 8 * 1024 * 1024;
 
-/** How much memory to take for a view of `length` bytes. */
+/** ES2024's resizable ArrayBuffer (V8 11, Node 20), which the project's ES2023 lib lacks. */
+interface Resizable extends ArrayBuffer {
+  readonly resizable: boolean;
+  readonly maxByteLength: number;
+  resize(length: number): void;
+}
+const ResizableBuffer = ArrayBuffer as unknown as new (
+  length: number,
+  options: { maxByteLength: number },
+) => Resizable;
+
+function isResizable(memory: ArrayBuffer): memory is Resizable {
+  return (memory as Partial<Resizable>).resizable === true;
+}
+
+/** How much memory to take for a view of `length` bytes: some room for a few more machines. */
 function roomFor(length: number): number {
-  // Some room to grow, so that a few more machines do not need a new buffer.
-  const room = length + (length >>> 4);
-  return length >= MAPPED_FROM ? Math.max(room, ALWAYS_MAPPED) : room;
+  return length + (length >>> 4);
+}
+
+/** How large a view `memory` can hold. */
+function capacity(memory: ArrayBuffer): number {
+  return isResizable(memory) ? memory.maxByteLength : memory.byteLength;
+}
+
+/**
+ * Memory for a view of `length` bytes. A large view's is a resizable ArrayBuffer: V8 reserves
+ * it with a mapping of its own, only the pages written count in the RSS, and resizing it to
+ * nothing gives its pages back to the system at once, with no garbage collection (issue 26,
+ * round 3's fourteenth pass). Before, a spare given up left the RSS only at the next
+ * mark-compact, which under a flood of new connections came tens of seconds later; and a
+ * plain buffer of that size came from glibc's malloc, which keeps freed memory once its mmap
+ * threshold has risen (twelfth pass). Twice the room is reserved (address space, not memory),
+ * so that a spare serves a larger view in place.
+ */
+function newMemory(length: number): ArrayBuffer {
+  const room = roomFor(length);
+  if (length < RESIZABLE_FROM) return Buffer.allocUnsafeSlow(room).buffer as ArrayBuffer;
+  return new ResizableBuffer(room, { maxByteLength: 2 * room });
 }
 
 /**
@@ -53,7 +78,10 @@ export class ViewBuffers {
   private spares: { memory: ArrayBuffer; since: number }[] = [];
   /** Gives up the spares past the largest once idle (set while there are such spares). */
   private trimTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Buffers taken as new memory and not yet collected (a dropped one counts until then). */
+  /**
+   * Buffers taken as new memory, neither given back (resized to nothing) nor collected (a
+   * dropped plain one counts until then).
+   */
   private held = 0;
   private readonly collected = new FinalizationRegistry<null>(() => {
     this.held -= 1;
@@ -61,6 +89,8 @@ export class ViewBuffers {
   });
   /** Refreshes waiting for a buffer (whenFree). */
   private waiting: (() => void)[] = [];
+  /** Nothing reads the view (`giveUp`): no buffer is kept as a spare until the next `take`. */
+  private idle = false;
 
   constructor(
     private readonly maxSpares = 2,
@@ -92,7 +122,7 @@ export class ViewBuffers {
     });
   }
 
-  /** How many buffers are held (taken as new memory and not yet collected). */
+  /** How many buffers are held (taken as new memory, not given back nor collected). */
   get count(): number {
     return this.held;
   }
@@ -103,7 +133,7 @@ export class ViewBuffers {
 
   /** The index of the latest spare of at least `length` bytes, or -1 (older ones age out). */
   private spareFor(length: number): number {
-    return this.spares.findLastIndex((s) => s.memory.byteLength >= length);
+    return this.spares.findLastIndex((s) => capacity(s.memory) >= length);
   }
 
   private wake(): void {
@@ -112,14 +142,20 @@ export class ViewBuffers {
 
   /** A buffer of `length` bytes (contents undefined), in a spare large enough when there is one. */
   take(length: number): Buffer {
+    this.idle = false;
     const at = this.spareFor(length);
     if (at >= 0) {
       const [spare] = this.spares.splice(at, 1);
-      if (spare !== undefined) return Buffer.from(spare.memory, 0, length);
+      if (spare !== undefined) {
+        const memory = spare.memory;
+        if (memory.byteLength < length && isResizable(memory))
+          memory.resize(Math.min(memory.maxByteLength, roomFor(length)));
+        return Buffer.from(memory, 0, length);
+      }
     }
-    const memory = Buffer.allocUnsafeSlow(roomFor(length)).buffer;
+    const memory = newMemory(length);
     this.held += 1;
-    this.collected.register(memory, null);
+    this.collected.register(memory, null, memory);
     return Buffer.from(memory, 0, length);
   }
 
@@ -148,6 +184,20 @@ export class ViewBuffers {
     else this.spare(memory);
   }
 
+  /**
+   * Nothing reads the view any more (ViewCache's idle time): every spare, the largest too, is
+   * given up now, and so is each buffer whose last reader gives it back later, until the next
+   * `take`. A view of 15,000 machines and its spare are 54 MB of RSS kept for a GET that may
+   * not come (issue 26).
+   */
+  giveUp(): void {
+    this.idle = true;
+    for (const s of this.spares) this.drop(s.memory);
+    this.spares = [];
+    if (this.trimTimer !== null) clearTimeout(this.trimTimer);
+    this.trimTimer = null;
+  }
+
   /** Whether `bytes` has readers that have not given it back, and how many spares are kept. */
   state(bytes: Buffer): { lent: boolean; spares: number } {
     return { lent: this.readers.has(bytes.buffer), spares: this.spares.length };
@@ -155,14 +205,31 @@ export class ViewBuffers {
 
   private spare(memory: ArrayBufferLike): void {
     if (!(memory instanceof ArrayBuffer) || this.spares.some((s) => s.memory === memory)) return;
+    if (this.idle) {
+      this.drop(memory);
+      return;
+    }
     this.spares.push({ memory, since: performance.now() });
     // The largest are kept: the view grows with the fleet far more often than it shrinks.
     if (this.spares.length > this.maxSpares) {
-      const largest = [...this.spares].sort((a, b) => b.memory.byteLength - a.memory.byteLength);
+      const largest = [...this.spares].sort((a, b) => capacity(b.memory) - capacity(a.memory));
       const kept = new Set(largest.slice(0, this.maxSpares));
+      for (const s of this.spares) if (!kept.has(s)) this.drop(s.memory);
       this.spares = this.spares.filter((s) => kept.has(s));
     }
     this.scheduleTrim();
+    this.wake();
+  }
+
+  /**
+   * Lets a spare go: a resizable one's pages go back to the system now (and it no longer
+   * counts as held); a plain one is left to the collector, and counts until collected.
+   */
+  private drop(memory: ArrayBuffer): void {
+    if (!isResizable(memory)) return;
+    memory.resize(0);
+    this.collected.unregister(memory);
+    this.held -= 1;
     this.wake();
   }
 
@@ -170,7 +237,7 @@ export class ViewBuffers {
   private extraSpares(): { memory: ArrayBuffer; since: number }[] {
     let largest = this.spares[0];
     for (const s of this.spares)
-      if (s.memory.byteLength > (largest?.memory.byteLength ?? 0)) largest = s;
+      if (capacity(s.memory) > (largest === undefined ? 0 : capacity(largest.memory))) largest = s;
     return this.spares.filter((s) => s !== largest);
   }
 
@@ -183,7 +250,7 @@ export class ViewBuffers {
         this.trimTimer = null;
         const now = performance.now();
         const idle = new Set(this.extraSpares().filter((s) => now - s.since >= this.idleMs));
-        // Left to the collector (and counted until collected: `held`).
+        for (const s of idle) this.drop(s.memory);
         this.spares = this.spares.filter((s) => !idle.has(s));
         this.scheduleTrim();
       },

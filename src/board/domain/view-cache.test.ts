@@ -1,6 +1,11 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
+import { ManualClock } from '../../shared/clock.js';
 import type { Report } from '../../shared/wire/report.js';
+import { keepOverview, type Machine, newMachine } from './machine.js';
+import { ViewCache } from './view-cache.js';
 
 const report = (mark: number) =>
   ({ name: 'lab1', location: 'http://lab1:8701', hostname: `mark-${mark}` }) as Report;
@@ -98,5 +103,51 @@ describe('ViewCache', () => {
       clock.mockRestore();
     }
     await settle();
+  });
+
+  it('gives a view no one asked for up, memory and all, and rebuilds the same bytes and ETag', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const clock = new ManualClock();
+    const cache = new ViewCache(clock, 50);
+    const machines = new Map<string, Machine>();
+    for (const name of ['lab1', 'lab2']) {
+      const m = newMachine({ name, origin: 'announced', location: '', firstSeen: clock.now() });
+      keepOverview(m, `{"hostname":"${name}"}`);
+      machines.set(name, m);
+    }
+    const memory: WeakRef<ArrayBufferLike>[] = [];
+    const first = (() => {
+      const lease = cache.get(machines);
+      memory.push(new WeakRef(lease.bytes.buffer));
+      lease.release();
+      return { text: lease.bytes.toString(), etag: lease.etag };
+    })();
+    // Asked for again within the idle time: the same view, in the same memory.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    (() => {
+      const again = cache.get(machines);
+      expect(again.bytes.buffer).toBe(memory[0]?.deref());
+      again.release();
+    })();
+    // Not asked for past it: given up, and nothing here keeps its memory.
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    gc();
+    expect(memory[0]?.deref()).toBeUndefined();
+    // The next GET rebuilds it: nothing changed, so the same bytes under the same ETag.
+    const rebuilt = cache.get(machines);
+    expect(rebuilt.bytes.toString()).toBe(first.text);
+    expect(rebuilt.etag).toBe(first.etag);
+    rebuilt.release();
+    // A change meanwhile, then idle again: a new ETag.
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    keepOverview(machines.get('lab1') as Machine, '{"hostname":"changed"}');
+    cache.invalidate(true);
+    const changed = cache.get(machines);
+    expect(changed.etag).not.toBe(first.etag);
+    expect(changed.bytes.toString()).toContain('changed');
+    changed.release();
   });
 });
