@@ -26,6 +26,8 @@ export function writeBoardConfig(dir: string, config: Record<string, unknown>): 
 export function announcingBoardDir(
   prefix: string,
   machines: number,
+  /** More of board.yaml (e.g. `{ history: false }`). */
+  extra: Record<string, unknown> = {},
 ): { dir: string; registration: string; boardToken: string } {
   const registration = token();
   const boardToken = token();
@@ -33,6 +35,7 @@ export function announcingBoardDir(
     board_token: boardToken,
     registration_token: registration,
     max_announced: machines + 1000,
+    ...extra,
   });
   return { dir, registration, boardToken };
 }

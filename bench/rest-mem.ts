@@ -12,10 +12,14 @@ import { firstAnnounce } from './scenarios/report-flood.js';
  * view: the RSS with it built (one GET), after the board's idle time has given it up
  * (view-cache.ts), and how long a GET takes to rebuild it then, against one served as built.
  *
- *   npx tsc -b . bench && node dist/bench/rest-mem.js [MACHINES] [BOARD_SCRIPT]
+ * With `--no-history`, the board runs with `history: false`: what history costs at rest.
+ *
+ *   npx tsc -b . bench && node dist/bench/rest-mem.js [MACHINES] [BOARD_SCRIPT] [--no-history]
  */
-const machines = Number(process.argv[2] ?? '15000');
-const script = process.argv[3];
+const args = process.argv.slice(2).filter((a) => a !== '--no-history');
+const noHistory = process.argv.includes('--no-history');
+const machines = Number(args[0] ?? '15000');
+const script = args[1];
 const smaps = (pid: number): string => {
   const text = readFileSync(`/proc/${pid}/smaps`, 'utf8');
   const sums = new Map<string, number>();
@@ -42,7 +46,11 @@ const status = (pid: number): string =>
     .filter((l) => /^(VmRSS|RssAnon|RssFile|Threads)/.test(l))
     .map((l) => l.replace(/\s+/g, ' '))
     .join('; ');
-const { dir, registration, boardToken } = announcingBoardDir('panoptes-rest-mem-', machines);
+const { dir, registration, boardToken } = announcingBoardDir(
+  'panoptes-rest-mem-',
+  machines,
+  noHistory ? { history: false } : {},
+);
 /**
  * One GET /api/board read to its end: ms to its headers (the board's rebuild, if any, comes
  * before them), ms to its last byte, and bytes.
