@@ -6,6 +6,7 @@ import {
   TIERS,
   type WriteBatch,
 } from '../history-store.js';
+import type { WriterBatch } from './history-writer.js';
 
 /** Numbers per sample on the wire: t, n, up, then each metric's avg, then each one's max. */
 const PER_SAMPLE = 3 + 2 * METRICS.length;
@@ -92,29 +93,34 @@ export async function toWire(batch: WriteBatch): Promise<WireBatch> {
   };
 }
 
-export function fromWire(wire: WireBatch): WriteBatch {
-  const samples: WriteBatch['samples'] = [];
+/**
+ * The batch's rows as the writer takes them (history-writer.ts), made from the columns one at
+ * a time into the same object: each is valid until the next is asked for. The writer thread
+ * then holds a sweep as its columns only, not as 15,000 objects that outlive a collection or
+ * two while the batch is written (they filled its old generation: issue 26).
+ */
+export function wireBatch(wire: WireBatch): WriterBatch {
+  return { rows: wireRows(wire), events: wire.events, forget: wire.forget, cutoffs: wire.cutoffs };
+}
+
+function* wireRows(wire: WireBatch): Generator<WriteBatch['samples'][number]> {
   const names = JSON.parse(wire.names) as string[];
+  const sample: Sample = { t: 0, n: 0, up: 0, avg: emptyMetricRecord(), max: emptyMetricRecord() };
+  const row: WriteBatch['samples'][number] = { tier: 'raw', name: '', sample };
+  const { numbers } = wire;
   let at = 0;
   const next = (): number | null => {
-    const value = wire.numbers[at++] as number;
+    const value = numbers[at++] as number;
     return Number.isNaN(value) ? null : value;
   };
   for (let i = 0; i < names.length; i += 1) {
-    const sample: Sample = {
-      t: next() ?? 0,
-      n: next() ?? 0,
-      up: next() ?? 0,
-      avg: emptyMetricRecord(),
-      max: emptyMetricRecord(),
-    };
+    sample.t = next() ?? 0;
+    sample.n = next() ?? 0;
+    sample.up = next() ?? 0;
     for (const k of METRICS) sample.avg[k] = next();
     for (const k of METRICS) sample.max[k] = next();
-    samples.push({
-      tier: TIERS[wire.tiers[i] as number] ?? 'raw',
-      name: names[i] as string,
-      sample,
-    });
+    row.tier = TIERS[wire.tiers[i] as number] ?? 'raw';
+    row.name = names[i] as string;
+    yield row;
   }
-  return { samples, events: wire.events, forget: wire.forget, cutoffs: wire.cutoffs };
 }

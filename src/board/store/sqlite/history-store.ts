@@ -15,6 +15,7 @@ import type {
   UptimeTotals,
   WriteBatch,
 } from '../history-store.js';
+import { batchSamples } from '../history-store.js';
 import { migrate } from './history-schema.js';
 import { BUCKETS_MAX, decodeSample, type Row, readerStatements } from './history-sql.js';
 import { type Committed, HistoryWriter } from './history-writer.js';
@@ -100,7 +101,7 @@ function localWriter(db: Database.Database, path: string): BatchWriter {
   const writer = new HistoryWriter(db, true);
   return {
     async write(batch) {
-      const committed = await writer.write(batch);
+      const committed = await writer.write({ ...batch, rows: batchSamples(batch) });
       checkpointer.request();
       return committed;
     },

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'libsql';
-import { fromWire, type WireBatch } from './batch-wire.js';
+import { type WireBatch, wireBatch } from './batch-wire.js';
 import { HistoryWriter } from './history-writer.js';
 import type { WriterAnswer, WriterRequest } from './writer-thread.js';
 
@@ -37,7 +37,7 @@ function close(): void {
 }
 
 function write(id: number, batch: WireBatch): Promise<void> {
-  return writer.write(fromWire(batch)).then(
+  return writer.write(wireBatch(batch)).then(
     (committed) => port.postMessage({ type: 'written', id, committed } satisfies WriterAnswer),
     (error: unknown) => {
       const e = error as { message?: unknown; code?: unknown };
