@@ -192,8 +192,7 @@ export class ViewBuffers {
    */
   giveUp(): void {
     this.idle = true;
-    for (const s of this.spares) this.drop(s.memory);
-    this.spares = [];
+    this.letGo(() => true);
     if (this.trimTimer !== null) clearTimeout(this.trimTimer);
     this.trimTimer = null;
   }
@@ -214,11 +213,16 @@ export class ViewBuffers {
     if (this.spares.length > this.maxSpares) {
       const largest = [...this.spares].sort((a, b) => capacity(b.memory) - capacity(a.memory));
       const kept = new Set(largest.slice(0, this.maxSpares));
-      for (const s of this.spares) if (!kept.has(s)) this.drop(s.memory);
-      this.spares = this.spares.filter((s) => kept.has(s));
+      this.letGo((s) => !kept.has(s));
     }
     this.scheduleTrim();
     this.wake();
+  }
+
+  /** Lets go of the spares `gone` picks (drop), keeping the others in their order. */
+  private letGo(gone: (spare: { memory: ArrayBuffer; since: number }) => boolean): void {
+    for (const s of this.spares) if (gone(s)) this.drop(s.memory);
+    this.spares = this.spares.filter((s) => !gone(s));
   }
 
   /**
@@ -250,8 +254,7 @@ export class ViewBuffers {
         this.trimTimer = null;
         const now = performance.now();
         const idle = new Set(this.extraSpares().filter((s) => now - s.since >= this.idleMs));
-        for (const s of idle) this.drop(s.memory);
-        this.spares = this.spares.filter((s) => !idle.has(s));
+        this.letGo((s) => idle.has(s));
         this.scheduleTrim();
       },
       Math.max(0, oldest + this.idleMs - performance.now()),
