@@ -105,10 +105,11 @@ async function main(): Promise<number> {
       await attempt('soak', () => soakScenario(ctx));
     } else {
       const [small, large] = options.fleetSizes;
-      if (part('fleet')) {
+      // `--only fleet-small` / `fleet-large`: one of the two fleets (a development aid).
+      if (part('fleet') || part('fleet-small'))
         await attempt(`fleet of ${small}`, () => fleetScenario(ctx, small, 'small'));
+      if (part('fleet') || part('fleet-large'))
         await attempt(`fleet of ${large}`, () => fleetScenario(ctx, large, 'large'));
-      }
       if (part('reports')) await attempt('reports', () => reportsScenario(ctx));
       if (part('tls')) await attempt('tls reports', () => tlsReportsScenario(ctx));
       if (part('notify')) await attempt('notify', () => notifyScenario(ctx));

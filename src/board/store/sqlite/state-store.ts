@@ -26,6 +26,7 @@ import type {
 import { GroupCommit } from './group-commit.js';
 import { openLibsqlHistory } from './history-store.js';
 import { migrateState } from './state-schema.js';
+import { WalSync } from './wal-sync.js';
 
 /** The embedded engine's file for everything but history (history.db stays as it was). */
 export const STATE_FILE = 'state.db';
@@ -36,12 +37,16 @@ export const STATE_FILE = 'state.db';
  * sweeps write in slices with yields: sharing a file would hold the state's writes behind them).
  * Writes of one turn of the event loop commit together (GroupCommit), each commit synced to disk
  * (`synchronous = FULL`, as the append-only files were), so what is acknowledged survives
- * kill -9 and a power cut.
+ * kill -9 and a power cut. Journal entries are the exception: a group of them only is in the
+ * WAL file when its promise resolves (it survives kill -9), and synced behind it (WalSync),
+ * so an answer that journals does not wait for an fsync (docs/decisions.md).
  */
 export class SqliteStore implements BoardStore {
   readonly engine = 'sqlite';
   readonly where: string;
   private readonly commits: GroupCommit;
+  private readonly walSync: WalSync;
+  private readonly appendJournal: Database.Statement;
   private history: HistoryStore | null = null;
   private readonly identityDiff = new IdentityDiff();
 
@@ -50,7 +55,11 @@ export class SqliteStore implements BoardStore {
     private readonly dataDir: string,
   ) {
     this.where = join(dataDir, STATE_FILE);
-    this.commits = new GroupCommit(db);
+    this.walSync = new WalSync(`${this.where}-wal`);
+    this.commits = new GroupCommit(db, this.walSync);
+    this.appendJournal = db.prepare(
+      'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail, board) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
   }
 
   /** Opens (creating or migrating) DIR/data/state.db; throws naming the file if it cannot. */
@@ -82,16 +91,24 @@ export class SqliteStore implements BoardStore {
 
   readonly journal = {
     append: (e: JournalEntry) =>
-      this.commits.run((db) => {
-        db.prepare(
-          'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail, board) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        ).run(e.id, e.at, e.who, e.op, e.target, e.outcome, e.status, e.detail, e.board ?? null);
-      }),
+      this.commits.run(() => {
+        this.appendJournal.run(
+          e.id,
+          e.at,
+          e.who,
+          e.op,
+          e.target,
+          e.outcome,
+          e.status,
+          e.detail,
+          e.board ?? null,
+        );
+      }, 'record'),
     remove: (ids: readonly number[]) =>
       this.commits.run((db) => {
         const drop = db.prepare('DELETE FROM journal WHERE id = ?');
         for (const id of ids) drop.run(id);
-      }),
+      }, 'record'),
     load: async () =>
       (this.db.prepare('SELECT * FROM journal ORDER BY id').all() as JournalRow[]).map(
         fromJournalRow,
@@ -323,6 +340,7 @@ export class SqliteStore implements BoardStore {
   /** Commits what waits, then leaves state.db whole (checkpointed, no WAL to replay). */
   async close(): Promise<void> {
     await this.commits.idle();
+    await this.walSync.close();
     await this.history?.close();
     if (!this.db.open) return;
     try {
