@@ -20,7 +20,8 @@ import { isMainThread } from 'node:worker_threads';
  *            2 mark-compact, 4 incremental marking, 8 weak callbacks);
  *   PID.mem  one JSON line a second: RSS, V8 heap, external and array buffers, and each heap
  *            space's size, in MB.
- * With PANOPTES_PROBE_BARE=1 the bare servers (bench/bare.js) are probed too, for comparison.
+ * With PANOPTES_PROBE_BARE=1 the bare servers (bench/bare.js) are probed too, for comparison;
+ * with PANOPTES_PROBE_SIM=1 the simulators and load generators (bench/fleet/sim.js).
  * PANOPTES_PROBE_V8_FLAGS (e.g. "--trace-gc-nvp --trace-pretenuring") sets V8 flags at start;
  * V8's traces go to the board's output, which the bench then keeps in PID.out (processes.ts).
  * With PANOPTES_PROBE_SURVIVORS=FROM,TO (seconds since start) V8's sampling heap profiler runs
@@ -35,7 +36,8 @@ import { isMainThread } from 'node:worker_threads';
 const dir = process.env.PANOPTES_PROBE_DIR;
 const probed = (a: string): boolean =>
   a.endsWith('board/main.js') ||
-  (process.env.PANOPTES_PROBE_BARE === '1' && a.endsWith('bench/bare.js'));
+  (process.env.PANOPTES_PROBE_BARE === '1' && a.endsWith('bench/bare.js')) ||
+  (process.env.PANOPTES_PROBE_SIM === '1' && a.endsWith('fleet/sim.js'));
 if (dir !== undefined && isMainThread && process.argv.some(probed)) {
   mkdirSync(dir, { recursive: true });
   for (const flag of process.env.PANOPTES_PROBE_V8_FLAGS?.split(' ') ?? [])

@@ -228,7 +228,8 @@ export class Fleet {
 
   /** Agents reporting over TLS on kept connections (see tls-reporters.ts). */
   async reportOverTls(request: Omit<TlsReportRequest, 'id' | 'type'>): Promise<TlsReportAnswer> {
-    const total = request.rampMs + 2 * request.intervalMs + request.measureMs;
+    // The window may wait for the last join (tls-reporters.ts: JOIN_GRACE_INTERVALS).
+    const total = request.rampMs + 6 * request.intervalMs + request.measureMs;
     const answer = await this.ask({ ...request, type: 'tls-report' }, total + 60_000);
     if (answer.type !== 'tls-report') throw new Error(`fleet simulator: unexpected ${answer.type}`);
     return answer;

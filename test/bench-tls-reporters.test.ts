@@ -19,6 +19,8 @@ describe('the TLS reporters of the bench', () => {
   let reports = 0;
   /** Close each connection after its answer (as a board whose idle time-out is shorter than the interval). */
   let closing = false;
+  /** Refuse every report until this time (ms since epoch): agents that have not joined. */
+  let refuseUntil = 0;
 
   beforeAll(async () => {
     const made = makeTestCa(dir);
@@ -30,6 +32,11 @@ describe('the TLS reporters of the bench', () => {
         request.resume();
         request.on('end', () => {
           reports += 1;
+          if (Date.now() < refuseUntil) {
+            response.writeHead(503, { 'content-length': 2 });
+            response.end('{}');
+            return;
+          }
           const body = '{"ok":true,"actions":[]}';
           // With a Content-Length, as the board and the bare server answer.
           response.writeHead(200, {
@@ -77,6 +84,24 @@ describe('the TLS reporters of the bench', () => {
     expect(answer.sent).toBeGreaterThanOrEqual(50);
     expect(answer.ok).toBe(answer.sent);
     expect(reports).toBeGreaterThanOrEqual(answer.sent);
+    expect(answer.joined).toBe(20);
+    // Two intervals after the ramp as planned, or after the last join if that came later.
+    expect(answer.plannedStartMs).toBe(500);
+    expect(answer.windowStartMs).toBeCloseTo(Math.max(500, answer.joinedMs + 400), 5);
+  });
+
+  it('starts the window two intervals after the last agent joined, when joins run late', async () => {
+    closing = false;
+    // No report is accepted for the first 700 ms: no agent has joined before then.
+    refuseUntil = Date.now() + 700;
+    const answer = await run();
+    refuseUntil = 0;
+    expect(answer.joined).toBe(20);
+    expect(answer.joinedMs).toBeGreaterThanOrEqual(650);
+    expect(answer.windowStartMs).toBeCloseTo(answer.joinedMs + 400, 5);
+    // Nothing refused is in the window.
+    expect(answer.statuses).toEqual({ '200': answer.sent });
+    expect(answer.ok).toBe(answer.sent);
   });
 
   it('counts a handshake per report when the server closes each connection', async () => {

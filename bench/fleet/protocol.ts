@@ -46,7 +46,7 @@ export interface TlsReportRequest {
   intervalMs: number;
   /** Agents join evenly over this long (each join is a handshake). */
   rampMs: number;
-  /** The window measured, starting one interval after the last join. */
+  /** The window measured, starting two intervals after the last join (tls-reporters.ts). */
   measureMs: number;
 }
 
@@ -96,6 +96,14 @@ export interface TlsReportAnswer {
   /** Idle connections the server closed in the window. */
   serverCloses: number;
   windowMs: number;
+  /** When the window was to start and when it did (ms after the generator started). */
+  plannedStartMs: number;
+  windowStartMs: number;
+  /** Agents with an accepted report, and when the last of them joined (NaN: not all did). */
+  joined: number;
+  joinedMs: number;
+  /** The generator's longest lag behind its schedule in the window, ms. */
+  lagMs: number;
   latencyMs: { p50: number; p99: number; max: number };
 }
 
