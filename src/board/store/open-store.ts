@@ -65,7 +65,8 @@ async function openEngine(
   logger: Logger,
   health: StoreHealth,
 ): Promise<BoardStore> {
-  if (settings.engine === 'sqlite') return SqliteStore.open(dataDir);
+  if (settings.engine === 'sqlite')
+    return SqliteStore.open(dataDir, (error) => health.failed('sqlite', error));
   const started = Date.now();
   let logged = false;
   for (;;) {

@@ -35,15 +35,21 @@ function openDb(): Opened {
 function countedSync(wal: string, hold = false) {
   const calls: Array<() => void> = [];
   let fail = false;
-  const sync = new WalSync(wal, async (file: FileHandle) => {
-    if (fail) throw new Error('EIO');
-    await file.sync();
-    if (hold) await new Promise<void>((release) => calls.push(release));
-    else calls.push(() => undefined);
-  });
+  const failures: unknown[] = [];
+  const sync = new WalSync(
+    wal,
+    (error) => failures.push(error),
+    async (file: FileHandle) => {
+      if (fail) throw new Error('EIO');
+      await file.sync();
+      if (hold) await new Promise<void>((release) => calls.push(release));
+      else calls.push(() => undefined);
+    },
+  );
   return {
     sync,
     calls,
+    failures,
     failNext: () => {
       fail = true;
     },
@@ -108,12 +114,13 @@ describe('GroupCommit', () => {
 
   it('goes back to FULL for every group once an fsync failed, and without a WalSync', async () => {
     const { db, wal } = openDb();
-    const { sync, failNext } = countedSync(wal);
+    const { sync, failNext, failures } = countedSync(wal);
     const commits = new GroupCommit(db, sync);
     failNext();
     await commits.run(() => undefined, 'record');
     await sync.settled();
     expect(sync.failed).toBe(true);
+    expect(failures).toHaveLength(1);
     const seen: number[] = [];
     await commits.run((d) => {
       seen.push(level(d));

@@ -53,17 +53,21 @@ export class SqliteStore implements BoardStore {
   private constructor(
     private readonly db: Database.Database,
     private readonly dataDir: string,
+    onFailure: (error: unknown) => void,
   ) {
     this.where = join(dataDir, STATE_FILE);
-    this.walSync = new WalSync(`${this.where}-wal`);
+    this.walSync = new WalSync(`${this.where}-wal`, onFailure);
     this.commits = new GroupCommit(db, this.walSync);
     this.appendJournal = db.prepare(
       'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail, board) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
   }
 
-  /** Opens (creating or migrating) DIR/data/state.db; throws naming the file if it cannot. */
-  static open(dataDir: string): SqliteStore {
+  /**
+   * Opens (creating or migrating) DIR/data/state.db; throws naming the file if it cannot.
+   * `onFailure` hears of a write that failed behind an answer (the WAL's deferred fsync).
+   */
+  static open(dataDir: string, onFailure: (error: unknown) => void = () => undefined): SqliteStore {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const file = join(dataDir, STATE_FILE);
     let db: Database.Database;
@@ -86,7 +90,7 @@ export class SqliteStore implements BoardStore {
         throw new Error(`${file} is locked by another process (another board on this data_dir?)`);
       throw new Error(`cannot use ${file}: ${text}`);
     }
-    return new SqliteStore(db, dataDir);
+    return new SqliteStore(db, dataDir, onFailure);
   }
 
   readonly journal = {

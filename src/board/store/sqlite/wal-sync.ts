@@ -8,8 +8,9 @@ import { type FileHandle, open } from 'node:fs/promises';
  * event loop or in a request's answer. One fsync at a time; asked for while one runs, another
  * follows it (it covers every frame written before it started).
  *
- * Should an fsync fail, `failed` turns true and stays so: the caller then commits everything
- * with `synchronous = FULL` again, so SQLite syncs on its own and says so if it cannot.
+ * Should an fsync fail, `failed` turns true and stays so, and `onFailure` is told (the board's
+ * StoreHealth: logged, counted, the store probed): the caller then commits everything with
+ * `synchronous = FULL` again, so SQLite syncs on its own and says so if it cannot.
  */
 export class WalSync {
   private file: FileHandle | null = null;
@@ -20,6 +21,7 @@ export class WalSync {
 
   constructor(
     private readonly walPath: string,
+    private readonly onFailure: (error: unknown) => void = () => undefined,
     private readonly fsync: (file: FileHandle) => Promise<void> = (file) => file.sync(),
   ) {}
 
@@ -61,8 +63,9 @@ export class WalSync {
         // reused from its start after a checkpoint, so one handle serves as long as the store.
         this.file ??= await open(this.walPath, 'r');
         await this.fsync(this.file);
-      } catch {
+      } catch (error) {
         this.broken = true;
+        this.onFailure(error);
         return;
       }
     } while (this.again);
