@@ -156,7 +156,7 @@ async function journalAppend(
   const p = quantile(postgres, 0.99);
   const e = quantile(embedded, 0.99);
   ctx.log(
-    `store: journal append p50/p99 — embedded ${median(embedded).toFixed(2)}/${e.toFixed(2)} ms (fsync per commit), PostgreSQL ${median(postgres).toFixed(2)}/${p.toFixed(2)} ms`,
+    `store: journal append p50/p99 — embedded ${median(embedded).toFixed(2)}/${e.toFixed(2)} ms (in the WAL at once, fsynced behind it), PostgreSQL ${median(postgres).toFixed(2)}/${p.toFixed(2)} ms`,
   );
   ctx.rows.push({
     what: `journal append (a relay's entry) p99, PostgreSQL, ${count(n)} in a row`,
