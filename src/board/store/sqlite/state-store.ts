@@ -93,21 +93,23 @@ export class SqliteStore implements BoardStore {
     return new SqliteStore(db, dataDir, onFailure);
   }
 
+  /** Writes one journal entry (inside a group's transaction); one already there is kept. */
+  private insertJournal(e: JournalEntry): void {
+    this.appendJournal.run(
+      e.id,
+      e.at,
+      e.who,
+      e.op,
+      e.target,
+      e.outcome,
+      e.status,
+      e.detail,
+      e.board ?? null,
+    );
+  }
+
   readonly journal = {
-    append: (e: JournalEntry) =>
-      this.commits.run(() => {
-        this.appendJournal.run(
-          e.id,
-          e.at,
-          e.who,
-          e.op,
-          e.target,
-          e.outcome,
-          e.status,
-          e.detail,
-          e.board ?? null,
-        );
-      }, 'record'),
+    append: (e: JournalEntry) => this.commits.run(() => this.insertJournal(e), 'record'),
     remove: (ids: readonly number[]) =>
       this.commits.run((db) => {
         const drop = db.prepare('DELETE FROM journal WHERE id = ?');
@@ -289,21 +291,7 @@ export class SqliteStore implements BoardStore {
 
   async importAll(data: Imported): Promise<void> {
     await this.commits.run((db) => {
-      const entry = db.prepare(
-        'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail, board) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      );
-      for (const e of data.journal)
-        entry.run(
-          e.id,
-          e.at,
-          e.who,
-          e.op,
-          e.target,
-          e.outcome,
-          e.status,
-          e.detail,
-          e.board ?? null,
-        );
+      for (const e of data.journal) this.insertJournal(e);
       const action = db.prepare(
         'INSERT OR IGNORE INTO queue (id, name, what, action, requested_at, delivered) VALUES (?, ?, ?, ?, ?, ?)',
       );
