@@ -4,15 +4,16 @@ import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type {
-  AnnounceAnswer,
-  AnnounceRequest,
-  ServeAnswer,
-  ServeRequest,
-  SimAnswer,
-  SimRequest,
-  TlsReportAnswer,
-  TlsReportRequest,
+import {
+  type AnnounceAnswer,
+  type AnnounceRequest,
+  JOIN_GRACE_INTERVALS,
+  type ServeAnswer,
+  type ServeRequest,
+  type SimAnswer,
+  type SimRequest,
+  type TlsReportAnswer,
+  type TlsReportRequest,
 } from './fleet/protocol.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -228,8 +229,9 @@ export class Fleet {
 
   /** Agents reporting over TLS on kept connections (see tls-reporters.ts). */
   async reportOverTls(request: Omit<TlsReportRequest, 'id' | 'type'>): Promise<TlsReportAnswer> {
-    // The window may wait for the last join (tls-reporters.ts: JOIN_GRACE_INTERVALS).
-    const total = request.rampMs + 6 * request.intervalMs + request.measureMs;
+    // Two intervals after the ramp, and the window may wait for the last join past that.
+    const total =
+      request.rampMs + (2 + JOIN_GRACE_INTERVALS) * request.intervalMs + request.measureMs;
     const answer = await this.ask({ ...request, type: 'tls-report' }, total + 60_000);
     if (answer.type !== 'tls-report') throw new Error(`fleet simulator: unexpected ${answer.type}`);
     return answer;

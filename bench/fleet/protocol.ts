@@ -127,6 +127,12 @@ export type SimAnswer = (
 /** The loopback block announcing machines send from (127.20.x.y). */
 export const ANNOUNCER_BLOCK = 20;
 
+/**
+ * How many intervals past its planned start a TLS report window waits for the last join, at
+ * most (tls-reporters.ts); the bench's time-out for the whole run allows for it.
+ */
+export const JOIN_GRACE_INTERVALS = 4;
+
 /** The machine names the bench uses: m00001…, a00001… (announced). */
 export function machineName(prefix: string, index: number): string {
   return `${prefix}${String(index + 1).padStart(5, '0')}`;

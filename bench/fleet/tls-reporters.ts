@@ -4,6 +4,7 @@ import { quantile } from '../stats.js';
 import { announcerReport } from './overview.js';
 import {
   ANNOUNCER_BLOCK,
+  JOIN_GRACE_INTERVALS,
   loopbackAddress,
   type TlsReportAnswer,
   type TlsReportRequest,
@@ -23,9 +24,6 @@ interface Reporter {
   /** Whether a report of its was accepted: it has joined. */
   joined: boolean;
 }
-
-/** How many intervals past the planned start the window waits for the last join, at most. */
-const JOIN_GRACE_INTERVALS = 4;
 
 /**
  * Agents reporting over TLS every `intervalMs`, each on a connection of its own that it keeps
