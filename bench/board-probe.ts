@@ -16,8 +16,9 @@ import { isMainThread } from 'node:worker_threads';
  * NODE_OPTIONS reaches every node process the bench starts; only a board's main thread
  * (`dist/board/main.js`) is probed. It appends, per board process (its pid):
  *   PID.gap  "ms-since-start gap-ms": the event loop held over 25 ms (a 2-ms timer late);
- *   PID.gc   "ms-since-start kind duration-ms": collections over 4 ms (kind 1 scavenge,
- *            2 mark-compact, 4 incremental marking, 8 weak callbacks);
+ *   PID.gc   "ms-since-start kind duration-ms": collections over 4 ms (node's
+ *            NODE_PERFORMANCE_GC_* kinds: 1 scavenge, 4 mark-compact (major), 8 incremental
+ *            marking, 16 weak callbacks; until round 3's seventeenth pass this said 2, 4, 8);
  *   PID.mem  one JSON line a second: RSS, V8 heap, external and array buffers, and each heap
  *            space's size, in MB.
  * With PANOPTES_PROBE_BARE=1 the bare servers (bench/bare.js) are probed too, for comparison;
@@ -30,7 +31,7 @@ import { isMainThread } from 'node:worker_threads';
  * (summed by bench/survivors.ts). A caveat (round 3's tenth pass; my reading, not checked): a
  * mark-compact in the window also frees the young generation, which V8 would count as collected
  * by a major GC, so young garbage no scavenge saw may be in the profile too: prefer windows with
- * few mark-compacts (PID.gc, kind 2).
+ * few mark-compacts (PID.gc, kind 4).
  * The timer and the observer cost the board a little CPU: compare figures with and without.
  */
 const dir = process.env.PANOPTES_PROBE_DIR;
