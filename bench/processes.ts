@@ -8,6 +8,7 @@ import {
   type AnnounceAnswer,
   type AnnounceRequest,
   JOIN_GRACE_INTERVALS,
+  SETTLE_INTERVALS,
   type ServeAnswer,
   type ServeRequest,
   type SimAnswer,
@@ -229,9 +230,11 @@ export class Fleet {
 
   /** Agents reporting over TLS on kept connections (see tls-reporters.ts). */
   async reportOverTls(request: Omit<TlsReportRequest, 'id' | 'type'>): Promise<TlsReportAnswer> {
-    // Two intervals after the ramp, and the window may wait for the last join past that.
+    // Settling after the ramp, and the window may wait for the last join past that.
     const total =
-      request.rampMs + (2 + JOIN_GRACE_INTERVALS) * request.intervalMs + request.measureMs;
+      request.rampMs +
+      (SETTLE_INTERVALS + JOIN_GRACE_INTERVALS) * request.intervalMs +
+      request.measureMs;
     const answer = await this.ask({ ...request, type: 'tls-report' }, total + 60_000);
     if (answer.type !== 'tls-report') throw new Error(`fleet simulator: unexpected ${answer.type}`);
     return answer;

@@ -128,6 +128,12 @@ export type SimAnswer = (
 export const ANNOUNCER_BLOCK = 20;
 
 /**
+ * How many intervals after the last join (planned: the end of the ramp) a TLS report window
+ * starts (tls-reporters.ts): the joins' handshakes and their backlog are over by then.
+ */
+export const SETTLE_INTERVALS = 2;
+
+/**
  * How many intervals past its planned start a TLS report window waits for the last join, at
  * most (tls-reporters.ts); the bench's time-out for the whole run allows for it.
  */

@@ -6,6 +6,7 @@ import {
   ANNOUNCER_BLOCK,
   JOIN_GRACE_INTERVALS,
   loopbackAddress,
+  SETTLE_INTERVALS,
   type TlsReportAnswer,
   type TlsReportRequest,
 } from './protocol.js';
@@ -57,9 +58,9 @@ export async function reportOverTls(req: TlsReportRequest): Promise<TlsReportAns
     slots[Math.ceil((r.joinMs % req.intervalMs) / TICK_MS) % slots.length]?.push(r);
   }
 
-  // Two intervals after the last join: the joins' handshakes (the generator's and the server's
+  // SETTLE_INTERVALS after the last join: the joins' handshakes (the generator's and the server's
   // CPU on 2 cores) are over, and every agent has reported on its kept connection.
-  const plannedStart = req.rampMs + 2 * req.intervalMs;
+  const plannedStart = req.rampMs + SETTLE_INTERVALS * req.intervalMs;
   let windowStart = Number.POSITIVE_INFINITY;
   let windowEnd = Number.POSITIVE_INFINITY;
   let joined = 0;
@@ -93,7 +94,7 @@ export async function reportOverTls(req: TlsReportRequest): Promise<TlsReportAns
       joined += 1;
       if (joined === reporters.length) {
         joinedMs = elapsed();
-        startWindow(Math.max(plannedStart, joinedMs + 2 * req.intervalMs));
+        startWindow(Math.max(plannedStart, joinedMs + SETTLE_INTERVALS * req.intervalMs));
       }
     }
     if (!pending.counted) return;
