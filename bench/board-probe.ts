@@ -31,7 +31,9 @@ import { isMainThread } from 'node:worker_threads';
  * (summed by bench/survivors.ts). A caveat (round 3's tenth pass; my reading, not checked): a
  * mark-compact in the window also frees the young generation, which V8 would count as collected
  * by a major GC, so young garbage no scavenge saw may be in the profile too: prefer windows with
- * few mark-compacts (PID.gc, kind 4).
+ * few mark-compacts (PID.gc, kind 4). With PANOPTES_PROBE_ALLOCATIONS=1 as well, objects a scavenge
+ * collected are kept too: the profile is then of everything allocated in the window, garbage
+ * included (where the scavenges' frequency comes from; round 3's eighteenth pass).
  * The timer and the observer cost the board a little CPU: compare figures with and without.
  */
 const dir = process.env.PANOPTES_PROBE_DIR;
@@ -79,7 +81,7 @@ if (dir !== undefined && isMainThread && process.argv.some(probed)) {
       session.post('HeapProfiler.startSampling', {
         samplingInterval: 1024,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: false,
+        includeObjectsCollectedByMinorGC: process.env.PANOPTES_PROBE_ALLOCATIONS === '1',
       });
       setTimeout(
         () => {
