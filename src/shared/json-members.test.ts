@@ -54,6 +54,32 @@ describe('cutMembers', () => {
     expect(cuts).toBeGreaterThan(300);
   });
 
+  it('is right past the room its working memory starts with, and for small texts after', () => {
+    // Deeper than 32 open containers, over 256 keys open at once, over 16 kept runs: the
+    // scratch arrays it keeps between calls grow (json-members.ts); then small texts again.
+    let deep: unknown = { last: true };
+    for (let i = 0; i < 60; i++) deep = i % 2 === 0 ? [deep, i] : { [`k${i}`]: deep, n: i };
+    const wide: Record<string, unknown> = {};
+    for (let i = 0; i < 40; i++) {
+      const inner: Record<string, number> = {};
+      for (let k = 0; k < 200; k++) inner[`key${k}`] = k;
+      wide[i % 3 === 0 ? (DROP[i % DROP.length] ?? 'name') : `member${i}`] = inner;
+    }
+    const texts = [
+      JSON.stringify({ name: 'a', deep, cpu_use: 0.5 }),
+      JSON.stringify({ nest: { a: { b: { c: wide } } }, name: 'b' }),
+      JSON.stringify(wide),
+      JSON.stringify({ name: 'c', cpu_use: 0.25, load: [1, 2, 3] }),
+      '{"a":1,"a":2}',
+      JSON.stringify({ location: 'x', load: [0.5] }),
+    ];
+    for (const text of [...texts, ...texts]) {
+      const got = cut(text);
+      if (text === '{"a":1,"a":2}') expect(got).toBeNull();
+      else expect(got).toBe(expected(text));
+    }
+  });
+
   it('is null or right for text not written by JSON.stringify', () => {
     const variants = fc.tuple(report, fc.constantFrom(' ', '\n', '1.0', '1e3', '-0', '\\/', 'dup'));
     fc.assert(
