@@ -44,8 +44,8 @@ export function overviewText(report: Report): string | Buffer {
 /**
  * The report's overview as an object of its own: only where it is serialised (above). The
  * report path reads the overview's fields from the report itself (prepareOverview reads none
- * of the report's own members): a copy of ~20 members per report was ~0.3 KB of young garbage
- * (issue 26, round 3's eighteenth pass).
+ * of the report's own members): the copy of the overview's members made per report was ~0.3 KB
+ * of young garbage (issue 26, round 3's eighteenth pass).
  */
 function overviewOf(report: Report): Record<string, unknown> {
   const {

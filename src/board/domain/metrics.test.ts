@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { busiestGpu, GPUS_KEPT, gpusOf, metricsOf, sessionsOf } from './metrics.js';
+import {
+  busiestGpu,
+  DISKS_MAX,
+  GPUS_KEPT,
+  gpusOf,
+  metricsOf,
+  SESSIONS_MAX,
+  sessionsOf,
+} from './metrics.js';
 
 describe('sessionsOf', () => {
   it('cleans what an agent that does not refuse bad text sent: no control or bidi characters', () => {
@@ -11,6 +19,51 @@ describe('sessionsOf', () => {
     expect(sessions).toEqual([
       { session: 'ci\ufffd7', why: 'attention', text: 'line 1\nline 2\ufffd\ufffd[2J', at: 'now' },
     ]);
+  });
+});
+
+describe('disks and sessions of an overview', () => {
+  const GIB = 1024 ** 3;
+  const bell = (i: number, why = 'attention') => ({ session: `s${i}`, why, text: 't', at: 'now' });
+
+  it('never trusts the shape: bad entries skipped, the first DISKS_MAX read, paths cut', () => {
+    const disks: unknown[] = [
+      { path: '/', total: 100 * GIB, used: 25 * GIB },
+      null,
+      { path: '/no-total', used: 1 },
+      { path: 7, total: 1, used: 1 },
+      { path: '/zero', total: 0, used: 0 },
+      { path: `/${'x'.repeat(300)}`, total: 4, used: 3 },
+      'disk',
+    ];
+    for (let i = disks.length; i < DISKS_MAX + 5; i++)
+      disks.push({ path: `/d${i}`, total: 2, used: 2 });
+    const m = metricsOf({ disks }, null, []);
+    expect(m.disks.map((d) => d.path.length)).toEqual([
+      1,
+      200,
+      ...Array.from({ length: DISKS_MAX - 7 }, (_, k) => `/d${k + 7}`.length),
+    ]);
+    expect(m.disks[0]?.ratio).toBe(0.25);
+    expect(m.disks[1]?.ratio).toBe(0.75);
+    expect(m.disk).toBe(1);
+    // A list of its own length, every place filled: it is kept until the next overview.
+    expect(Object.keys(m.disks)).toHaveLength(m.disks.length);
+    expect(metricsOf({ disks: 'none' }, null, []).disks).toEqual([]);
+    expect(metricsOf({}, null, []).disk).toBeNull();
+  });
+
+  it('reads well-formed sessions only, the first SESSIONS_MAX, and counts the bells', () => {
+    const listed: unknown[] = [bell(0), { session: 's', why: 'attention' }, 42, bell(1, 'error')];
+    for (let i = 2; i < SESSIONS_MAX + 10; i++)
+      listed.push(bell(i, i % 2 === 0 ? 'done' : 'attention'));
+    const sessions = sessionsOf({ sessions: listed });
+    expect(sessions).toHaveLength(SESSIONS_MAX - 2);
+    expect(Object.keys(sessions)).toHaveLength(sessions.length);
+    expect(sessions.slice(0, 3).map((s) => s.session)).toEqual(['s0', 's1', 's2']);
+    const attention = sessions.filter((s) => s.why === 'attention' || s.why === 'error').length;
+    expect(metricsOf({ sessions: listed }, null, sessions).bells).toBe(attention);
+    expect(sessionsOf({ sessions: {} })).toEqual([]);
   });
 });
 
