@@ -15,6 +15,7 @@ const checkBody = validation.checkBody as (
 const REPORT_SCHEMA = (await built('board/http/action-routes.js')).REPORT_SCHEMA;
 const overviewText = (await built('board/domain/board.js')).overviewText as (
   report: Record<string, unknown>,
+  overview: Record<string, unknown>,
 ) => unknown;
 const prepareOverview = (await built('board/domain/metrics.js')).prepareOverview as (
   overview: Record<string, unknown>,
@@ -28,7 +29,7 @@ const prepareOverview = (await built('board/domain/metrics.js')).prepareOverview
  * (bench/report-steps.ts; docs/performance-round3.md). Built code: run from dist/bench.
  *   1  the board's parser (parseJsonBody: FastAPI's decoding rules, then JSON.parse)
  *   2  + the route's compiled schema check (checkBody with REPORT_SCHEMA)
- *   3  + the report's name taken (Board.report reads the overview from the report itself)
+ *   3  + the overview taken out of the report (the rest of its members, as Board.report does)
  *   4  + the overview's bytes (overviewText: cut from the body, else serialised)
  *   5  + its metrics and sessions (prepareOverview)
  *   6  + kept per name (a Map), as the registry keeps the last of each machine
@@ -45,11 +46,19 @@ function work(bytes: Buffer): void {
   if (issues.length > 0) throw new Error('not a report');
   if (steps < 3) return;
   const report = parsed as Record<string, unknown>;
-  const name = report.name;
+  const {
+    name,
+    location: _l,
+    results: _r,
+    key_proof: _p,
+    key_proof_at: _a,
+    interval_s: _i,
+    ...overview
+  } = report;
   if (steps < 4) return;
-  const json = overviewText(report);
+  const json = overviewText(report, overview);
   if (steps < 5) return;
-  const prepared = prepareOverview(report, json, null);
+  const prepared = prepareOverview(overview, json, null);
   if (steps < 6) return;
   kept.set(String(name), prepared);
 }

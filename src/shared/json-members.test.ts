@@ -54,9 +54,10 @@ describe('cutMembers', () => {
     expect(cuts).toBeGreaterThan(300);
   });
 
-  it('is right past the room its working memory starts with, and for small texts after', () => {
-    // Deeper than 32 open containers, over 256 keys open at once, over 16 kept runs: the
-    // scratch arrays it keeps between calls grow (json-members.ts); then small texts again.
+  it('is right for deep and wide texts, and for small texts after them', () => {
+    // Deeper than 32 open containers, over 256 keys open at once, over 16 kept runs, then small
+    // texts again (round 3's eighteenth pass tried working arrays kept between calls, grown by
+    // such texts; not kept, docs/performance-round3.md).
     let deep: unknown = { last: true };
     for (let i = 0; i < 60; i++) deep = i % 2 === 0 ? [deep, i] : { [`k${i}`]: deep, n: i };
     const wide: Record<string, unknown> = {};

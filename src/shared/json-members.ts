@@ -90,23 +90,6 @@ function numberEnd(text: Uint8Array, i: number): number {
 }
 
 /**
- * cutMembers' working memory, kept from one call to the next and grown when a text needs more
- * (its open containers, their keys, the kept runs): a report then costs no arrays of its own,
- * where three new ones, grown as it was read, were ~1.1 KB of young garbage a report (issue 26,
- * round 3's eighteenth pass). cutMembers is synchronous and calls nothing that could reenter.
- */
-let stack: Int32Array = new Int32Array(32);
-let keys: Int32Array = new Int32Array(256);
-let kept: Int32Array = new Int32Array(32);
-
-/** `scratch` with room for `need` entries at least (its entries copied). */
-function grown(scratch: Int32Array, need: number): Int32Array {
-  const more = new Int32Array(Math.max(need, scratch.length * 2));
-  more.set(scratch);
-  return more;
-}
-
-/**
  * JSON.stringify of the object `text` holds without the top-level members named in `drop`
  * (see the module comment), or null when that cannot be cut from `text` as it is.
  */
@@ -114,13 +97,13 @@ export function cutMembers(text: Uint8Array, drop: readonly string[]): Buffer | 
   const n = text.length;
   if (n < 2 || text[0] !== LBRACE || text[n - 1] !== RBRACE || !isAscii(text)) return null;
   const escapes = text.indexOf(BACKSLASH) >= 0;
-  // Per open container: (where its keys start in `keys`) * 2 + 1 for an object, + 0 an array;
-  // stack[0, depth).
-  let depth = 0;
+  // Per open container: (where its keys start in `keys`) * 2 + 1 for an object, + 0 an array.
+  const stack: number[] = [];
   // Each key of the open objects: its hash and its length (keys[0, top)).
+  const keys: number[] = [];
   let top = 0;
-  // The kept top-level members: start and end (exclusive) of each (kept[0, runEnds)).
-  let runEnds = 0;
+  // The kept top-level members: start and end (exclusive) of each.
+  const kept: number[] = [];
   let memberStart = -1;
   let dropping = false;
   let expectKey = false;
@@ -150,16 +133,15 @@ export function cutMembers(text: Uint8Array, drop: readonly string[]): Buffer | 
         for (let k = i + 1; k < j; k++) hash = (Math.imul(hash, 31) + (text[k] as number)) | 0;
         const first = text[i + 1] as number;
         if (first >= ZERO && first <= NINE) return null;
-        const from = (stack[depth - 1] as number) >>> 1;
+        const from = (stack[stack.length - 1] as number) >>> 1;
         const length = j - i;
         for (let k = from; k < top; k += 2) {
           if (keys[k] === hash && keys[k + 1] === length) return null;
         }
         if (top - from >= 2 * KEYS_MAX) return null;
-        if (top + 2 > keys.length) keys = grown(keys, top + 2);
         keys[top++] = hash;
         keys[top++] = length;
-        if (depth === 1) {
+        if (stack.length === 1) {
           memberStart = i;
           dropping = isOneOf(text, i + 1, j, drop);
         }
@@ -172,35 +154,31 @@ export function cutMembers(text: Uint8Array, drop: readonly string[]): Buffer | 
       continue;
     }
     if (c === LBRACE || c === LBRACKET) {
-      if (depth === stack.length) stack = grown(stack, depth + 1);
-      stack[depth++] = top * 2 + (c === LBRACE ? 1 : 0);
+      stack.push(top * 2 + (c === LBRACE ? 1 : 0));
       expectKey = c === LBRACE;
       i++;
       continue;
     }
     if (c === COMMA || c === RBRACE || c === RBRACKET) {
-      if (depth === 1 && memberStart >= 0 && c !== RBRACKET) {
+      if (stack.length === 1 && memberStart >= 0 && c !== RBRACKET) {
         // A top-level member ends here.
         if (!dropping) {
           // Members next to each other are copied as one run (with their comma).
-          if (runEnds > 0 && kept[runEnds - 1] === memberStart - 1) kept[runEnds - 1] = i;
-          else {
-            if (runEnds + 2 > kept.length) kept = grown(kept, runEnds + 2);
-            kept[runEnds++] = memberStart;
-            kept[runEnds++] = i;
-          }
+          if (kept.length > 0 && kept[kept.length - 1] === memberStart - 1)
+            kept[kept.length - 1] = i;
+          else kept.push(memberStart, i);
         }
         memberStart = -1;
       }
       if (c === COMMA) {
-        if (depth === 0) return null;
-        expectKey = ((stack[depth - 1] as number) & 1) === 1;
+        expectKey = ((stack[stack.length - 1] as number) & 1) === 1;
       } else {
-        if (depth === 0) return null;
-        top = (stack[--depth] as number) >>> 1;
+        const level = stack.pop();
+        if (level === undefined) return null;
+        top = level >>> 1;
         expectKey = false;
         // The top object's end must be the text's end.
-        if (depth === 0 && i !== n - 1) return null;
+        if (stack.length === 0 && i !== n - 1) return null;
       }
       i++;
       continue;
@@ -217,17 +195,17 @@ export function cutMembers(text: Uint8Array, drop: readonly string[]): Buffer | 
       i += 5; // false
     else return null; // whitespace, or not JSON
   }
-  if (depth !== 0) return null;
-  const runs = runEnds / 2;
+  if (stack.length !== 0) return null;
+  const runs = kept.length / 2;
   let length = 2 + Math.max(0, runs - 1);
-  for (let k = 0; k < runEnds; k += 2) length += (kept[k + 1] as number) - (kept[k] as number);
+  for (let k = 0; k < kept.length; k += 2) length += (kept[k + 1] as number) - (kept[k] as number);
   // From the shared pool: the board copies it into the machine's slot at once (machine.ts),
   // so a report costs no buffer of its own.
   const out = Buffer.allocUnsafe(length);
   const source = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
   out[0] = LBRACE;
   let at = 1;
-  for (let k = 0; k < runEnds; k += 2) {
+  for (let k = 0; k < kept.length; k += 2) {
     if (k > 0) out[at++] = COMMA;
     at += source.copy(out, at, kept[k] as number, kept[k + 1] as number);
   }

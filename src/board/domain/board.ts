@@ -29,35 +29,16 @@ export const REPORT_OWN_MEMBERS: readonly string[] = [
 ];
 
 /**
- * The overview's JSON: `report` without REPORT_OWN_MEMBERS, as JSON.stringify writes it. Cut
- * from the report's own bytes when it is a parsed body as JSON.stringify would have written it
- * (cutMembers: no second serialisation per report), else serialised.
+ * The overview's JSON: `report` without REPORT_OWN_MEMBERS (`overview`), as JSON.stringify
+ * writes it. Cut from the report's own bytes when it is a parsed body as JSON.stringify would
+ * have written it (cutMembers: no second serialisation per report), else serialised.
  */
-export function overviewText(report: Report): string | Buffer {
+export function overviewText(report: Report, overview: Record<string, unknown>): string | Buffer {
   const source = takeJsonSource(report);
   return (
     (source === undefined ? null : cutMembers(source, REPORT_OWN_MEMBERS)) ??
-    JSON.stringify(overviewOf(report))
+    JSON.stringify(overview)
   );
-}
-
-/**
- * The report's overview as an object of its own: only where it is serialised (above). The
- * report path reads the overview's fields from the report itself (prepareOverview reads none
- * of the report's own members): the copy of the overview's members made per report was ~0.3 KB
- * of young garbage (issue 26, round 3's eighteenth pass).
- */
-function overviewOf(report: Report): Record<string, unknown> {
-  const {
-    name: _n,
-    location: _l,
-    results: _r,
-    key_proof: _p,
-    key_proof_at: _at,
-    interval_s: _i,
-    ...overview
-  } = report;
-  return overview;
 }
 
 /** A status and a JSON body, as the HTTP layer will send them. */
@@ -196,7 +177,15 @@ export class Board {
   /** POST /api/report: remember the machine, hand over its queued actions, take its results. */
   async report(who: Who, report: Report): Promise<Answer> {
     const { registry, queue, settings } = this.deps;
-    const { name, location, results, interval_s: intervalS } = report;
+    const {
+      name,
+      location,
+      results,
+      key_proof: _p,
+      key_proof_at: _at,
+      interval_s: intervalS,
+      ...overview
+    } = report;
     const key = this.keyFor(name);
     if (key === undefined && this.deps.enrollments?.revoked(name) === true) {
       const detail = `'${name}' was revoked on this board; add it again from the board before it reports`;
@@ -218,7 +207,7 @@ export class Board {
     // refused as a new name past the cap is: a registration token cannot make the board hold
     // more than that, whatever names and sizes it sends.
     const existing = registry.get(name);
-    const overviewJson = overviewText(report);
+    const overviewJson = overviewText(report, overview);
     const overviewLength =
       typeof overviewJson === 'string' ? Buffer.byteLength(overviewJson) : overviewJson.length;
     if (existing?.origin !== 'configured' && !registry.roomFor(name, overviewLength)) {
@@ -243,7 +232,7 @@ export class Board {
     }
     registry.observe(found.machine, {
       ok: true,
-      prepared: prepareOverview(report as unknown as Record<string, unknown>, overviewJson, null),
+      prepared: prepareOverview(overview, overviewJson, null),
       location,
       intervalMs: typeof intervalS === 'number' ? intervalS * 1000 : null,
       verified: key !== undefined,

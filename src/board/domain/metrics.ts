@@ -91,7 +91,19 @@ export function metricsOf(
   const memory = record(overview.memory);
   const total = num(memory?.total);
   const used = num(memory?.used);
-  const kept = disksOf(overview.disks);
+  const disks: DiskUse[] = [];
+  if (Array.isArray(overview.disks)) {
+    for (const d of overview.disks.slice(0, DISKS_MAX)) {
+      const disk = record(d);
+      const t = num(disk?.total);
+      const u = num(disk?.used);
+      const path = typeof disk?.path === 'string' ? disk.path.slice(0, 200) : null;
+      if (path !== null && t !== null && u !== null && t > 0)
+        disks.push({ path, ratio: ratio(u, t) });
+    }
+  }
+  // Kept until the next overview: a list of its own length, not push's room for 17.
+  const kept = disks.length === 0 ? disks : disks.slice();
   let disk: number | null = null;
   for (const d of kept) if (disk === null || d.ratio > disk) disk = d.ratio;
   const load = Array.isArray(overview.load) ? num(overview.load[0]) : null;
@@ -104,49 +116,12 @@ export function metricsOf(
     load,
     disk,
     disks: kept,
-    bells: bellsOf(sessions),
+    bells: sessions.filter((s) => s.why === 'attention' || s.why === 'error').length,
     latencyMs,
     gpuUtil: busiest?.util ?? null,
     gpuMem: busiest === null ? null : memShare(busiest),
     gpus,
   };
-}
-
-/**
- * The well-formed disks of an overview's `disks` (at most DISKS_MAX), in a list of its own
- * length: it is kept until the next overview. Read in place, without a copy of the agent's
- * list or a list grown by push and copied again (issue 26, round 3's eighteenth pass: the
- * report path's young garbage sets how often the scavenges come).
- */
-function disksOf(value: unknown): DiskUse[] {
-  if (!Array.isArray(value)) return [];
-  const end = Math.min(value.length, DISKS_MAX);
-  let count = 0;
-  for (let i = 0; i < end; i++) if (diskShare(value[i]) !== null) count++;
-  const disks = new Array<DiskUse>(count);
-  let at = 0;
-  for (let i = 0; i < end && at < count; i++) {
-    const share = diskShare(value[i]);
-    if (share === null) continue;
-    const path = (value[i] as { path: string }).path;
-    disks[at++] = { path: path.length > 200 ? path.slice(0, 200) : path, ratio: share };
-  }
-  return disks;
-}
-
-/** A disk's used share, 0–1, or null when it is not well-formed (no path, no total…). */
-function diskShare(value: unknown): number | null {
-  const disk = record(value);
-  const t = num(disk?.total);
-  const u = num(disk?.used);
-  return typeof disk?.path === 'string' && t !== null && u !== null && t > 0 ? ratio(u, t) : null;
-}
-
-/** How many sessions ring the bell (attention or error). */
-function bellsOf(sessions: readonly SessionMark[]): number {
-  let bells = 0;
-  for (const s of sessions) if (s.why === 'attention' || s.why === 'error') bells++;
-  return bells;
 }
 
 /** The well-formed GPUs of an overview's `gpus` (at most GPUS_KEPT; a bad field is null). */
@@ -204,38 +179,27 @@ function nonNegative(value: number | null): number | null {
 
 /** The sessions an overview lists (well-formed ones, at most SESSIONS_MAX). */
 export function sessionsOf(overview: Record<string, unknown>): SessionMark[] {
-  const listed = overview.sessions;
-  if (!Array.isArray(listed)) return [];
-  // Kept until the next overview: a list of its own length (counted first), read in place
-  // (disksOf says why).
-  const end = Math.min(listed.length, SESSIONS_MAX);
-  let count = 0;
-  for (let i = 0; i < end; i++) if (isSession(listed[i])) count++;
-  const out = new Array<SessionMark>(count);
-  let at = 0;
-  for (let i = 0; i < end && at < count; i++) {
-    const v = listed[i];
-    if (!isSession(v)) continue;
-    // An older or home-made agent may not refuse what the bell schema refuses: cleaned here.
-    out[at++] = {
-      session: safeText(v.session),
-      why: v.why,
-      text: safeText(v.text, true),
-      at: v.at,
-    };
+  if (!Array.isArray(overview.sessions)) return [];
+  const out: SessionMark[] = [];
+  for (const s of overview.sessions.slice(0, SESSIONS_MAX)) {
+    const v = record(s);
+    if (
+      typeof v?.session === 'string' &&
+      typeof v.why === 'string' &&
+      typeof v.text === 'string' &&
+      typeof v.at === 'string'
+    ) {
+      // An older or home-made agent may not refuse what the bell schema refuses: cleaned here.
+      out.push({
+        session: safeText(v.session),
+        why: v.why,
+        text: safeText(v.text, true),
+        at: v.at,
+      });
+    }
   }
-  return out;
-}
-
-/** Whether `value` is a session as sessionsOf reads it (four strings). */
-function isSession(value: unknown): value is SessionMark {
-  const v = record(value);
-  return (
-    typeof v?.session === 'string' &&
-    typeof v.why === 'string' &&
-    typeof v.text === 'string' &&
-    typeof v.at === 'string'
-  );
+  // Kept until the next overview: a list of its own length, not push's room for 17.
+  return out.length === 0 ? out : out.slice();
 }
 
 function record(value: unknown): Record<string, unknown> | null {
