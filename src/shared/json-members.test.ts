@@ -55,9 +55,10 @@ describe('cutMembers', () => {
   });
 
   it('is right for deep and wide texts, and for small texts after them', () => {
-    // Deeper than 32 open containers, over 256 keys open at once, over 16 kept runs, then small
-    // texts again (round 3's eighteenth pass tried working arrays kept between calls, grown by
-    // such texts; not kept, docs/performance-round3.md).
+    // 60 open containers deep, and ~240 keys open at once (objects of 200 keys inside one of
+    // 40), with dropped members between kept ones; then small texts again (round 3's eighteenth
+    // pass tried working arrays kept between calls, grown by such texts; not kept,
+    // docs/performance-round3.md).
     let deep: unknown = { last: true };
     for (let i = 0; i < 60; i++) deep = i % 2 === 0 ? [deep, i] : { [`k${i}`]: deep, n: i };
     const wide: Record<string, unknown> = {};
