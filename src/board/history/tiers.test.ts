@@ -52,6 +52,42 @@ describe('Aggregator', () => {
     expect(agg.advance(3600)).toEqual([]);
   });
 
+  it('keeps each machine’s row its own, past the first rows and across forgotten machines', () => {
+    const agg = new Aggregator();
+    agg.advance(0);
+    const names = Array.from({ length: 300 }, (_, i) => `m${i}`);
+    // Two sweeps; every third machine forgotten between them, and 50 new ones added (in the
+    // forgotten machines' rows, which must start empty).
+    for (const [i, name] of names.entries()) agg.addRow(name, 1, row(v(i / 1000)), 0);
+    for (const [i, name] of names.entries()) if (i % 3 === 0) agg.forget(name);
+    const added = Array.from({ length: 50 }, (_, i) => `new${i}`);
+    for (const [i, name] of names.entries())
+      if (i % 3 !== 0) agg.addRow(name, i % 2, row(v(i / 1000 + 0.5)), 0);
+    for (const name of added) agg.addRow(name, 0, row(v(null)), 0);
+    const out = agg.advance(300).filter((r) => r.tier === 'm5');
+    expect(out).toHaveLength(200 + 50);
+    const by = new Map(out.map((r) => [r.name, r.sample]));
+    for (const [i, name] of names.entries()) {
+      const s = by.get(name);
+      if (i % 3 === 0) {
+        expect(s).toBeUndefined();
+        continue;
+      }
+      expect(s?.n).toBe(2);
+      expect(s?.up).toBe((1 + (i % 2)) / 2);
+      expect(s?.avg.cpu).toBeCloseTo(i / 1000 + 0.25, 9);
+      expect(s?.max.cpu).toBeCloseTo(i / 1000 + 0.5, 9);
+    }
+    for (const name of added) {
+      const s = by.get(name);
+      expect(s?.n).toBe(1);
+      expect(s?.up).toBe(0);
+      expect(s?.avg.cpu).toBeNull();
+      expect(s?.max.cpu).toBeNull();
+      expect(s?.avg.mem).toBe(0.5);
+    }
+  });
+
   it('merges two rows of one bucket by weight', () => {
     const a = { ...rawSample(0, true, v(0.2)), n: 3 };
     const b = rawSample(0, false, v(0.6));
