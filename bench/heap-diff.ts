@@ -13,15 +13,17 @@ import { firstAnnounce } from './scenarios/report-flood.js';
  * until that machine's next report, so all of it outlives the young generation.
  *
  * With `--at-rest`, one snapshot only, after the announcements and 6 s of quiet, and every
- * object in it grouped the same way: where the board's heap is at rest.
+ * object in it grouped the same way: where the board's heap is at rest. With `--no-history`, the
+ * board runs with `history: false` (what history keeps in the board's heap, by difference).
  *
- *   npm run build && npx tsc -b bench && node dist/bench/heap-diff.js [MACHINES] [--at-rest] [--board SCRIPT]
+ *   npm run build && npx tsc -b bench && node dist/bench/heap-diff.js [MACHINES] [--at-rest] [--no-history] [--board SCRIPT]
  */
 const args = process.argv.slice(2);
 const machines = Number(args.find((a) => /^\d+$/.test(a)) ?? '15000');
 const boardAt = args.indexOf('--board');
 const script = boardAt >= 0 ? args[boardAt + 1] : undefined;
 const atRest = args.includes('--at-rest');
+const noHistory = args.includes('--no-history');
 
 interface Snapshot {
   snapshot: {
@@ -40,7 +42,11 @@ interface Snapshot {
 /** Ids above this are V8's ids of native (non-heap) entries, not numbered in order. */
 const NATIVE_IDS = 1e9;
 
-const { dir, registration } = announcingBoardDir('panoptes-heap-diff-', machines);
+const { dir, registration } = announcingBoardDir(
+  'panoptes-heap-diff-',
+  machines,
+  noHistory ? { history: false } : {},
+);
 try {
   const board = await startBoard(
     dir,
