@@ -33,6 +33,8 @@ export interface BenchOptions {
   tlsIntervalS: number;
   tlsRampS: number;
   tlsMeasureS: number;
+  /** TLS rounds, alternating board and bare, each on a fresh server; the best p99 counts. */
+  tlsRounds: number;
   soakSeconds: number;
   /** The whole run is killed past this (everything it started included). */
   deadlineS: number;
@@ -100,6 +102,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         tlsIntervalS: 5,
         tlsRampS: 4,
         tlsMeasureS: 10,
+        tlsRounds: 2,
         soakSeconds: 60,
         deadlineS: soak ? 240 : 480,
       }
@@ -119,6 +122,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         // 2 cores put the generator seconds behind its schedule.
         tlsRampS: 40,
         tlsMeasureS: 40,
+        tlsRounds: 2,
         soakSeconds: 600,
         deadlineS: soak ? 900 : 1500,
       };

@@ -21,16 +21,9 @@ const KEEP_ALIVE_S = 75;
 export async function tlsReportsScenario(ctx: BenchContext): Promise<void> {
   const { options } = ctx;
   const machines = options.tlsAgents;
-  const dir = scenarioDir(ctx, 'tls-reports');
-  const pair = selfSignedPair(join(dir, 'tls'));
+  const pair = selfSignedPair(join(scenarioDir(ctx, 'tls-reports'), 'tls'));
   const ca = readFileSync(pair.cert, 'utf8');
   const registrationToken = token();
-  writeBoardConfig(dir, {
-    board_token: token(),
-    registration_token: registrationToken,
-    max_announced: machines + 1000,
-    tls: pair,
-  });
   const load = {
     token: registrationToken,
     ca,
@@ -81,53 +74,63 @@ export async function tlsReportsScenario(ctx: BenchContext): Promise<void> {
     }
   };
 
-  const board = await launchBoard(ctx, dir, 'tls-reports');
-  let onBoard: Measured;
-  try {
-    onBoard = await measure(board);
-  } finally {
-    await board.stop(options.cpuProfDir === null ? 10_000 : 60_000);
+  // Rounds alternate (board, bare, board, …), each on a fresh board (its own data directory:
+  // every agent announces itself for the first time) and a fresh bare server; the round with
+  // the lower p99 counts for each, as for the bench's other latency rows (best of wrkRounds).
+  // One 40-s window each had let a burst of the shared machine's load set the ratio: bare's
+  // own p99 ranged 3.6-80 ms between runs (issue 26, twentieth pass). Every round is logged.
+  const boardRounds: Measured[] = [];
+  const bareRounds: Measured[] = [];
+  for (let round = 1; round <= options.tlsRounds; round++) {
+    const dir = writeBoardConfig(scenarioDir(ctx, `tls-reports-${round}`), {
+      board_token: token(),
+      registration_token: registrationToken,
+      max_announced: machines + 1000,
+      tls: pair,
+    });
+    const board = await launchBoard(ctx, dir, `tls-reports-${round}`);
+    try {
+      boardRounds.push(await measure(board));
+    } finally {
+      await board.stop(options.cpuProfDir === null ? 10_000 : 60_000);
+    }
+    const bare = await startBare([
+      '--reports',
+      '--tls',
+      pair.cert,
+      pair.key,
+      '--keep-alive',
+      String(KEEP_ALIVE_S),
+    ]);
+    try {
+      bareRounds.push(await measure(bare));
+    } finally {
+      await bare.stop();
+    }
+    const [b, base] = [boardRounds.at(-1), bareRounds.at(-1)];
+    if (b !== undefined && base !== undefined) logRound(round, b, base);
   }
-  const bare = await startBare([
-    '--reports',
-    '--tls',
-    pair.cert,
-    pair.key,
-    '--keep-alive',
-    String(KEEP_ALIVE_S),
-  ]);
-  let onBare: Measured;
-  try {
-    onBare = await measure(bare);
-  } finally {
-    await bare.stop();
+  const onBoard = bestRound(boardRounds);
+  const onBare = bestRound(bareRounds);
+  // Everything else counts every round: all accepted in each, the most handshakes, the most RSS.
+  const allAccepted = boardRounds.every(
+    ({ result: r }) => r.sent > 0 && r.ok === r.sent && r.skipped === 0,
+  );
+  const rate = machines / options.tlsIntervalS;
+  for (const { result: r } of boardRounds) {
+    if (r.sent > 0 && r.ok === 0) ctx.problems.push('tls reports: no report was accepted');
+    if (Object.keys(r.statuses).some((status) => status !== '200')) {
+      ctx.problems.push(`tls reports: answers other than 200: ${JSON.stringify(r.statuses)}`);
+    }
   }
-
   const b = onBoard.result;
   const base = onBare.result;
-  const rate = machines / options.tlsIntervalS;
-  ctx.log(
-    `tls reports: board ${b.ok}/${b.sent} ok, ${b.failed} failed ${JSON.stringify(b.errors)} ${JSON.stringify(b.statuses)}, ${b.skipped} skipped, p50 ${b.latencyMs.p50.toFixed(1)} ms p99 ${b.latencyMs.p99.toFixed(1)} ms, ${b.handshakes} handshakes in the window (${b.handshakesAll} in all, ${b.serverCloses} closed by the server), CPU ${(onBoard.cpu * 100).toFixed(0)} %, RSS ${onBoard.rss.toFixed(0)} MB; ` +
-      `bare ${base.ok}/${base.sent} ok, p99 ${base.latencyMs.p99.toFixed(1)} ms, ${base.handshakes} handshakes, CPU ${(onBare.cpu * 100).toFixed(0)} %, RSS ${onBare.rss.toFixed(0)} MB`,
-  );
-  for (const [who, r] of [
-    ['board', b],
-    ['bare', base],
-  ] as const) {
-    ctx.log(
-      `tls reports, ${who}: ${r.joined} of ${machines} joined, the last at ${(r.joinedMs / 1000).toFixed(1)} s (the ramp ends at ${options.tlsRampS} s); window from ${(r.windowStartMs / 1000).toFixed(1)} s (planned ${(r.plannedStartMs / 1000).toFixed(1)} s); the generator (nice ${generatorNice}) lagged at most ${r.lagMs.toFixed(0)} ms in it`,
-    );
-  }
-  if (b.sent > 0 && b.ok === 0) ctx.problems.push('tls reports: no report was accepted');
-  const refused = Object.keys(b.statuses).filter((status) => status !== '200');
-  if (refused.length > 0) {
-    ctx.problems.push(`tls reports: answers other than 200: ${JSON.stringify(b.statuses)}`);
-  }
-  const allAccepted = b.sent > 0 && b.ok === b.sent && b.skipped === 0;
   const p99Ratio = b.latencyMs.p99 / base.latencyMs.p99;
   const label = `${count(machines)} agents every ${options.tlsIntervalS} s over TLS (${count(rate)}/s), kept connections, ${options.tlsMeasureS} s after all joined`;
+  const rounds = `best of ${options.tlsRounds} alternating rounds, each on a fresh server (all: board ${boardRounds.map(p99).join(', ')} ms; bare ${bareRounds.map(p99).join(', ')} ms)`;
+  const accepted = boardRounds.map(({ result: r }) => `${count(r.ok)} of ${count(r.sent)}`);
   ctx.rows.push({
-    what: `reports over TLS, p99: ${label}; board ${count(b.ok)} of ${count(b.sent)} accepted, CPU ${(onBoard.cpu * 100).toFixed(0)} % (bare ${(onBare.cpu * 100).toFixed(0)} %), RSS ${onBoard.rss.toFixed(0)} MB (bare ${onBare.rss.toFixed(0)} MB)`,
+    what: `reports over TLS, p99: ${label}; ${rounds}; board accepted ${accepted.join(', ')}, CPU ${(onBoard.cpu * 100).toFixed(0)} % (bare ${(onBare.cpu * 100).toFixed(0)} %)`,
     board: b.latencyMs.p99,
     unit: 'ms',
     baselineLabel: 'bare node:https + JSON.parse',
@@ -137,31 +140,68 @@ export async function tlsReportsScenario(ctx: BenchContext): Promise<void> {
     met: allAccepted && p99Ratio <= 2,
   });
   const perMinute = (r: TlsReportAnswer) => r.handshakes / (r.windowMs / 60_000);
-  // The share of reports that paid for a handshake: 1 when each report opens a connection.
-  const share = b.sent === 0 ? Number.NaN : b.handshakes / b.sent;
+  // The share of reports that paid for a handshake (1 when each report opens a connection):
+  // the board's worst round.
+  const share = (r: TlsReportAnswer) => (r.sent === 0 ? Number.NaN : r.handshakes / r.sent);
+  const mostHandshakes = worst(boardRounds, (m) => share(m.result));
   ctx.rows.push({
-    what: `TLS handshakes per minute in steady state (${label}; ratio: handshakes ÷ reports)`,
-    board: perMinute(b),
+    what: `TLS handshakes per minute in steady state (${label}; the board's round with the most; ratio: handshakes ÷ reports)`,
+    board: perMinute(mostHandshakes.result),
     unit: '/min',
     baselineLabel: 'bare node:https',
-    baseline: perMinute(base),
-    ratio: share,
+    baseline: perMinute(worst(bareRounds, (m) => share(m.result)).result),
+    ratio: share(mostHandshakes.result),
     goal: '≈ 0 (< 1 % of reports)',
-    met: share < 0.01,
+    met: share(mostHandshakes.result) < 0.01,
   });
   // What each agent's kept connection costs: bare holds nothing else, the board holds the
   // machine too (issue 26's RSS goal at 15,000 announced, with decision 1's kept connections).
+  // The highest peak of the rounds, each side.
+  const boardRss = worst(boardRounds, (m) => m.rss);
+  const bareRss = worst(bareRounds, (m) => m.rss);
   const perAgentKb = (m: Measured) => ((m.rss - m.idleRss) * 1000) / machines;
   ctx.rows.push({
-    what: `(no goal) RSS, ${label}: peak over the window (KB per agent over the server's RSS before they joined: board ${perAgentKb(onBoard).toFixed(0)}, bare ${perAgentKb(onBare).toFixed(0)})`,
-    board: onBoard.rss,
+    what: `(no goal) RSS, ${label}: peak over the window, the higher round (KB per agent over the server's RSS before they joined: board ${perAgentKb(boardRss).toFixed(0)}, bare ${perAgentKb(bareRss).toFixed(0)})`,
+    board: boardRss.rss,
     unit: 'MB',
     baselineLabel: 'bare node:https + JSON.parse',
-    baseline: onBare.rss,
-    ratio: onBoard.rss / onBare.rss,
+    baseline: bareRss.rss,
+    ratio: boardRss.rss / bareRss.rss,
     goal: '',
     met: null,
   });
+
+  function logRound(round: number, onBoard: Measured, onBare: Measured): void {
+    const [b, base] = [onBoard.result, onBare.result];
+    ctx.log(
+      `tls reports, round ${round}: board ${b.ok}/${b.sent} ok, ${b.failed} failed ${JSON.stringify(b.errors)} ${JSON.stringify(b.statuses)}, ${b.skipped} skipped, p50 ${b.latencyMs.p50.toFixed(1)} ms p99 ${b.latencyMs.p99.toFixed(1)} ms, ${b.handshakes} handshakes in the window (${b.handshakesAll} in all, ${b.serverCloses} closed by the server), CPU ${(onBoard.cpu * 100).toFixed(0)} %, RSS ${onBoard.rss.toFixed(0)} MB; ` +
+        `bare ${base.ok}/${base.sent} ok, p99 ${base.latencyMs.p99.toFixed(1)} ms, ${base.handshakes} handshakes, CPU ${(onBare.cpu * 100).toFixed(0)} %, RSS ${onBare.rss.toFixed(0)} MB`,
+    );
+    for (const [who, r] of [
+      ['board', b],
+      ['bare', base],
+    ] as const) {
+      ctx.log(
+        `tls reports, round ${round}, ${who}: ${r.joined} of ${machines} joined, the last at ${(r.joinedMs / 1000).toFixed(1)} s (the ramp ends at ${options.tlsRampS} s); window from ${(r.windowStartMs / 1000).toFixed(1)} s (planned ${(r.plannedStartMs / 1000).toFixed(1)} s); the generator (nice ${generatorNice}) lagged at most ${r.lagMs.toFixed(0)} ms in it`,
+      );
+    }
+  }
+}
+
+function p99(m: Measured): string {
+  return m.result.latencyMs.p99.toFixed(1);
+}
+
+/** The round with the lowest p99 (a round that answered nothing never counts as best). */
+function bestRound(rounds: Measured[]): Measured {
+  const answered = rounds.filter((m) => m.result.ok > 0);
+  const pool = answered.length > 0 ? answered : rounds;
+  return pool.reduce((a, b) => (b.result.latencyMs.p99 < a.result.latencyMs.p99 ? b : a));
+}
+
+/** The round where `of` is highest. */
+function worst(rounds: Measured[], of: (m: Measured) => number): Measured {
+  return rounds.reduce((a, b) => (of(b) > of(a) ? b : a));
 }
 
 interface Measured {
