@@ -79,6 +79,8 @@ export async function tlsReportsScenario(ctx: BenchContext): Promise<void> {
   // the lower p99 counts for each, as for the bench's other latency rows (best of wrkRounds).
   // One 40-s window each had let a burst of the shared machine's load set the ratio: bare's
   // own p99 ranged 3.6-80 ms between runs (issue 26, twentieth pass). Every round is logged.
+  // With the rounds the board was 2.0-2.5x bare in each of four (that pass's two full runs):
+  // what is left of the row's misses is the board's tail, not the machine's noise.
   const boardRounds: Measured[] = [];
   const bareRounds: Measured[] = [];
   for (let round = 1; round <= options.tlsRounds; round++) {
