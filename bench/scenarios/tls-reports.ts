@@ -91,8 +91,9 @@ export async function tlsReportsScenario(ctx: BenchContext): Promise<void> {
       tls: pair,
     });
     const board = await launchBoard(ctx, dir, `tls-reports-${round}`);
+    let boardRound: Measured;
     try {
-      boardRounds.push(await measure(board));
+      boardRound = await measure(board);
     } finally {
       await board.stop(options.cpuProfDir === null ? 10_000 : 60_000);
     }
@@ -104,13 +105,15 @@ export async function tlsReportsScenario(ctx: BenchContext): Promise<void> {
       '--keep-alive',
       String(KEEP_ALIVE_S),
     ]);
+    let bareRound: Measured;
     try {
-      bareRounds.push(await measure(bare));
+      bareRound = await measure(bare);
     } finally {
       await bare.stop();
     }
-    const [b, base] = [boardRounds.at(-1), bareRounds.at(-1)];
-    if (b !== undefined && base !== undefined) logRound(round, b, base);
+    boardRounds.push(boardRound);
+    bareRounds.push(bareRound);
+    logRound(round, boardRound, bareRound);
   }
   const onBoard = bestRound(boardRounds);
   const onBare = bestRound(bareRounds);
