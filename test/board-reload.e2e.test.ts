@@ -53,13 +53,18 @@ describe('board reload: SIGHUP and a change of board.yaml, without a restart', (
     };
     configDir = writeBoardConfig(dir, 'board', base);
     board = await startBoard(configDir);
-    socket = new WebSocket(`${board.url.replace('http', 'ws')}/api/live?token=${TOKEN_1}`);
-    recordMessages(socket, live);
-    await new Promise((resolve, reject) => {
-      socket.once('open', resolve);
-      socket.once('error', reject);
-    });
+    socket = await openLive(TOKEN_1);
   });
+
+  const openLive = async (token: string): Promise<WebSocket> => {
+    const opened = new WebSocket(`${board.url.replace('http', 'ws')}/api/live?token=${token}`);
+    recordMessages(opened, live);
+    await new Promise((resolve, reject) => {
+      opened.once('open', resolve);
+      opened.once('error', reject);
+    });
+    return opened;
+  };
 
   afterAll(async () => {
     socket?.close();
@@ -80,7 +85,8 @@ describe('board reload: SIGHUP and a change of board.yaml, without a restart', (
     );
   const hup = () => process.kill(board.pid, 'SIGHUP');
 
-  it('SIGHUP with a good file: machines added, tokens replaced; requests and live clients kept', async () => {
+  it('SIGHUP with a good file: machines added, tokens replaced, requests kept, old-token feeds closed', async () => {
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
     // A relay in flight (to a machine that never answers) when the reload happens.
     const inFlight = http.call(`${board.url}/api/do/silent/backup/start`, {
       method: 'POST',
@@ -108,13 +114,15 @@ describe('board reload: SIGHUP and a change of board.yaml, without a restart', (
     expect(done.target).toBe(`${configDir}/board.yaml`);
     expect((await get('/api/board', TOKEN_1)).status).toBe(401);
     expect(await names(TOKEN_2)).toEqual(['silent', 'web1', 'web2']);
-    // The new machine is polled and the live client that was open before hears of it.
+    // The feed opened with the replaced token is closed; one opened with the new token hears
+    // of the new machine.
+    expect(await closed).toBe(1008);
+    socket = await openLive(TOKEN_2);
     await eventually(
       async () =>
         live.some((m) => m.includes('"name":"web2"') && m.includes('"up"')) ? true : undefined,
       'web2 up on the live feed',
     );
-    expect(socket.readyState).toBe(WebSocket.OPEN);
     // The relay begun before the reload ends with its own answer (a time-out), not a reset.
     expect((await inFlight).status).toBe(504);
     // The registration token now opens reports.
@@ -145,6 +153,8 @@ describe('board reload: SIGHUP and a change of board.yaml, without a restart', (
       }
     ).machines.find((m) => m.name === 'lab1');
     expect(lab1?.queued).toBe(1);
+    // A reload that keeps the token keeps the feeds it opened.
+    expect(socket.readyState).toBe(WebSocket.OPEN);
   });
 
   it('SIGHUP with a bad file keeps the running config and names every problem with file and field', async () => {

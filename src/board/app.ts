@@ -23,7 +23,7 @@ import { Enrollments } from './enroll/enrollments.js';
 import type { History } from './history/history.js';
 import { openHistory } from './history/open-history.js';
 import { actionRoutes } from './http/action-routes.js';
-import { type AuthOptions, installAuth } from './http/auth.js';
+import { type AuthOptions, installAuth, TokenChanges } from './http/auth.js';
 import { boardRoutes } from './http/board-routes.js';
 import { clusterRoutes } from './http/cluster-routes.js';
 import { historyRoutes } from './http/history-routes.js';
@@ -161,7 +161,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     registry,
     records: store.records,
     syncShared: async () => {
-      enrollments.sync(await store.enrollments.load());
+      board.keyGiven(enrollments.sync(await store.enrollments.load()));
       for (const name of await queue.sync(() => tables.queue.load())) {
         registry.setQueued(name, queue.count(name));
       }
@@ -313,6 +313,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     limiter: new FailureLimiter(() => clock.now()),
   };
   const tokens = installAuth(app, auth);
+  const tokenChanges = new TokenChanges();
   const languages = new Languages(
     deps.builtinLangDir ?? BUILTIN_LANG_DIR,
     settings.configDir,
@@ -325,7 +326,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     board,
     shared: (limit) => (coordinator.clustered() ? store.journal.recent(limit) : null),
   });
-  await app.register(liveRoutes, { registry, events });
+  await app.register(liveRoutes, { registry, events, tokens, tokenChanges });
   await app.register(metricsRoutes, { exporter });
   await app.register(notifyRoutes, { notifier });
   await app.register(silenceRoutes, { silences });
@@ -352,6 +353,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       current = next;
       auth.boardToken = next.boardToken;
       auth.registrationToken = next.registrationToken;
+      if (next.boardToken !== previous.boardToken) tokenChanges.changed();
       trustedProxies.set(next.trustedProxies ?? []);
       notifier.configure(next.notify);
       // New CAs need new connection pools; a fleet grown past the pollers' heap, pollers with

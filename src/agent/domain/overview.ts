@@ -1,3 +1,4 @@
+import { safeText } from '../../shared/wire/free-text.js';
 import type { Overview } from '../../shared/wire/overview.js';
 import type { Bells } from './bells.js';
 import type { Clock } from './clock.js';
@@ -52,9 +53,10 @@ export class OverviewSource {
     const gpus = this.deps.gpus?.() ?? {};
     return {
       name: this.deps.name,
-      hostname: probe.hostname(),
-      platform: probe.platform(),
-      arch: probe.arch(),
+      // What the OS says is cleaned to the one-line rule the board holds reports to.
+      hostname: safeText(probe.hostname()).slice(0, 255),
+      platform: safeText(probe.platform()).slice(0, 64),
+      arch: safeText(probe.arch()).slice(0, 64),
       uptime_s: Math.max(0, probe.uptimeS()),
       load: probe.load(),
       cpus: probe.cpus().length,
@@ -64,7 +66,7 @@ export class OverviewSource {
         free: memory.free,
         used: Math.max(0, memory.total - memory.free),
       },
-      disks,
+      disks: disks.map((d) => ({ ...d, path: safeText(d.path).slice(0, 4096) })),
       services: this.deps.services.views(),
       sessions: this.deps.bells.sessions(),
       version: this.deps.version,

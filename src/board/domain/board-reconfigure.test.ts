@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
+import { keyProof } from '../../shared/wire/key-proof.js';
 import { boardSettings } from '../config/config.js';
 
 const KEY = 'machine-key-0123456789';
@@ -45,18 +46,40 @@ describe('Board.reconfigure (a reload)', () => {
     expect(t.registry.announced()).toEqual([]);
   });
 
-  it('uses new announced keys from the next request on', async () => {
+  it('uses new announced keys from the next request on, once a report proves them', async () => {
     const t = testBoard({ registration_token: 'registration-0123456789' });
-    await t.board.report('registration', { name: 'lab1', location: 'http://127.0.0.1:9/' });
+    await t.board.report('registration', { name: 'lab1', location: 'http://127.0.0.1:8/' });
     const before = await t.board.doAction('board', 'lab1', 'backup', 'start');
     expect(before.body).toMatchObject({ queued: true });
     expect(t.client.relays).toEqual([]);
     t.board.reconfigure(settings({ announced_keys: { lab1: KEY } }));
+    // The location no report proved with the key is forgotten, not trusted with it.
+    expect(t.registry.get('lab1')).toBeUndefined();
+    const unproved = await t.board.doAction('board', 'lab1', 'backup', 'start');
+    expect(unproved.body).toMatchObject({ queued: true });
+    expect(t.client.relays).toEqual([]);
+    const location = 'http://127.0.0.1:9/';
+    const proved = await t.board.report('registration', {
+      name: 'lab1',
+      location,
+      key_proof: keyProof(KEY, 'lab1', location),
+    });
+    expect(proved.status).toBe(200);
     await t.board.doAction('board', 'lab1', 'backup', 'start');
     expect(t.client.relays.map((r) => r.target)).toEqual([
       { url: 'http://127.0.0.1:9', key: KEY, ca: null },
     ]);
-    // The action queued before the reload is still queued.
-    expect(t.queue.count('lab1')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a new key for a proven machine waits for a report proving it', async () => {
+    const t = testBoard({ announced_keys: { lab1: KEY } });
+    const location = 'http://127.0.0.1:9/';
+    const proof = { name: 'lab1', location, key_proof: keyProof(KEY, 'lab1', location) };
+    expect((await t.board.report('registration', proof)).status).toBe(200);
+    t.board.reconfigure(settings({ announced_keys: { lab1: `${KEY}-new` } }));
+    expect(t.registry.get('lab1')?.verified).toBe(false);
+    const answer = await t.board.doAction('board', 'lab1', 'backup', 'start');
+    expect(answer.body).toMatchObject({ queued: true });
+    expect(t.client.relays).toEqual([]);
   });
 });

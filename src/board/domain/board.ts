@@ -13,6 +13,7 @@ import type { ActionQueue } from './action-queue.js';
 import type { ChangeSet } from './change-set.js';
 import type { Journal } from './journal.js';
 import { JournalPolicy } from './journal-policy.js';
+import { MachineKeys } from './machine-keys.js';
 import { prepareOverview } from './metrics.js';
 import { clip, outcomeOf, summary, targetOf } from './outcome.js';
 import type { Registry } from './registry.js';
@@ -89,10 +90,13 @@ export class Board {
   private readonly configured: Map<string, MachineConfig>;
   /** Key proofs accepted per name (restored from the store at start). */
   readonly keyProofs = new KeyProofCheck();
+  /** The keys held for announced machines. */
+  readonly keys: MachineKeys;
 
   constructor(private readonly deps: BoardDeps) {
     this.notes = new JournalPolicy(deps.journal, deps.clock);
     this.configured = new Map(deps.settings.machines.map((m) => [m.name, m]));
+    this.keys = new MachineKeys(deps.settings.announcedKeys, deps.enrollments);
   }
 
   /**
@@ -104,7 +108,30 @@ export class Board {
     this.configured.clear();
     for (const m of settings.machines) this.configured.set(m.name, m);
     for (const name of this.silent) if (!this.configured.has(name)) this.silent.delete(name);
-    return this.deps.registry.setConfigured(settings.machines);
+    const changed = this.deps.registry.setConfigured(settings.machines);
+    this.keyGiven(this.keys.setAnnounced(settings.announcedKeys));
+    return changed;
+  }
+
+  /**
+   * `names` were given a key (enrolled, or a new key in announced_keys): a location no report
+   * proved with it must not receive it. An unproven announcement under the name, or under a
+   * spelling of it in another case, is forgotten; a proven one waits for a report proving the
+   * new key before anything is relayed to it.
+   */
+  keyGiven(names: readonly string[]): void {
+    const { registry } = this.deps;
+    for (const name of names) {
+      const same = registry.sameName(name);
+      const machine = same === undefined ? undefined : registry.get(same);
+      if (machine === undefined || machine.origin !== 'announced') continue;
+      if (machine.name === name && machine.verified) {
+        registry.unprove(machine);
+        continue;
+      }
+      if (machine.name !== name && this.keys.keyFor(machine.name) !== undefined) continue;
+      this.dropUnproven(machine.name, name);
+    }
   }
 
   get registry(): Registry {
@@ -120,11 +147,12 @@ export class Board {
     const { registry, settings, client } = this.deps;
     const target = `${name}/${what}/${action}`;
     const machine = registry.get(name);
-    if (machine === undefined) {
+    // A name added from the board that has not reported yet: its action waits for it.
+    if (machine === undefined && this.keyFor(name) === undefined) {
       const detail = `No machine named '${name}' on this board`;
       return this.notes.refuse(who, 'do', target, 404, detail);
     }
-    if (machine.origin === 'configured') {
+    if (machine?.origin === 'configured') {
       const config = this.configured.get(name);
       const agent: AgentTarget = {
         url: config?.url ?? machine.location,
@@ -140,9 +168,12 @@ export class Board {
       await this.notes.note(who, 'do', target, 'failed', status, detail);
       return { status, body: { detail } };
     }
+    // The key goes only to a location that a report proving that key gave (keyGiven).
     const key = this.keyFor(name) ?? null;
     let reason = 'the board holds no key for it';
-    if (key !== null) {
+    if (key !== null && machine?.verified !== true) {
+      reason = 'no report has proved its key yet, so its location is not trusted with it';
+    } else if (key !== null && machine !== undefined) {
       const url = machine.location.replace(/\/$/, '');
       const outcome = await client.relay(
         { url, key, ca: settings.ca },
@@ -195,6 +226,11 @@ export class Board {
       const detail = `'${name}' has no key on this board (announced_keys, or added from the board), and this board takes reports only from machines it holds a key for (announced_keys_only)`;
       return this.notes.refuse(who, 'report', name, 403, detail);
     }
+    const variant = key === undefined ? this.keys.keyedVariant(name) : undefined;
+    if (variant !== undefined) {
+      const detail = `'${name}' differs only in case from '${variant}', which holds a key on this board; names are unique without regard to case`;
+      return this.notes.refuse(who, 'report', name, 409, detail);
+    }
     const unproved =
       key === undefined ? null : this.keyProofs.problem(key, report, this.deps.clock.now());
     if (unproved !== null) {
@@ -215,6 +251,11 @@ export class Board {
       const detail = `The board's room for announced machines' overviews is full (max_announced_mb: ${mb}); forget some first`;
       await this.notes.capRefusal(who, detail, 'report(s) refused for want of room');
       return { status: 409, body: { detail } };
+    }
+    // The name with a key wins over an unproven spelling of it in another case.
+    const same = key === undefined ? undefined : registry.sameName(name);
+    if (same !== undefined && same !== name && this.keys.keyFor(same) === undefined) {
+      this.dropUnproven(same, name);
     }
     const found = registry.announce(name, location);
     if ('refused' in found) {
@@ -270,7 +311,17 @@ export class Board {
 
   /** The key the board holds for an announced machine: board.yaml's, or its enrollment's. */
   keyFor(name: string): string | undefined {
-    return this.deps.settings.announcedKeys.get(name) ?? this.deps.enrollments?.keyFor(name);
+    return this.keys.keyFor(name);
+  }
+
+  /** Forgets an announcement no key proved, because `keyed` now holds a key (journaled). */
+  private dropUnproven(name: string, keyed: string): void {
+    const machine = this.deps.registry.get(name);
+    if (machine === undefined || machine.origin !== 'announced' || machine.verified) return;
+    this.deps.registry.forget(name);
+    this.background(this.deps.forgotten?.(name, false) ?? Promise.resolve());
+    const detail = `an unproven announcement, forgotten: '${keyed}' was given a key`;
+    this.background(this.notes.note('board', 'forget', name, 'forgotten', null, detail));
   }
 
   /** DELETE /api/machines/{name}: an enrolled machine's key is revoked first. */

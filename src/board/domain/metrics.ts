@@ -97,7 +97,7 @@ export function metricsOf(
       const disk = record(d);
       const t = num(disk?.total);
       const u = num(disk?.used);
-      const path = typeof disk?.path === 'string' ? disk.path.slice(0, 200) : null;
+      const path = typeof disk?.path === 'string' ? safeText(disk.path.slice(0, 200)) : null;
       if (path !== null && t !== null && u !== null && t > 0)
         disks.push({ path, ratio: ratio(u, t) });
     }

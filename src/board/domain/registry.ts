@@ -301,6 +301,14 @@ export class Registry {
     return { added, removed };
   }
 
+  /** The location of `machine` is no longer proved by the key the board holds for it. */
+  unprove(machine: Machine): void {
+    if (!machine.verified) return;
+    machine.verified = false;
+    this.identityVersion += 1;
+    this.changed(machine);
+  }
+
   /** Removes an announced machine for good. */
   forget(name: string): void {
     const m = this.machines.get(name);

@@ -138,8 +138,8 @@ describe('Enroller and the board', () => {
       machines: [{ name: 'web1', url: 'http://127.0.0.1:1', key: 'machine-key-0123456789' }],
       announced_keys: { lab3: 'lab-key-0123456789ab' },
     });
-    await t.board.report('registration', { name: 'Lab4', location: 'http://lab4' });
     const e = enroller(t);
+    expect((await e.enroll('board', 'Lab4', 'http://b')).status).toBe(200);
     const detail = async (name: string, board: string | null = 'http://b') => {
       const a = await e.enroll('board', name, board);
       expect(a.status).toBe(409);
@@ -152,7 +152,16 @@ describe('Enroller and the board', () => {
     const off = testBoard();
     const offAnswer = await enroller(off).enroll('board', 'lab5', 'http://b');
     expect((offAnswer.body as { detail: string }).detail).toContain('registration_token');
-    expect(t.enrollments.list()).toEqual([]);
+    expect(t.enrollments.list().map((r) => r.name)).toEqual(['Lab4']);
+  });
+
+  it('an announcement no key proved gives way to the name enrolled in another case', async () => {
+    const t = testBoard({ registration_token: REGISTRATION });
+    await t.board.report('registration', { name: 'Lab4', location: 'http://lab4' });
+    expect((await enroller(t).enroll('board', 'lab4', 'http://b')).status).toBe(200);
+    expect(t.registry.get('Lab4')).toBeUndefined();
+    const squat = await t.board.report('registration', { name: 'LAB4', location: 'http://x' });
+    expect(squat.status).toBe(409);
   });
 
   it('revokes through forget: the name leaves, its reports are refused until enrolled again', async () => {

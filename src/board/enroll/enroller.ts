@@ -31,6 +31,7 @@ export class Enroller {
     if (file === null) return { status: 503, body: { detail: AGENT_FILE_MISSING } };
     const again = enrollments.find(name) !== undefined;
     const record = await enrollments.enroll(name);
+    this.deps.board.keyGiven([name]);
     const detail = again ? 'a new key made (the earlier one no longer works)' : 'key made';
     await notes.note(who, 'enroll', name, 'enrolled', 200, detail);
     const key = record.key as string;
@@ -67,7 +68,10 @@ export class Enroller {
       const detail = `'${name}' has a key in ${settings.source} (announced_keys); change it there`;
       return { status: 409, detail };
     }
-    const same = registry.sameName(name) ?? this.deps.enrollments.find(name)?.name;
+    // An announcement no key proved gives way (Board.keyGiven); a keyed or proven one does not.
+    const announced = registry.get(registry.sameName(name) ?? name);
+    const squatted = announced?.origin === 'announced' && !announced.verified;
+    const same = (squatted ? undefined : announced?.name) ?? this.deps.enrollments.find(name)?.name;
     if (same !== undefined && same !== name) {
       const detail = `'${name}' differs only in case from '${same}' on this board; names are unique without regard to case`;
       return { status: 409, detail };

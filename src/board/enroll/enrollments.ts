@@ -107,10 +107,17 @@ export class Enrollments {
       .map((r) => ({ name: r.name, enrolled_at: new Date(r.enrolled_at).toISOString() }));
   }
 
-  /** Takes the rows as the store has them (several boards: another may have enrolled). */
-  sync(rows: readonly EnrollmentRecord[]): void {
+  /**
+   * Takes the rows as the store has them (several boards: another may have enrolled); answers
+   * the names whose key is new or changed.
+   */
+  sync(rows: readonly EnrollmentRecord[]): string[] {
+    const given = rows.filter(
+      (row) => row.key !== null && this.rows.get(row.name.toLowerCase())?.key !== row.key,
+    );
     this.rows.clear();
     for (const row of rows) this.set(row);
+    return given.map((row) => row.name);
   }
 
   private set(record: EnrollmentRecord): void {

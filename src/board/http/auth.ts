@@ -31,6 +31,22 @@ export interface TokenRule {
    * which only the route's own hook does (it journals the refusal and counts the failure).
    */
   acceptedAs(address: string, authorization: string | undefined, access: Access): Who | null;
+  /** Whether `token` opens the board now (a connection opened with an older one is closed). */
+  opensBoard(token: string): boolean;
+}
+
+/** Tells whoever holds connections opened by a token that the tokens changed (a reload). */
+export class TokenChanges {
+  private readonly listeners = new Set<() => void>();
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  changed(): void {
+    for (const listener of this.listeners) listener();
+  }
 }
 
 /**
@@ -83,6 +99,8 @@ export function installAuth(app: FastifyInstance, options: AuthOptions): TokenRu
   return {
     acceptedAs: (address, authorization, access) =>
       acceptedAs(address, presentedToken(authorization, {}), access, options, digests),
+    opensBoard: (token) =>
+      digestEquals(digests.presented(token), digests.known(options.boardToken)),
   };
 }
 

@@ -1,15 +1,20 @@
 import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
+import { presentedToken } from '../../shared/http/tokens.js';
 import type { EventHub } from '../domain/events.js';
 import { type Machine, recordBytes } from '../domain/machine.js';
 import type { Registry } from '../domain/registry.js';
 import { Detail } from '../schemas.js';
+import type { TokenChanges, TokenRule } from './auth.js';
 import { LiveClient } from './live-client.js';
 
 export interface LiveOptions {
   registry: Registry;
   events: EventHub;
+  /** Which token opens the board now, and when that changes (feeds of an old one are closed). */
+  tokens: Pick<TokenRule, 'opensBoard'>;
+  tokenChanges: TokenChanges;
   /** How often changed machines are sent (they are coalesced in between). */
   flushMs?: number;
   /** A client with more than this many bytes unsent is dropped. */
@@ -25,6 +30,16 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
   const flushMs = options.flushMs ?? 100;
   const maxBuffered = options.maxBufferedBytes ?? 4 * 1024 * 1024;
   const clients = new Map<WebSocket, LiveClient>();
+  // The token each feed was opened with: a reload that replaces it closes the feed.
+  const openedWith = new WeakMap<WebSocket, string>();
+  const stopWatching = options.tokenChanges.subscribe(() => {
+    for (const socket of clients.keys()) {
+      const token = openedWith.get(socket);
+      if (token !== undefined && options.tokens.opensBoard(token)) continue;
+      clients.delete(socket);
+      socket.close(1008, 'the board token changed');
+    }
+  });
   // Changed machines by name, serialised at the flush (once however often they changed).
   const changed = new Map<string, Machine>();
 
@@ -66,6 +81,7 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
     clearInterval(flusher);
     clearInterval(pinger);
     unsubscribe();
+    stopWatching();
     for (const socket of clients.keys()) socket.close(1001, 'board shutting down');
   });
 
@@ -103,7 +119,9 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
         .code(426)
         .header('upgrade', 'websocket')
         .send({ detail: 'Upgrade Required: this is a WebSocket' }),
-    wsHandler: (socket) => {
+    wsHandler: (socket, request) => {
+      const token = presentedToken(request.headers.authorization, request.query);
+      if (token !== null) openedWith.set(socket, token);
       const client = new LiveClient(socket, maxBuffered, (buffered) => {
         app.log.warn({ buffered }, 'live client too slow; dropped');
         clients.delete(socket);

@@ -11,6 +11,7 @@ import type { Board } from '../domain/board.js';
 import { REPORT_LIMIT_BYTES, REPORT_SCHEMA } from './action-routes.js';
 import { AnswerBatch } from './answer-batch.js';
 import type { TokenRule } from './auth.js';
+import { extraTextIssues } from './report-text.js';
 
 export interface ReportFastPathOptions {
   board: Board;
@@ -117,6 +118,7 @@ async function answer(
   const parsed = parseJsonBody(bytes);
   const issues: ValidationIssue[] = [];
   const body = checkBody(REPORT_SCHEMA, parsed, isPlainBody(bytes), issues);
+  if (issues.length === 0) issues.push(...extraTextIssues(body as Record<string, unknown>));
   if (issues.length > 0) return { status: 422, headers: {}, body: { detail: issues } };
   const result = await options.board.report(who, body as Report);
   return { status: result.status, headers: {}, body: result.body };

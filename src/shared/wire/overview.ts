@@ -2,6 +2,14 @@ import { type Static, type TSchema, Type } from 'typebox';
 import { Action, Name } from './common.js';
 import { LINES_PATTERN, ONE_LINE_PATTERN } from './free-text.js';
 
+/** One line of text a machine reports about itself (a host name, a mount path). */
+const Line = (maxLength: number, description?: string) =>
+  Type.String({
+    maxLength,
+    pattern: ONE_LINE_PATTERN,
+    description: `${description === undefined ? '' : `${description}; `}one line, no control or bidi-override characters`,
+  });
+
 /** Why a session rang: it finished, it wants a person, or it failed. */
 export const BellWhy = Type.Union(
   [Type.Literal('finished'), Type.Literal('attention'), Type.Literal('error')],
@@ -34,7 +42,11 @@ export const SessionView = Type.Object({
   session: Type.String({ pattern: ONE_LINE_PATTERN }),
   why: BellWhy,
   text: Type.String({ pattern: LINES_PATTERN }),
-  at: Type.String({ description: 'ISO 8601 time the bell rang' }),
+  at: Type.String({
+    maxLength: 40,
+    pattern: ONE_LINE_PATTERN,
+    description: 'ISO 8601 time the bell rang',
+  }),
 });
 export type SessionView = Static<typeof SessionView>;
 
@@ -57,8 +69,8 @@ export const ServiceView = Type.Object({
       [
         Type.Object({
           code: Type.Union([Type.Integer(), Type.Null()]),
-          signal: Type.Union([Type.String(), Type.Null()]),
-          at: Type.String({ description: 'ISO 8601 time it ended' }),
+          signal: Type.Union([Line(32), Type.Null()]),
+          at: Line(40, 'ISO 8601 time it ended'),
         }),
         Type.Null(),
       ],
@@ -71,7 +83,7 @@ export type ServiceView = Static<typeof ServiceView>;
 const Bytes = Type.Integer({ minimum: 0 });
 
 export const Memory = Type.Object({ total: Bytes, free: Bytes, used: Bytes });
-export const Disk = Type.Object({ path: Type.String(), total: Bytes, free: Bytes, used: Bytes });
+export const Disk = Type.Object({ path: Line(4096), total: Bytes, free: Bytes, used: Bytes });
 
 /** The most GPUs an overview lists, and the longest GPU name and error text. */
 export const GPUS_MAX = 64;
@@ -95,9 +107,9 @@ export type GpuView = Static<typeof GpuView>;
 /** GET /api/overview on the agent: the machine as it sees itself. */
 export const Overview = Type.Object({
   name: Name,
-  hostname: Type.String(),
-  platform: Type.String(),
-  arch: Type.String(),
+  hostname: Line(255),
+  platform: Line(64),
+  arch: Line(64),
   uptime_s: Type.Number({ minimum: 0 }),
   load: Type.Array(Type.Number(), { description: '1, 5 and 15 minute load averages' }),
   cpus: Type.Integer({ minimum: 0 }),
@@ -106,8 +118,8 @@ export const Overview = Type.Object({
   disks: Type.Array(Disk),
   services: Type.Array(ServiceView),
   sessions: Type.Array(SessionView),
-  version: Type.String(),
-  time: Type.String({ description: 'ISO 8601 time of the overview' }),
+  version: Line(64),
+  time: Line(40, 'ISO 8601 time of the overview'),
   gpus: Type.Optional(
     Type.Array(GpuView, {
       maxItems: GPUS_MAX,
