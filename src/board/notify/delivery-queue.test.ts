@@ -3,6 +3,7 @@ import { Receiver } from './channels/receivers.js';
 import type { Channel } from './config.js';
 import { deliver, type SendResult } from './deliver.js';
 import { DeliveryQueue, type Pending } from './delivery-queue.js';
+import { asIs } from './markup.js';
 import { renderMessage } from './render.js';
 import { settingsOf } from './test-kit.js';
 
@@ -10,6 +11,7 @@ const message = renderMessage(
   [{ event: 'down', machine: 'a', at: '2026-01-01T00:00:00Z' }],
   null,
   null,
+  asIs,
 );
 
 function queue(max: number, send: (c: Channel) => Promise<SendResult>, channels: Channel[]) {

@@ -8,6 +8,7 @@ import type { Channel, NotifySettings } from './config.js';
 import { deliver } from './deliver.js';
 import { DeliveryQueue } from './delivery-queue.js';
 import type { NotifyEvent } from './event.js';
+import { linkPart } from './markup.js';
 import { renderMessage } from './render.js';
 import { type ChannelBatch, RuleEngine } from './rule-engine.js';
 import { describeRules, type RuleView } from './rule-view.js';
@@ -63,7 +64,7 @@ export class Notifier {
       machineUrl: (name) =>
         deps.publicUrl === null
           ? null
-          : `${deps.publicUrl.replace(/\/$/, '')}/?q=${encodeURIComponent(name)}`,
+          : `${deps.publicUrl.replace(/\/$/, '')}/?q=${linkPart(name)}`,
     });
     this.queue = this.newQueue();
   }
@@ -137,7 +138,12 @@ export class Notifier {
     if (batch.events.length === 0) return;
     const template =
       this.settings.templates.get(name) ?? this.settings.templates.get(channel.parsed.kind) ?? null;
-    const message = renderMessage(batch.events, template, this.deps.publicUrl);
+    const message = renderMessage(
+      batch.events,
+      template,
+      this.deps.publicUrl,
+      channel.parsed.escape,
+    );
     if (!this.queue.enqueue({ channel: name, message })) {
       this.count(name, 'failed');
       this.note(
@@ -170,7 +176,7 @@ export class Notifier {
       at: new Date(this.deps.clock.now()).toISOString(),
       message: `channel ${name}`,
     };
-    const message = renderMessage([event], null, this.deps.publicUrl);
+    const message = renderMessage([event], null, this.deps.publicUrl, channel.parsed.escape);
     const result = await deliver(channel.parsed, message, {
       timeoutMs: this.settings.timeoutMs,
       tries: 1,

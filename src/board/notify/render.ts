@@ -1,4 +1,5 @@
 import type { NotifyEvent, OutgoingMessage } from './event.js';
+import { type Escape, oneLine } from './markup.js';
 
 /** Lines a message's text lists at most; the rest is counted ("… and 940 more"). */
 export const LINES_MAX = 100;
@@ -25,31 +26,38 @@ function metricValue(e: NotifyEvent, value: number | undefined): string {
   return e.metric === 'load' ? value.toFixed(2) : percent(value);
 }
 
-/** The default line for one event. */
-export function defaultLine(e: NotifyEvent): string {
-  const reason = e.reason === undefined || e.reason === null ? '' : `: ${e.reason}`;
+/**
+ * The default line for one event. Every value from the event goes through `escapeText` (the channel
+ * kind's, markup.ts) after its line breaks are shown as ⏎; the board's own words do not.
+ */
+export function defaultLine(e: NotifyEvent, escapeText: Escape): string {
+  const t = (value: string) => escapeText(oneLine(value));
+  const machine = t(e.machine);
+  const reason = e.reason === undefined || e.reason === null ? '' : `: ${t(e.reason)}`;
+  const since = e.since === undefined ? '?' : t(e.since);
   switch (e.event) {
     case 'down':
       return e.reminder !== undefined && e.since !== undefined
-        ? `✖ ${e.machine} still down (since ${e.since})${reason}`
-        : `✖ ${e.machine} is down${reason}`;
+        ? `✖ ${machine} still down (since ${since})${reason}`
+        : `✖ ${machine} is down${reason}`;
     case 'up':
       return e.duration_s === undefined
-        ? `▲ ${e.machine} is up again`
-        : `▲ ${e.machine} is up again after ${duration(e.duration_s)} down`;
+        ? `▲ ${machine} is up again`
+        : `▲ ${machine} is up again after ${duration(e.duration_s)} down`;
     case 'late':
-      return `◷ ${e.machine} is late${reason}`;
+      return `◷ ${machine} is late${reason}`;
     case 'bell':
-      return `! ${e.machine}: session ${e.session ?? '?'} ${e.why === 'error' ? 'reports an error' : e.why === 'finished' ? 'finished' : 'needs attention'}${e.message ? `: ${e.message}` : ''}`;
+      return `! ${machine}: session ${t(e.session ?? '?')} ${e.why === 'error' ? 'reports an error' : e.why === 'finished' ? 'finished' : 'needs attention'}${e.message ? `: ${t(e.message)}` : ''}`;
     case 'threshold': {
-      const what = e.path === undefined ? (e.metric ?? '?') : `${e.metric ?? '?'} ${e.path}`;
+      const metric = t(e.metric ?? '?');
+      const what = e.path === undefined ? metric : `${metric} ${t(e.path)}`;
       const still = e.reminder !== undefined ? ' still' : '';
-      return `⚠ ${e.machine}${still} ${what} at ${metricValue(e, e.value)} (above ${metricValue(e, e.limit)}) since ${e.since ?? '?'}`;
+      return `⚠ ${machine}${still} ${what} at ${metricValue(e, e.value)} (above ${metricValue(e, e.limit)}) since ${since}`;
     }
     case 'action_failed':
-      return `✖ ${e.machine}: ${e.action ?? 'action'} failed${reason}`;
+      return `✖ ${machine}: ${t(e.action ?? 'action')} failed${reason}`;
     case 'test':
-      return `Test message from Panoptes${e.message ? `: ${e.message}` : ''}`;
+      return `Test message from Panoptes${e.message ? `: ${t(e.message)}` : ''}`;
   }
 }
 
@@ -58,19 +66,22 @@ const PLACEHOLDER = /\{\{\s*([a-z_]+)\s*\}\}/g;
 /**
  * Fills a template's `{{name}}` placeholders from the event (any of its members, plus `text`:
  * the default line, and `duration`: a recovery's duration in words). Unknown names are empty:
- * a template is text, never code.
+ * a template is text, never code. The operator's text is kept as written; each value put into
+ * it goes through `escapeText` (as in defaultLine).
  */
-export function fill(template: string, e: NotifyEvent): string {
+export function fill(template: string, e: NotifyEvent, escapeText: Escape): string {
   return template.replace(PLACEHOLDER, (_m, name: string) => {
-    if (name === 'text') return defaultLine(e);
+    if (name === 'text') return defaultLine(e, escapeText);
     if (name === 'duration') return e.duration_s === undefined ? '' : duration(e.duration_s);
+    // The board's link: escaping would break it, and its machine part is percent-encoded.
+    if (name === 'url') return e.url === undefined ? '' : oneLine(e.url);
     const value = (e as unknown as Record<string, unknown>)[name];
     if (value === undefined || value === null) return '';
     return typeof value === 'number' &&
       (name === 'value' || name === 'limit') &&
       e.metric !== 'load'
       ? percent(value)
-      : String(value);
+      : escapeText(oneLine(String(value)));
   });
 }
 
@@ -84,7 +95,10 @@ const LABELS: Record<NotifyEvent['event'], string> = {
   test: 'test',
 };
 
-/** The title: what the message holds, counted by event ("Panoptes: 3 down, 1 up"). */
+/**
+ * The title: what the message holds, counted by event ("Panoptes: 3 down, 1 up"). Every service
+ * that shows a title shows it as plain text, so a machine's name in it only keeps to one line.
+ */
 export function titleOf(events: readonly NotifyEvent[]): string {
   const counts = new Map<string, number>();
   for (const e of events) {
@@ -95,24 +109,26 @@ export function titleOf(events: readonly NotifyEvent[]): string {
     n === 1 && events.length === 1 ? label : `${n} ${label}`,
   );
   if (events.length === 1 && events[0] !== undefined)
-    return `Panoptes: ${events[0].machine} ${parts[0] ?? ''}`;
+    return `Panoptes: ${oneLine(events[0].machine)} ${parts[0] ?? ''}`;
   return `Panoptes: ${parts.join(', ')}`;
 }
 
 /**
  * Everything that fired for one channel in one sweep as ONE message: a title and one line per
- * event (the channel's template, if any), at most LINES_MAX lines listed.
+ * event (the channel's template, if any), at most LINES_MAX lines listed. `escapeText` is the
+ * channel's (ParsedChannel.escape): machine text in the lines is escaped for its service.
  */
 export function renderMessage(
   events: NotifyEvent[],
   template: string | null,
   boardUrl: string | null,
+  escapeText: Escape,
 ): OutgoingMessage {
   const lines: string[] = [];
   const shown = Math.min(events.length, LINES_MAX);
   for (let i = 0; i < shown; i++) {
     const e = events[i] as NotifyEvent;
-    lines.push(template === null ? defaultLine(e) : fill(template, e));
+    lines.push(template === null ? defaultLine(e, escapeText) : fill(template, e, escapeText));
   }
   if (events.length > shown) lines.push(`… and ${events.length - shown} more`);
   if (boardUrl !== null) lines.push(boardUrl);

@@ -3,6 +3,7 @@ import { type Machine, newMachine } from '../domain/machine.js';
 import { keepMetrics } from '../domain/metric-numbers.js';
 import { emptyMetrics } from '../domain/metrics.js';
 import type { NotifyConfigFile } from './config.js';
+import { asIs } from './markup.js';
 import { renderMessage } from './render.js';
 import { RuleEngine } from './rule-engine.js';
 import { changeSet, settingsOf, went } from './test-kit.js';
@@ -47,7 +48,9 @@ describe('rules: down and up', () => {
     );
     const up = batch.get('hook')?.events[0];
     expect(up).toMatchObject({ event: 'up', machine: 'b', duration_s: 180, previous: 'down' });
-    expect(renderMessage([up as never], null, null).text).toBe('▲ b is up again after 3 min down');
+    expect(renderMessage([up as never], null, null, asIs).text).toBe(
+      '▲ b is up again after 3 min down',
+    );
   });
 
   it('debounce (after): a down that recovers before `after` sends neither down nor up', () => {
@@ -83,7 +86,7 @@ describe('rules: down and up', () => {
     expect(fired(e, T0 + 59 * S)).toEqual([]);
     const reminder = e.evaluate(changeSet(T0 + 60 * S)).get('hook')?.events ?? [];
     expect(reminder.map((x) => x.reminder)).toEqual([1]);
-    expect(renderMessage(reminder, null, null).text).toBe(
+    expect(renderMessage(reminder, null, null, asIs).text).toBe(
       '✖ a still down (since 2026-01-01T00:00:00.000Z): connection refused',
     );
     expect(fired(e, T0 + 120 * S)).toEqual(['down a r2']);
@@ -125,7 +128,7 @@ describe('rules: grouping and silence', () => {
     expect([...out.keys()].sort()).toEqual(['hook', 'ops']);
     expect(out.get('hook')?.events.length).toBe(1000);
     expect(out.get('ops')?.events.length).toBe(1000);
-    const text = renderMessage(out.get('hook')?.events ?? [], null, null);
+    const text = renderMessage(out.get('hook')?.events ?? [], null, null, asIs);
     expect(text.title).toBe('Panoptes: 1000 down');
     expect(text.text.split('\n').at(-1)).toBe('… and 900 more');
   });
@@ -185,7 +188,7 @@ describe('rules: thresholds, bells, late, failed actions', () => {
     expect(out).toMatchObject([
       { event: 'threshold', metric: 'disk', path: '/data', value: 0.96, limit: 0.9 },
     ]);
-    expect(renderMessage(out, null, null).text).toBe(
+    expect(renderMessage(out, null, null, asIs).text).toBe(
       '⚠ a disk /data at 96 % (above 90 %) since 2026-01-01T00:00:00.000Z',
     );
     expect(fired(e, T0 + 400 * S, { machines: [full(0.96)] })).toEqual([]);

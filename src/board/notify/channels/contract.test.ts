@@ -1,220 +1,10 @@
-import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deliver } from '../deliver.js';
 import type { NotifyEvent } from '../event.js';
 import { renderMessage } from '../render.js';
+import { CASES, EVENT, HOSTILE, LINE_BREAKS } from './contract.case.js';
 import { CHANNEL_KINDS, parseChannelUrl } from './index.js';
 import { type Received, Receiver } from './receivers.js';
-import type { ChannelOptions, Kind } from './types.js';
-
-/**
- * One contract, every HTTP kind: a URL pointed at a local receiver, one message delivered, and
- * the request checked against what the real service's API expects (named per case). Email has
- * its own test against a real SMTP server (email.test.ts).
- */
-interface Case {
-  kind: Kind;
-  /** The channel URL, for a receiver at `host` (127.0.0.1:port). */
-  url(host: string): string;
-  options?: ChannelOptions;
-  /** The API reference the check follows. */
-  reference: string;
-  check(r: Received, text: string): void;
-  /** Secrets of the URL that must not appear in an error. */
-  secrets: string[];
-}
-
-const json = (r: Received) => JSON.parse(r.body) as Record<string, unknown>;
-
-const CASES: Case[] = [
-  {
-    kind: 'webhook',
-    url: (h) => `http://${h}/hooks/panoptes?key=hook-query-secret-1`,
-    options: { secret: 'hmac-secret-0123456789' },
-    reference: 'docs/notify.md (the generic webhook)',
-    secrets: ['hook-query-secret-1', 'hmac-secret-0123456789'],
-    check(r, text) {
-      expect(r.method).toBe('POST');
-      expect(r.path).toBe('/hooks/panoptes');
-      expect(r.query.get('key')).toBe('hook-query-secret-1');
-      expect(r.headers['content-type']).toBe('application/json');
-      const body = json(r);
-      expect(body.text).toBe(text);
-      expect(body.board_url).toBe('https://board.example');
-      expect(body.events).toMatchObject([{ event: 'down', machine: 'web1', reason: 'refused' }]);
-      const mac = createHmac('sha256', 'hmac-secret-0123456789').update(r.body).digest('hex');
-      expect(r.headers['x-panoptes-signature']).toBe(`sha256=${mac}`);
-    },
-  },
-  {
-    kind: 'ntfy',
-    url: (h) =>
-      `ntfy://:tk_ntfyaccesstoken42@${h}/panoptes-alerts?scheme=http&priority=4&tags=warning,computer`,
-    reference:
-      'https://docs.ntfy.sh/publish/ (publish as PUT/POST to /<topic>, headers Title, Priority, Tags, Click; access tokens as Bearer)',
-    secrets: ['tk_ntfyaccesstoken42'],
-    check(r, text) {
-      expect(r.method).toBe('POST');
-      expect(r.path).toBe('/panoptes-alerts');
-      expect(r.body).toBe(text);
-      expect(r.headers.title).toBe('Panoptes: web1 down');
-      expect(r.headers.priority).toBe('4');
-      expect(r.headers.tags).toBe('warning,computer');
-      expect(r.headers.click).toBe('https://board.example');
-      expect(r.headers.authorization).toBe('Bearer tk_ntfyaccesstoken42');
-    },
-  },
-  {
-    kind: 'slack',
-    url: (h) => `slack://T0000SLACK/B0000SLACK/slackwebhooksecret42?host=${h}&scheme=http`,
-    reference: 'https://api.slack.com/messaging/webhooks (POST JSON {"text"} to /services/T/B/X)',
-    secrets: ['slackwebhooksecret42'],
-    check(r, text) {
-      expect(r.method).toBe('POST');
-      expect(r.path).toBe('/services/T0000SLACK/B0000SLACK/slackwebhooksecret42');
-      expect(r.headers['content-type']).toBe('application/json');
-      expect(json(r)).toEqual({ text });
-    },
-  },
-  {
-    kind: 'slack',
-    url: (h) => `slack://xoxb:slackbottokensecret42@C0123CHAN?host=${h}&scheme=http`,
-    reference:
-      'https://api.slack.com/methods/chat.postMessage (Bearer token, JSON {"channel","text"})',
-    secrets: ['slackbottokensecret42'],
-    check(r, text) {
-      expect(r.path).toBe('/api/chat.postMessage');
-      expect(r.headers.authorization).toBe('Bearer xoxb-slackbottokensecret42');
-      expect(json(r)).toEqual({ channel: 'C0123CHAN', text });
-    },
-  },
-  {
-    kind: 'discord',
-    url: (h) => `discord://discordtokensecret42@123456789012345678?host=${h}&scheme=http`,
-    reference:
-      'https://discord.com/developers/docs/resources/webhook#execute-webhook (POST /api/webhooks/{id}/{token}, JSON {"content"})',
-    secrets: ['discordtokensecret42'],
-    check(r, text) {
-      expect(r.method).toBe('POST');
-      expect(r.path).toBe('/api/webhooks/123456789012345678/discordtokensecret42');
-      expect(json(r)).toEqual({ content: text });
-    },
-  },
-  {
-    kind: 'teams',
-    url: (h) =>
-      `teams://11111111-2222-4333-8444-555555555555@66666666-7777-4888-9999-000000000000/teamssecretpart0123456789abcdef/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee?host=${h}&scheme=http`,
-    reference:
-      'https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/connectors-using (POST a MessageCard to the incoming webhook URL)',
-    secrets: ['teamssecretpart0123456789abcdef'],
-    check(r) {
-      expect(r.method).toBe('POST');
-      expect(r.path).toBe(
-        '/webhookb2/11111111-2222-4333-8444-555555555555@66666666-7777-4888-9999-000000000000/IncomingWebhook/teamssecretpart0123456789abcdef/aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee',
-      );
-      const card = json(r);
-      expect(card['@type']).toBe('MessageCard');
-      expect(card['@context']).toBe('http://schema.org/extensions');
-      expect(card.title).toBe('Panoptes: web1 down');
-      expect(String(card.text)).toContain('web1 is down');
-    },
-  },
-  {
-    kind: 'mattermost',
-    url: (h) => `mattermost://panoptes@${h}/mattermosthooksecret42/ops-alerts?scheme=http`,
-    reference:
-      'https://developers.mattermost.com/integrate/webhooks/incoming/ (POST /hooks/{key}, JSON {"text","username","channel"})',
-    secrets: ['mattermosthooksecret42'],
-    check(r, text) {
-      expect(r.path).toBe('/hooks/mattermosthooksecret42');
-      expect(json(r)).toEqual({ text, username: 'panoptes', channel: 'ops-alerts' });
-    },
-  },
-  {
-    kind: 'googlechat',
-    url: (h) =>
-      `googlechat://${h}/v1/spaces/AAAASPACE/messages?key=googlekeysecret42&token=googletokensecret42&scheme=http`,
-    reference:
-      'https://developers.google.com/workspace/chat/quickstart/webhooks (POST JSON {"text"} to the webhook URL with key and token)',
-    secrets: ['googlekeysecret42', 'googletokensecret42'],
-    check(r, text) {
-      expect(r.path).toBe('/v1/spaces/AAAASPACE/messages');
-      expect(r.query.get('key')).toBe('googlekeysecret42');
-      expect(r.query.get('token')).toBe('googletokensecret42');
-      expect(r.query.has('scheme')).toBe(false);
-      expect(json(r)).toEqual({ text });
-    },
-  },
-  {
-    kind: 'telegram',
-    url: (h) =>
-      `telegram://110201543:telegramBotSecret42@telegram?chats=@ops,-1001234&host=${h}&scheme=http`,
-    reference:
-      'https://core.telegram.org/bots/api#sendmessage (POST /bot<token>/sendMessage, JSON {"chat_id","text"})',
-    secrets: ['telegramBotSecret42'],
-    check(r, text) {
-      expect(r.path).toBe('/bot110201543:telegramBotSecret42/sendMessage');
-      expect(json(r)).toMatchObject({ chat_id: '@ops', text });
-    },
-  },
-  {
-    kind: 'pushover',
-    url: (h) =>
-      `pushover://shoutrrr:pushoverApiToken42@pushoverUserKey42/?devices=phone&priority=1&host=${h}&scheme=http`,
-    reference:
-      'https://pushover.net/api (POST /1/messages.json, form token, user, message, title, device, priority)',
-    secrets: ['pushoverApiToken42'],
-    check(r, text) {
-      expect(r.path).toBe('/1/messages.json');
-      expect(r.headers['content-type']).toBe('application/x-www-form-urlencoded');
-      const form = new URLSearchParams(r.body);
-      expect(form.get('token')).toBe('pushoverApiToken42');
-      expect(form.get('user')).toBe('pushoverUserKey42');
-      expect(form.get('message')).toBe(text);
-      expect(form.get('title')).toBe('Panoptes: web1 down');
-      expect(form.get('device')).toBe('phone');
-      expect(form.get('priority')).toBe('1');
-    },
-  },
-  {
-    kind: 'gotify',
-    url: (h) => `gotify://${h}/gotify/AgotifySecret42x?priority=8&disabletls=yes`,
-    reference:
-      'https://gotify.net/api-docs#/message/createMessage (POST /message, X-Gotify-Key, JSON {"title","message","priority"})',
-    secrets: ['AgotifySecret42x'],
-    check(r, text) {
-      expect(r.path).toBe('/gotify/message');
-      expect(r.headers['x-gotify-key']).toBe('AgotifySecret42x');
-      expect(r.query.has('token')).toBe(false);
-      expect(json(r)).toEqual({ title: 'Panoptes: web1 down', message: text, priority: 8 });
-    },
-  },
-  {
-    kind: 'matrix',
-    url: (h) => `matrix://:syt_matrixAccessSecret42@${h}/?rooms=!roomid:example.org&disableTLS=yes`,
-    reference:
-      'https://spec.matrix.org/v1.11/client-server-api/#put_matrixclientv3roomsroomidsendeventtypetxnid',
-    secrets: ['syt_matrixAccessSecret42'],
-    check(r, text) {
-      expect(r.method).toBe('PUT');
-      expect(decodeURIComponent(r.path)).toMatch(
-        /^\/_matrix\/client\/v3\/rooms\/!roomid:example\.org\/send\/m\.room\.message\/[0-9a-f-]{36}$/,
-      );
-      expect(r.headers.authorization).toBe('Bearer syt_matrixAccessSecret42');
-      expect(json(r)).toEqual({ msgtype: 'm.text', body: text });
-    },
-  },
-];
-
-const EVENT: NotifyEvent = {
-  event: 'down',
-  machine: 'web1',
-  at: '2026-01-01T00:00:00.000Z',
-  state: 'down',
-  previous: 'up',
-  since: '2026-01-01T00:00:00.000Z',
-  reason: 'refused',
-};
 
 describe('channel contract: every kind against a local receiver of its real API', () => {
   const receiver = new Receiver();
@@ -237,16 +27,36 @@ describe('channel contract: every kind against a local receiver of its real API'
       it('sends what the service expects', async () => {
         const channel = parseChannelUrl(c.url(receiver.host), c.options);
         expect(channel.kind).toBe(c.kind);
-        const message = renderMessage([EVENT], null, 'https://board.example');
+        const message = renderMessage([EVENT], null, 'https://board.example', channel.escape);
         const result = await deliver(channel, message, { timeoutMs: 5000 });
         expect(result).toMatchObject({ ok: true, tries: receiver.requests.length });
         expect(receiver.requests.length).toBeGreaterThan(0);
         c.check(receiver.requests[0] as Received, message.text);
       });
 
+      it('shows machine text as text: no markup, no mention, no line of its own', async () => {
+        const channel = parseChannelUrl(c.url(receiver.host), c.options);
+        const bell: NotifyEvent = {
+          event: 'bell',
+          machine: HOSTILE,
+          at: EVENT.at,
+          session: HOSTILE,
+          why: 'attention',
+          message: HOSTILE,
+        };
+        const message = renderMessage([bell], null, null, channel.escape);
+        expect(await deliver(channel, message, { timeoutMs: 5000 })).toMatchObject({ ok: true });
+        const r = receiver.requests[0] as Received;
+        for (const shown of c.shown(r)) {
+          expect(shown).toContain('text⏎✖ web1 is down⏎✖ 2');
+          for (const line of shown.split(LINE_BREAKS)) expect(line.trimStart()).not.toMatch(/^✖/);
+        }
+        c.inert(r);
+      });
+
       it('retries a 5xx, not a 4xx, and never names a secret in the reason', async () => {
         const channel = parseChannelUrl(c.url(receiver.host), c.options);
-        const message = renderMessage([EVENT], null, null);
+        const message = renderMessage([EVENT], null, null, channel.escape);
         receiver.answer = () => ({ status: 503, body: 'busy' });
         const busy = await deliver(channel, message, { timeoutMs: 5000, backoffMs: [1, 1] });
         expect(busy).toMatchObject({ ok: false, status: 503 });
@@ -261,6 +71,22 @@ describe('channel contract: every kind against a local receiver of its real API'
       });
     });
   }
+
+  it("keeps a template's own text and escapes only what fills its placeholders", () => {
+    const slack = parseChannelUrl('slack://T0/B0/X0');
+    const down: NotifyEvent = { ...EVENT, machine: 'db<!here>', reason: HOSTILE };
+    const template = '<!here> *{{machine}}*: {{reason}} ({{text}})';
+    const text = renderMessage([down], template, null, slack.escape).text;
+    expect(text.startsWith('<!here> *db&lt;!here&gt;*: &lt;!channel&gt;')).toBe(true);
+    expect(text).toContain('(✖ db&lt;!here&gt; is down: &lt;!channel&gt;');
+    expect(text.split(LINE_BREAKS)).toHaveLength(1);
+    const discord = parseChannelUrl('discord://t@1');
+    const plain = renderMessage([down], '**{{machine}}** {{reason}}', null, discord.escape).text;
+    expect(plain.startsWith('**db\\<!here\\>** \\<!channel\\>')).toBe(true);
+    // The board's link stays a working link (its machine part is percent-encoded).
+    const url = 'https://board.example/#/?q=db%3C!here%3E%5F1';
+    expect(renderMessage([{ ...down, url }], '{{url}}', null, discord.escape).text).toBe(url);
+  });
 
   it('a URL that does not fit its kind is refused without quoting it', () => {
     for (const url of [

@@ -1,3 +1,4 @@
+import { markdownChat } from '../markup.js';
 import { fitText } from '../render.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
 import { apiBase, decode, jsonPost, param, secretsOf } from './url-parts.js';
@@ -8,7 +9,9 @@ const MAX = 2000;
 /**
  * discord://token@webhook-id[?username=…] → POST https://discord.com/api/webhooks/{id}/{token}
  * {"content", "username"?} (Execute Webhook, https://discord.com/developers/docs/resources/webhook).
- * `host=` (and `scheme=http`) sends to another host.
+ * `host=` (and `scheme=http`) sends to another host. The content is Markdown: machine text has
+ * its markers behind backslashes and its `@` mentions muted, and `allowed_mentions: {parse: []}`
+ * lets no message ping anyone (https://discord.com/developers/docs/resources/message#allowed-mentions-object).
  */
 export const discord: ChannelKind = {
   kind: 'discord',
@@ -22,9 +25,13 @@ export const discord: ChannelKind = {
     const username = param(url, 'username');
     return {
       kind: 'discord',
+      escape: markdownChat,
       secrets: secretsOf(url),
       build(message) {
-        const body: Record<string, string> = { content: fitText(message.text, MAX) };
+        const body: Record<string, unknown> = {
+          content: fitText(message.text, MAX),
+          allowed_mentions: { parse: [] },
+        };
         if (username !== null) body.username = username;
         return {
           type: 'http',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver } from '../deliver.js';
+import { asIs } from '../markup.js';
 import { renderMessage } from '../render.js';
 import { parseChannelUrl } from './index.js';
 
@@ -104,7 +105,7 @@ describe('email channel (smtp://) against a real SMTP server', () => {
       const channel = parseChannelUrl(
         `smtp://127.0.0.1:${smtp.port}/?from=board@example.org&to=ops@example.org,oncall@example.org&encryption=none`,
       );
-      const result = await deliver(channel, renderMessage([EVENT], null, null), {
+      const result = await deliver(channel, renderMessage([EVENT], null, null, asIs), {
         timeoutMs: 5000,
       });
       expect(result).toMatchObject({ ok: true });
@@ -128,7 +129,7 @@ describe('email channel (smtp://) against a real SMTP server', () => {
       const readFile = (p: string) => readFileSync(p, 'utf8');
       const result = await deliver(
         parseChannelUrl(url(PASS), { readFile }),
-        renderMessage([EVENT], null, null),
+        renderMessage([EVENT], null, null, asIs),
         {
           timeoutMs: 5000,
         },
@@ -139,7 +140,7 @@ describe('email channel (smtp://) against a real SMTP server', () => {
       const wrong = 'wrong-password-secret-99';
       const refused = await deliver(
         parseChannelUrl(url(wrong), { readFile }),
-        renderMessage([EVENT], null, null),
+        renderMessage([EVENT], null, null, asIs),
         {
           timeoutMs: 5000,
           backoffMs: [1, 1],
@@ -157,13 +158,26 @@ describe('email channel (smtp://) against a real SMTP server', () => {
     }
   });
 
+  it('a machine cannot add a line or a header: its line breaks are shown as ⏎', () => {
+    const channel = parseChannelUrl('smtp://127.0.0.1:25/?from=a@example.org&to=b@example.org');
+    const hostile = 'text\n✖ web1 is down\r\nBcc: x@example.org\u2028✖ 3';
+    const event = { ...EVENT, machine: hostile, reason: hostile };
+    const transport = channel.build(renderMessage([event], null, null, channel.escape));
+    if (transport.type !== 'smtp') throw new Error('not a mail');
+    expect(transport.mail.subject).toBe(
+      `Panoptes: ${hostile.replace(/\r\n|[\n\u2028]/g, '⏎')} down`,
+    );
+    expect(transport.mail.text.split(/\r\n|[\n\r\v\f\u0085\u2028\u2029]/)).toHaveLength(1);
+    expect(transport.mail.text).toContain('text⏎✖ web1 is down⏎Bcc: x@example.org⏎✖ 3');
+  });
+
   it('encryption=starttls refuses a server that does not offer STARTTLS', async () => {
     const smtp = await smtpServer({ disabledCommands: ['STARTTLS', 'AUTH'] });
     try {
       const channel = parseChannelUrl(
         `smtp://127.0.0.1:${smtp.port}/?from=a@example.org&to=b@example.org&encryption=starttls`,
       );
-      const result = await deliver(channel, renderMessage([EVENT], null, null), {
+      const result = await deliver(channel, renderMessage([EVENT], null, null, asIs), {
         timeoutMs: 5000,
         tries: 1,
       });

@@ -1,3 +1,4 @@
+import { asIs } from '../markup.js';
 import { type ChannelKind, ChannelUrlError, type MailSpec } from './types.js';
 import { decode, hostOf, listParam, param, secretsOf } from './url-parts.js';
 
@@ -44,6 +45,8 @@ export const email: ChannelKind = {
     const subject = param(url, 'subject');
     return {
       kind: 'email',
+      // A plain-text mail, no HTML part.
+      escape: asIs,
       secrets: secretsOf(url),
       build(message) {
         return {

@@ -1,8 +1,20 @@
+import type { Escape } from '../markup.js';
 import { fitText } from '../render.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
 import { hostOf, jsonPost, param, schemeOf, secretsOf } from './url-parts.js';
 
 const MAX = 4096;
+
+/** A *, _, ~ or ` that is not inside a word, where it can open or close a style. */
+const STYLE_MARKER = /(?<![\p{L}\p{N}])[*_~`]|[*_~`](?![\p{L}\p{N}])/gu;
+
+/**
+ * Google Chat's text format has no escape: a zero-width space after `<` keeps `<users/all>` and
+ * `<url|label>` from being read, one after `]` keeps `[label](url)` apart (apps that use
+ * Markdown syntax), and one on each side of a style marker keeps it from pairing.
+ */
+const escapeGoogleChat: Escape = (text) =>
+  text.replace(/[<\]]/g, '$&\u200b').replace(STYLE_MARKER, '\u200b$&\u200b');
 
 /**
  * googlechat://chat.googleapis.com/v1/spaces/{space}/messages?key=…&token=… (the webhook URL
@@ -26,6 +38,7 @@ export const googlechat: ChannelKind = {
     const target = `${base}${url.pathname}?${query.toString()}`;
     return {
       kind: 'googlechat',
+      escape: escapeGoogleChat,
       secrets: secretsOf(url),
       build(message) {
         return {

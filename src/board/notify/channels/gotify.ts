@@ -1,3 +1,4 @@
+import { asIs } from '../markup.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
 import { hostOf, intParam, jsonPost, param, schemeOf, secretsOf, segments } from './url-parts.js';
 
@@ -18,6 +19,8 @@ export const gotify: ChannelKind = {
     const title = param(url, 'title');
     return {
       kind: 'gotify',
+      // Plain text: no client::display extras (Markdown) are sent.
+      escape: asIs,
       secrets: secretsOf(url),
       build(message) {
         return {

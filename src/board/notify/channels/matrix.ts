@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { muteMentions } from '../markup.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
 import { decode, hostOf, listParam, schemeOf, secretsOf } from './url-parts.js';
 
@@ -8,7 +9,9 @@ import { decode, hostOf, listParam, schemeOf, secretsOf } from './url-parts.js';
  * "m.text", "body"} with Authorization: Bearer (https://spec.matrix.org/v1.11/client-server-api/
  * #put_matrixclientv3roomsroomidsendeventtypetxnid). Only access tokens (shoutrrr's form with an
  * empty user) and room ids (!…): a password login and alias look-ups would add requests that
- * can fail on their own.
+ * can fail on their own. The body is plain text (no formatted_body); an empty `m.mentions` says
+ * it mentions nobody, so no push rule reads `@room` or a name in it (spec 1.7 and later), and
+ * `@` in machine text is muted for older servers.
  */
 export const matrix: ChannelKind = {
   kind: 'matrix',
@@ -28,9 +31,10 @@ export const matrix: ChannelKind = {
     const base = `${schemeOf(url)}://${hostOf(url)}`;
     return {
       kind: 'matrix',
+      escape: muteMentions,
       secrets: secretsOf(url),
       build(message) {
-        const body = JSON.stringify({ msgtype: 'm.text', body: message.text });
+        const body = JSON.stringify({ msgtype: 'm.text', body: message.text, 'm.mentions': {} });
         // One transaction id per message and room: a retried PUT is not posted twice.
         const txn = randomUUID();
         return {

@@ -1,3 +1,4 @@
+import { markdownChat } from '../markup.js';
 import { fitText } from '../render.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
 import { decode, hostOf, jsonPost, param, schemeOf, secretsOf, segments } from './url-parts.js';
@@ -7,6 +8,8 @@ const MAX = 16_000;
 /**
  * mattermost://[username@]host[:port]/token[/channel] → POST https://host/hooks/{token}
  * {"text", "username"?, "channel"?} (https://developers.mattermost.com/integrate/webhooks/incoming/).
+ * The text is Markdown: machine text has its markers behind backslashes and its `@` mentions
+ * (`@channel`, `@all`, `@here`, `@user`) muted.
  */
 export const mattermost: ChannelKind = {
   kind: 'mattermost',
@@ -20,6 +23,7 @@ export const mattermost: ChannelKind = {
     const icon = param(url, 'icon');
     return {
       kind: 'mattermost',
+      escape: markdownChat,
       secrets: secretsOf(url),
       build(message) {
         const body: Record<string, string> = { text: fitText(message.text, MAX) };

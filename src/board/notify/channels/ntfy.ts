@@ -1,3 +1,4 @@
+import { asIs } from '../markup.js';
 import { fitText } from '../render.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
 import {
@@ -41,6 +42,8 @@ export const ntfy: ChannelKind = {
     }
     return {
       kind: 'ntfy',
+      // Plain text: no Markdown header is sent.
+      escape: asIs,
       secrets: secretsOf(url),
       build(message) {
         // Header values must be ASCII: anything else is dropped from the title, not the body.

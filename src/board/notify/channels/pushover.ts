@@ -1,3 +1,4 @@
+import { asIs } from '../markup.js';
 import { fitText } from '../render.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
 import { apiBase, decode, intParam, listParam, param, secretsOf } from './url-parts.js';
@@ -24,6 +25,8 @@ export const pushover: ChannelKind = {
     const base = apiBase(url, 'api.pushover.net');
     return {
       kind: 'pushover',
+      // Plain text: html=1 is not sent.
+      escape: asIs,
       secrets: secretsOf(url),
       build(message) {
         const form = new URLSearchParams({

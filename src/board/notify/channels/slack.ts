@@ -1,3 +1,4 @@
+import { escapeEntities } from '../markup.js';
 import { fitText } from '../render.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
 import { apiBase, decode, jsonPost, param, secretsOf, segments } from './url-parts.js';
@@ -12,7 +13,9 @@ const MAX = 40_000;
  * - a bot token: slack://xoxb:token@channel → POST https://slack.com/api/chat.postMessage with
  *   Authorization: Bearer xoxb-token, {"channel", "text"}; Slack answers 200 {"ok": false,
  *   "error"} to a refusal (https://api.slack.com/methods/chat.postMessage).
- * `host=` (and `scheme=http`) sends to another host.
+ * `host=` (and `scheme=http`) sends to another host. The text is mrkdwn: machine text has `&`,
+ * `<` and `>` as entities, so `<!channel>` and `<url|label>` stay text
+ * (https://api.slack.com/reference/surfaces/formatting#escaping).
  */
 export const slack: ChannelKind = {
   kind: 'slack',
@@ -31,6 +34,7 @@ export const slack: ChannelKind = {
       const base = apiBase(url, 'slack.com');
       return {
         kind: 'slack',
+        escape: escapeEntities,
         secrets: [...secrets, token],
         build(message) {
           const body: Record<string, string> = { channel, text: fitText(message.text, MAX) };
@@ -57,6 +61,7 @@ export const slack: ChannelKind = {
     const base = apiBase(url, 'hooks.slack.com');
     return {
       kind: 'slack',
+      escape: escapeEntities,
       secrets,
       build(message) {
         const body: Record<string, string> = { text: fitText(message.text, MAX) };

@@ -1,3 +1,4 @@
+import { escapeEntities, escapeMarkdown } from '../markup.js';
 import { fitText } from '../render.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
 import { apiBase, decode, jsonPost, param, secretsOf, segments } from './url-parts.js';
@@ -9,6 +10,9 @@ const MAX = 20_000;
  * Incoming Webhook URL) → POST https://{host}/webhookb2/{group}@{tenant}/IncomingWebhook/
  * {altId}/{groupOwner} with a MessageCard {"@type", "@context", "summary", "title", "text"}
  * (https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/connectors-using).
+ * The card's text is Markdown with some HTML: machine text has its Markdown markers behind
+ * backslashes and `& < >` as entities; the title is plain text
+ * (https://learn.microsoft.com/en-us/microsoftteams/platform/task-modules-and-cards/cards/cards-format).
  */
 export const teams: ChannelKind = {
   kind: 'teams',
@@ -32,6 +36,7 @@ export const teams: ChannelKind = {
       .replace('%40', '@');
     return {
       kind: 'teams',
+      escape: (text) => escapeEntities(escapeMarkdown(text, false)),
       secrets: secretsOf(url),
       build(message) {
         const card: Record<string, string> = {

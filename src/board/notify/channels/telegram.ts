@@ -1,3 +1,4 @@
+import { muteMentions } from '../markup.js';
 import { fitText } from '../render.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
 import { apiBase, boolParam, decode, jsonPost, listParam, secretsOf } from './url-parts.js';
@@ -9,7 +10,8 @@ const MAX = 4096;
  * telegram://{bot token}@telegram?chats=@channel,12345 (the bot token is `id:secret`, so it
  * fills user and password) → POST https://api.telegram.org/bot{token}/sendMessage
  * {"chat_id", "text", "disable_web_page_preview"} for each chat
- * (https://core.telegram.org/bots/api#sendmessage). `host=` sends to another host.
+ * (https://core.telegram.org/bots/api#sendmessage). `host=` sends to another host. No parse_mode:
+ * Telegram shows the text as it is; only `@name` in machine text is muted (it would notify).
  */
 export const telegram: ChannelKind = {
   kind: 'telegram',
@@ -26,6 +28,7 @@ export const telegram: ChannelKind = {
     const base = apiBase(url, 'api.telegram.org');
     return {
       kind: 'telegram',
+      escape: muteMentions,
       secrets: secretsOf(url, token),
       build(message) {
         const text = fitText(message.text, MAX);

@@ -1,4 +1,5 @@
 import type { OutgoingMessage } from '../event.js';
+import type { Escape } from '../markup.js';
 
 /** The kinds of channel (`kind` in the API). */
 export const KINDS = [
@@ -54,6 +55,8 @@ export interface ParsedChannel {
    * are scrubbed of them before they reach a log, the journal or an answer.
    */
   secrets: string[];
+  /** Makes machine text inert in this service's messages (markup.ts); renderMessage applies it. */
+  escape: Escape;
   build(message: OutgoingMessage): Transport;
   /**
    * Services that answer 200 to a refusal (Slack's Web API: `{"ok": false}`) say so in the

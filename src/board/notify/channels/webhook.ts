@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { OutgoingMessage } from '../event.js';
+import { asIs } from '../markup.js';
 import type { ChannelKind } from './types.js';
 import { secretsOf } from './url-parts.js';
 
@@ -29,6 +30,8 @@ export const webhook: ChannelKind = {
     const secret = options.secret;
     return {
       kind: 'webhook',
+      // Plain JSON text; the events array carries the values as data.
+      escape: asIs,
       secrets: secretsOf(url, ...(secret === undefined ? [] : [secret])),
       build(message) {
         const body = webhookBody(message);
