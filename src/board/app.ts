@@ -285,7 +285,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     .beat()
     .then(() => coordinator.awaitPeers(settings.sweepIntervalMs + 2000))
     .catch(() => undefined);
-  // Woken when another board publishes (LISTEN); the scheduler also reads every second.
+  // Woken when another board publishes or queues (LISTEN); the scheduler also reads every second.
   const stopListening = await store.records.listen(() => {
     coordinator.pull().catch(() => undefined);
   });
