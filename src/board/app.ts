@@ -143,8 +143,12 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   for (const m of registry.announced()) registry.setQueued(m.name, queue.count(m.name));
   const journal = new Journal(clock, events, tables.journal, loaded.journal);
   journal.boardId = settings.boardId;
-  // Of several boards on one PostgreSQL, journal ids come from the store in blocks.
-  if (store.journal.reserve !== undefined) journal.reserve = store.journal.reserve;
+  // On PostgreSQL, journal ids come from the store in blocks and the journal served is the
+  // store's, however many boards are alive; this board's own while the store cannot write.
+  if (store.journal.reserve !== undefined) {
+    journal.reserve = store.journal.reserve;
+    journal.shared = async (limit) => (health.available ? store.journal.recent(limit) : null);
+  }
   let current = settings;
   const membership = new Membership(
     tables.boards,
@@ -281,7 +285,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     .beat()
     .then(() => coordinator.awaitPeers(settings.sweepIntervalMs + 2000))
     .catch(() => undefined);
-  // Woken when another board publishes (LISTEN); the scheduler also reads every second.
+  // Woken when another board publishes or queues (LISTEN); the scheduler also reads every second.
   const stopListening = await store.records.listen(() => {
     coordinator.pull().catch(() => undefined);
   });
@@ -322,10 +326,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   await app.register(metaRoutes, { languages });
   await app.register(boardRoutes, { board });
   await app.register(actionRoutes, { board });
-  await app.register(journalRoutes, {
-    board,
-    shared: (limit) => (coordinator.clustered() ? store.journal.recent(limit) : null),
-  });
+  await app.register(journalRoutes, { board });
   await app.register(liveRoutes, { registry, events, tokens, tokenChanges });
   await app.register(metricsRoutes, { exporter });
   await app.register(notifyRoutes, { notifier });

@@ -50,7 +50,7 @@ interface Published {
  * polled by its owner among the live boards (rendezvous hashing, owners.ts); after each change
  * set a board publishes the records it observed (its polls, the reports it took) and the others
  * read them — woken by LISTEN/NOTIFY, and every second regardless — through the same observe
- * path as a poll. The owner of a machine, and only it, records its history and sends its
+ * path as a poll. An action queued on another board wakes this one the same way. The owner of a machine, and only it, records its history and sends its
  * notifications (`view`), so every event is recorded and sent once while the boards agree on
  * who is alive. With one live board nothing here changes what a board does.
  */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.js';
+import type { JournalEntry } from '../schemas.js';
 import { MemoryStore } from '../store/memory/state-store.js';
 import { EventHub } from './events.js';
 import { Journal } from './journal.js';
@@ -55,5 +56,23 @@ describe('Journal', () => {
     expect(e.target).toHaveLength(200);
     expect(e.target.endsWith('…')).toBe(true);
     expect(e.detail).toHaveLength(1000);
+  });
+
+  it('serves the shared store where there is one, and its own entries while the store is away', async () => {
+    const store = new MemoryStore();
+    const journal = new Journal(new ManualClock(), new EventHub(), store.journal, []);
+    await journal.record(entry('done', 'here'));
+    expect((await journal.served(10)).map((e) => e.detail)).toEqual(['here']);
+    const other = { ...(journal.recent(1)[0] as JournalEntry), id: 900, detail: 'there' };
+    let away: 'no' | 'known' | 'failing' = 'no';
+    journal.shared = async (limit) => {
+      if (away === 'failing') throw new Error('connection refused');
+      return away === 'known' ? null : [other, ...journal.recent(limit)].slice(0, limit);
+    };
+    expect((await journal.served(10)).map((e) => e.detail)).toEqual(['there', 'here']);
+    for (const how of ['known', 'failing'] as const) {
+      away = how;
+      expect((await journal.served(10)).map((e) => e.detail)).toEqual(['here']);
+    }
   });
 });

@@ -44,6 +44,13 @@ export class Journal {
    * (resolving with the first), so no two boards number an entry alike. Null: ids are local.
    */
   reserve: (() => Promise<number>) | null = null;
+  /**
+   * Of several boards sharing a store: the newest entries of all of them, read from it. Set by
+   * the engine, not by how many boards are alive, so a board left alone still serves the
+   * entries of the others; it answers null while the store cannot. Null: this board's entries
+   * are the whole journal.
+   */
+  shared: ((limit: number) => Promise<JournalEntry[] | null>) | null = null;
   private block = { next: 0, end: 0 };
   /** Ids pushed out of the bound and not yet dropped from the store. */
   private gone: number[] = [];
@@ -131,8 +138,17 @@ export class Journal {
     }
   }
 
-  /** The most recent entries, newest first. */
+  /** The most recent entries this board holds, newest first. */
   recent(limit: number): JournalEntry[] {
     return this.entries.slice(-limit).reverse();
+  }
+
+  /**
+   * The journal as served (GET /api/journal), newest first: the shared store's where there is
+   * one; while it cannot answer, this board's own entries rather than nothing.
+   */
+  async served(limit: number): Promise<JournalEntry[]> {
+    const entries = this.shared === null ? null : await this.shared(limit).catch(() => null);
+    return entries ?? this.recent(limit);
   }
 }

@@ -1,15 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Board } from '../domain/board.js';
-import { type JournalEntry, JournalPage, JournalQuery } from '../schemas.js';
+import { JournalPage, JournalQuery } from '../schemas.js';
 
 /** GET /api/journal. */
 export async function journalRoutes(
   app: FastifyInstance,
-  options: {
-    board: Board;
-    /** Of several boards: the journal of all of them, from the store (null: this board's). */
-    shared?: (limit: number) => Promise<JournalEntry[]> | null;
-  },
+  options: { board: Board },
 ): Promise<void> {
   app.get(
     '/api/journal',
@@ -23,13 +19,7 @@ export async function journalRoutes(
     },
     async (request) => {
       const { limit } = request.query as { limit: number };
-      const shared = options.shared?.(limit) ?? null;
-      if (shared !== null) {
-        // A store that cannot answer: this board's own journal, rather than nothing.
-        const entries = await shared.catch(() => null);
-        if (entries !== null) return { entries };
-      }
-      return { entries: options.board.journal.recent(limit) };
+      return { entries: await options.board.journal.served(limit) };
     },
   );
 }

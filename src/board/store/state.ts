@@ -64,6 +64,7 @@ export interface JournalTable {
 
 /** Actions queued for announced machines the board cannot reach. */
 export interface QueueTable {
+  /** Adds an action; where boards share the store, wakes the others (RecordsTable.listen). */
   add(action: QueuedAction): Promise<void>;
   /** True if this call set the flag (it was not set). */
   markDelivered(id: string): Promise<boolean>;
@@ -144,7 +145,10 @@ export interface RecordsTable {
   publish(board: string, records: readonly RecordToPublish[]): Promise<void>;
   /** What `board` published after `version`, oldest first (at most `limit`). */
   since(board: string, version: number, limit: number): Promise<PublishedRecord[]>;
-  /** Calls `wake` when another board has published (PostgreSQL's LISTEN); returns a stop. */
+  /**
+   * Calls `wake` when another board has published records or queued an action (PostgreSQL's
+   * LISTEN); returns a stop.
+   */
   listen(wake: () => void): Promise<() => Promise<void>>;
 }
 

@@ -32,6 +32,9 @@ export const STATE_MIGRATIONS: readonly string[] = STATE_TABLES.postgres;
 
 const JOURNAL_COLUMNS = 'id, at, who, op, target, outcome, status, detail, board';
 
+/** Wakes the other boards (records published, an action queued); named for what it first carried. */
+const WAKE_CHANNEL = 'panoptes_records';
+
 /**
  * The PostgreSQL engine: the same tables as the embedded one, reached through a pool (`pg`).
  * Multi-row writes go as one statement with array parameters (`unnest`), not a row each.
@@ -109,8 +112,11 @@ export class PostgresStore implements BoardStore {
 
   readonly queue = {
     add: async (a: QueuedAction) => {
+      // The others are woken at the commit (they read the row then), not at their next read.
       await this.pool.query(
-        'INSERT INTO queue (id, name, what, action, requested_at, delivered) VALUES ($1, $2, $3, $4, $5, $6)',
+        `WITH added AS (INSERT INTO queue (id, name, what, action, requested_at, delivered)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
+         SELECT pg_notify('${WAKE_CHANNEL}', 'queue') FROM added`,
         [a.id, a.name, a.what, a.action, a.requestedAt, a.delivered ? 1 : 0],
       );
     },
@@ -220,7 +226,7 @@ export class PostgresStore implements BoardStore {
           [board, JSON.stringify(rows)],
         );
         // Sent at COMMIT: the others read what is committed.
-        await client.query("SELECT pg_notify('panoptes_records', $1)", [board]);
+        await client.query(`SELECT pg_notify('${WAKE_CHANNEL}', $1)`, [board]);
       });
     },
     since: async (board: string, version: number, limit: number) =>
@@ -231,7 +237,7 @@ export class PostgresStore implements BoardStore {
           [board, version, limit],
         )
       ).rows,
-    listen: (wake: () => void) => listen(this.settings, 'panoptes_records', wake),
+    listen: (wake: () => void) => listen(this.settings, WAKE_CHANNEL, wake),
   };
 
   readonly claims = {
