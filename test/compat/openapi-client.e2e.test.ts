@@ -107,11 +107,12 @@ describe('the OpenAPI document gives generated clients FastAPI’s names and typ
     expect(generated).toMatch(/limit\?: number;/);
   });
 
-  it('security is per operation, as FastAPI writes it; health is open', () => {
+  it('security is per operation, as FastAPI writes it; health and the agent file are open', () => {
     expect(doc.security).toBeUndefined();
+    const open = ['/api/health', '/agent/panoptes-agent.mjs'];
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const operation of Object.values(operations)) {
-        if (path === '/api/health') expect(operation.security).toBeUndefined();
+        if (open.includes(path)) expect(operation.security).toBeUndefined();
         else expect(operation.security).toEqual([{ HTTPBearer: [] }, { APIKeyQuery: [] }]);
       }
     }
@@ -121,14 +122,20 @@ describe('the OpenAPI document gives generated clients FastAPI’s names and typ
     const statuses = (path: string, method: string) =>
       Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort();
     expect(statuses('/api/machines/{name}', 'delete')).toEqual(
-      ['200', '401', '403', '404', '409', '422', '429'].sort(),
+      ['200', '307', '401', '403', '404', '405', '409', '413', '422', '429', '503'].sort(),
     );
     expect(statuses('/api/board', 'get')).toEqual(['200', '304', '401', '403', '429']);
     expect(statuses('/api/do/{name}/{what}/{action}', 'post')).toEqual(
-      ['200', '401', '403', '404', '409', '422', '429', '502', '504'].sort(),
+      [
+        ...['200', '307', '401', '403', '404', '409', '413', '422', '429', '502', '503', '504'],
+        'default',
+      ].sort(),
     );
     expect(statuses('/api/report', 'post')).toEqual(
-      ['200', '401', '403', '409', '413', '422', '429'].sort(),
+      ['200', '400', '401', '403', '409', '413', '422', '429'].sort(),
+    );
+    expect(statuses('/api/machines/{name}/enroll', 'post')).toEqual(
+      ['200', '401', '403', '404', '409', '413', '422', '429', '503'].sort(),
     );
     expect(doc.paths['/api/board']?.get?.responses['200']?.description).toBe('Successful Response');
     expect(doc.paths['/api/live']).toBeUndefined();

@@ -33,7 +33,11 @@ export async function actionRoutes(app: FastifyInstance, options: { board: Board
           404: Detail,
           409: Detail,
           502: Detail,
+          503: Detail,
           504: Detail,
+          default: Type.Unknown({
+            description: "The machine's own answer with any other status, passed through unchanged",
+          }),
         },
       },
     },

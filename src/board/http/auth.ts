@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../shared/http/errors.js';
 import type { FailureLimiter } from '../../shared/http/failure-limiter.js';
+import { NO_SECURITY } from '../../shared/http/openapi.js';
 import { digestEquals, presentedToken, tokenDigest } from '../../shared/http/tokens.js';
 import type { Board } from '../domain/board.js';
 import type { Who } from '../schemas.js';
@@ -81,7 +82,11 @@ export function installAuth(app: FastifyInstance, options: AuthOptions): TokenRu
   };
   app.addHook('onRoute', (route) => {
     const access = route.config?.access ?? 'board';
-    if (access === 'open') return;
+    if (access === 'open') {
+      // The description says so as the rule does: no token, and none of its refusals.
+      if (route.schema !== undefined) route.schema = { ...route.schema, security: NO_SECURITY };
+      return;
+    }
     // Callback style, synchronous when the token is good: no promise per request on the
     // report path (bench: reports). Refusals are journaled first, then answered.
     const check = (

@@ -43,7 +43,7 @@ export async function boardRoutes(app: FastifyInstance, options: { board: Board 
         summary: 'Forget an announced machine for good',
         description: 'Configured machines are refused (409): remove them from the config file.',
         params: NameParams,
-        response: { 200: ForgetAnswer, 404: Detail, 409: Detail },
+        response: { 200: ForgetAnswer, 404: Detail, 409: Detail, 503: Detail },
       },
     },
     async (request, reply) => {

@@ -42,7 +42,7 @@ export async function silenceRoutes(
           'The machine still shows its state; nothing is sent about it until the silence ends. Survives a restart; journaled.',
         params: NameParams,
         body: SilenceBody,
-        response: { 200: SilenceAnswer, 404: Detail },
+        response: { 200: SilenceAnswer, 404: Detail, 503: Detail },
       },
     },
     async (request, reply) => {
@@ -59,7 +59,7 @@ export async function silenceRoutes(
         operationId: 'end_silence',
         summary: "End a machine's silence",
         params: NameParams,
-        response: { 200: SilenceAnswer, 404: Detail },
+        response: { 200: SilenceAnswer, 404: Detail, 503: Detail },
       },
     },
     async (request, reply) => {

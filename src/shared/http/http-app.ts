@@ -137,10 +137,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       return routeAnswer(routing.decide(request.raw), reply);
     }
     // Fastify refuses an empty or malformed Content-Type (415) before reading the body;
-    // FastAPI reads it and validates it as text. Only for this app's own body parser.
+    // FastAPI reads it and validates it as text, and ignores the body of a route that takes
+    // none. Only for the described routes, which this app's own body parser reads (a hidden
+    // one, such as the agent's pass-through, keeps the header as it came).
     const type = request.headers['content-type'];
-    const schema = request.routeOptions.schema as { body?: unknown } | undefined;
-    if (type !== undefined && schema?.body !== undefined && !isJsonContentType(type)) {
+    const schema = request.routeOptions.schema as { body?: unknown; hide?: boolean } | undefined;
+    if (type === undefined || schema === undefined || schema.hide === true) return;
+    if (schema.body === undefined || !isJsonContentType(type)) {
       request.headers['content-type'] = 'application/octet-stream';
     }
   });

@@ -52,31 +52,80 @@ type Doc = Record<string, unknown> & {
   paths?: Record<string, Record<string, Record<string, unknown>>>;
 };
 
+/** The FastAPI-shaped body of every error but 422: `{"detail": "…"}`. */
+const HTTPError = {
+  title: 'HTTPError',
+  type: 'object',
+  properties: { detail: { title: 'Detail', type: 'string' } },
+  required: ['detail'],
+};
+
 const STATUS_TEXT: Readonly<Record<string, string>> = {
   '304': 'Not Modified',
+  '307': 'Temporary Redirect: a last path parameter ending in "/" is sent to the path without it',
+  '400': 'Bad Request: the body cannot be decoded (not UTF-8, or an integer of over 4300 digits)',
   '401': 'Not authenticated: no token, or a wrong one',
   '403': 'Forbidden',
   '404': 'Not Found',
+  '405':
+    'Method Not Allowed: a path parameter holding "/" made the path one that takes other methods',
   '409': 'Conflict',
   '413': 'Request body too large',
   '426': 'Upgrade Required',
   '429': 'Too many failed authentication attempts',
   '502': 'Bad Gateway: the machine is unreachable',
+  '503': 'Service Unavailable: the detail says why (a store that cannot write: try again later)',
   '504': 'Gateway Timeout: the machine did not answer in time',
 };
 
 const DETAIL_RESPONSE = {
-  'application/json': {
-    schema: {
-      type: 'object',
-      properties: { detail: { type: 'string', title: 'Detail' } },
-      required: ['detail'],
-    },
-  },
+  'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } },
 };
 
-/** Statuses every operation behind a token can answer. */
-const TOKEN_STATUSES = ['401', '403', '429'];
+/** Statuses without a body. */
+const NO_BODY = new Set(['304', '307']);
+
+/** Methods whose requests Fastify reads a body of (and refuses over the limit: 413). */
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
+/**
+ * Statuses an operation answers by its kind, whatever its handler does: the token rule (401,
+ * 403, 429), routing (a path parameter is decoded once, as uvicorn does, so one that is empty or
+ * holds a `/` matches no route: 404, or another route's path that takes other methods: 405; one
+ * that ends in `/` as the path's last part is redirected: 307), the body limit (413) and the
+ * body's decoding (400). 422 is added beside them, with its own schema.
+ */
+function kindStatuses(
+  path: string,
+  method: string,
+  operation: Json,
+  open: boolean,
+  paths: Record<string, Record<string, unknown>>,
+): string[] {
+  const statuses = open ? [] : ['401', '403', '429'];
+  const parameters = Array.isArray(operation.parameters) ? (operation.parameters as Json[]) : [];
+  if (parameters.some((p) => p.in === 'path')) statuses.push('404');
+  if (reachesOtherMethods(path, method, paths)) statuses.push('405');
+  if (path.endsWith('}')) statuses.push('307');
+  if (BODY_METHODS.has(method.toLowerCase())) statuses.push('413');
+  if (operation.requestBody !== undefined) statuses.push('400');
+  return statuses;
+}
+
+/** Whether path parameters holding `/` can make `path` another path that does not take `method`. */
+function reachesOtherMethods(
+  path: string,
+  method: string,
+  paths: Record<string, Record<string, unknown>>,
+): boolean {
+  if (!path.includes('{')) return false;
+  const parts = path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const pattern = new RegExp(`^${parts.join('.+')}$`);
+  return Object.entries(paths).some(
+    ([other, operations]) =>
+      other !== path && pattern.test(other.replace(/\{[^}]+\}/g, 'x')) && !(method in operations),
+  );
+}
 
 /** FastAPI's title for a field or parameter: `key_proof` -> "Key Proof". */
 export function fieldTitle(name: string): string {
@@ -150,15 +199,21 @@ export function openApiTransform(generated: unknown, info: OpenApiInfo): Record<
   delete doc.security;
   for (const [path, operations] of Object.entries(doc.paths ?? {})) {
     for (const [method, operation] of Object.entries(operations)) {
-      completeOperation(operation, path, method, schemas);
+      completeOperation(operation, path, method, schemas, doc.paths ?? {});
     }
   }
-  components.schemas = { ...schemas, HTTPValidationError, ValidationError };
+  components.schemas = { ...schemas, HTTPError, HTTPValidationError, ValidationError };
   doc.components = components;
   return doc;
 }
 
-function completeOperation(operation: Json, path: string, method: string, schemas: Json): void {
+function completeOperation(
+  operation: Json,
+  path: string,
+  method: string,
+  schemas: Json,
+  paths: Record<string, Record<string, unknown>>,
+): void {
   const name = typeof operation.operationId === 'string' ? operation.operationId : null;
   operation.operationId = fastapiOperationId(name ?? defaultName(method, path), path, method);
   const parameters = Array.isArray(operation.parameters) ? (operation.parameters as Json[]) : [];
@@ -175,12 +230,15 @@ function completeOperation(operation: Json, path: string, method: string, schema
   const open = Array.isArray(operation.security) && operation.security.length === 0;
   if (open) delete operation.security;
   else operation.security = TOKEN_SECURITY;
-  for (const status of open ? [] : TOKEN_STATUSES) responses[status] ??= {};
+  for (const status of kindStatuses(path, method, operation, open, paths)) responses[status] ??= {};
   for (const [status, response] of Object.entries(responses)) {
     if (status === '200') response.description = 'Successful Response';
     else if (STATUS_TEXT[status] !== undefined) response.description = STATUS_TEXT[status];
-    if (status !== '200' && status !== '304') response.content = DETAIL_RESPONSE;
-    if (status === '304') delete response.content;
+    // `default`: an answer passed through from elsewhere, as the route describes it.
+    if (status === '200' || status === 'default') continue;
+    if (NO_BODY.has(status)) delete response.content;
+    else response.content = DETAIL_RESPONSE;
+    if (status === '307') response.headers = { location: { schema: { type: 'string' } } };
   }
   if (parameters.length > 0 || body !== undefined) {
     responses['422'] = {

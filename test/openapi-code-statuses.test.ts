@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAgent } from '../src/agent/app.js';
+import { loadAgentConfig } from '../src/agent/config.js';
+import { systemClock as agentClock } from '../src/agent/domain/clock.js';
+import { childEnv, trackedSpawner } from '../src/agent/io/node-spawner.js';
+import { nodeSystemProbe } from '../src/agent/io/system-probe.js';
+import { buildBoard } from '../src/board/app.js';
+import { boardSettings } from '../src/board/config/config.js';
+import { createLogger } from '../src/shared/logger.js';
+import { agentYaml } from './helpers/agent-fixtures.js';
+import { type Place, placeText, statusesIn } from './helpers/code-statuses.js';
+import { type Doc, describes, operationsOf } from './helpers/status-provocations.js';
+import { type TempDir, tempDir } from './helpers/tmp.js';
+
+const B = 'src/board';
+const route = (file: string, path: string, method?: string): Place => ({
+  file: `${B}/${file}`,
+  route: path,
+  ...(method === undefined ? {} : { method }),
+});
+const fn = (file: string, name: string): Place => ({ file: `${B}/${file}`, fn: name });
+
+/** The token rule every operation behind a token goes through. */
+const BOARD_TOKEN_RULE = [fn('http/auth.ts', 'authenticate'), fn('http/auth.ts', 'refuse')];
+
+/**
+ * The code that chooses each board operation's answer: the route, and the domain functions it
+ * hands the request to. An operation added to the board without an entry here fails the test.
+ */
+const BOARD_CODE: Record<string, Place[]> = {
+  'GET /agent/panoptes-agent.mjs': [route('enroll/enroll-routes.ts', 'AGENT_FILE_ROUTE')],
+  'POST /api/machines/{name}/enroll': [
+    route('enroll/enroll-routes.ts', '/api/machines/:name/enroll'),
+    fn('enroll/enroller.ts', 'enroll'),
+    fn('enroll/enroller.ts', 'problem'),
+  ],
+  'GET /api/enrollments': [route('enroll/enroll-routes.ts', '/api/enrollments')],
+  'POST /api/do/{name}/{what}/{action}': [
+    route('http/action-routes.ts', '/api/do/:name/:what/:action'),
+    fn('domain/board.ts', 'doAction'),
+    fn('domain/board.ts', 'passThrough'),
+  ],
+  'POST /api/report': [
+    route('http/action-routes.ts', '/api/report'),
+    fn('http/report-fast-path.ts', 'answer'),
+    fn('domain/board.ts', 'report'),
+  ],
+  'GET /api/board': [route('http/board-routes.ts', '/api/board')],
+  'DELETE /api/machines/{name}': [
+    route('http/board-routes.ts', '/api/machines/:name'),
+    fn('domain/board.ts', 'forget'),
+  ],
+  'GET /api/health': [route('http/meta-routes.ts', '/api/health')],
+  'GET /api/openapi.json': [route('http/meta-routes.ts', '/api/openapi.json')],
+  'GET /api/languages': [route('http/meta-routes.ts', '/api/languages')],
+  'GET /api/language/{code}': [route('http/meta-routes.ts', '/api/language/:code')],
+  'GET /api/journal': [route('http/journal-routes.ts', '/api/journal')],
+  'GET /api/cluster': [route('http/cluster-routes.ts', '/api/cluster')],
+  'GET /metrics': [route('http/metrics-routes.ts', '/metrics')],
+  'GET /api/notify': [route('http/notify-routes.ts', '/api/notify')],
+  'POST /api/notify/test': [route('http/notify-routes.ts', '/api/notify/test')],
+  'GET /api/machines/{name}/history': [
+    route('http/history-routes.ts', '/api/machines/:name/history'),
+    fn('http/history-routes.ts', 'off'),
+    fn('http/history-routes.ts', 'missing'),
+    fn('http/history-routes.ts', 'unprocessable'),
+  ],
+  'GET /api/machines/{name}/events': [
+    route('http/history-routes.ts', '/api/machines/:name/events'),
+    fn('http/history-routes.ts', 'off'),
+    fn('http/history-routes.ts', 'missing'),
+  ],
+  'GET /api/uptime': [
+    route('http/history-routes.ts', '/api/uptime'),
+    fn('http/history-routes.ts', 'off'),
+  ],
+  'POST /api/machines/{name}/silence': [
+    route('http/silence-routes.ts', '/api/machines/:name/silence', 'post'),
+    fn('notify/silences.ts', 'set'),
+    fn('notify/silences.ts', 'notFound'),
+  ],
+  'DELETE /api/machines/{name}/silence': [
+    route('http/silence-routes.ts', '/api/machines/:name/silence', 'delete'),
+    fn('notify/silences.ts', 'end'),
+    fn('notify/silences.ts', 'notFound'),
+  ],
+};
+
+const A = 'src/agent';
+const AGENT_TOKEN_RULE: Place[] = [{ file: `${A}/http/auth.ts`, fn: 'requireRole' }];
+
+/** The same of each agent operation. */
+const AGENT_CODE: Record<string, Place[]> = {
+  'GET /api/health': [{ file: `${A}/http/health-routes.ts`, route: '/api/health' }],
+  'GET /api/overview': [{ file: `${A}/http/overview-routes.ts`, route: '/api/overview' }],
+  'POST /api/bell': [{ file: `${A}/http/bell-routes.ts`, route: '/api/bell' }],
+  'POST /api/do/{what}/{action}': [
+    { file: `${A}/http/do-routes.ts`, route: '/api/do/:what/:action' },
+    { file: `${A}/domain/services.ts`, fn: 'act' },
+    { file: `${A}/domain/services.ts`, fn: 'refuse' },
+  ],
+  'GET /api/openapi.json': [{ file: `${A}/http/openapi-routes.ts`, route: '/api/openapi.json' }],
+};
+
+/** What each place names that the document does not describe for the operation. */
+function undescribed(doc: Doc, code: Record<string, Place[]>, tokenRule: Place[]): string[] {
+  const out: string[] = [];
+  for (const op of operationsOf(doc)) {
+    const places = code[op];
+    if (places === undefined) {
+      out.push(`route ${op} has no code listed`);
+      continue;
+    }
+    const [method = '', path = ''] = op.split(' ');
+    const secured = (doc.paths[path]?.[method.toLowerCase()]?.security ?? []).length > 0;
+    for (const place of secured ? [...places, ...tokenRule] : places) {
+      for (const status of statusesIn(placeText(place))) {
+        if (!describes(doc, op, status)) {
+          const where = 'route' in place ? `route ${place.route}` : place.fn;
+          out.push(`${op}: ${status} (${place.file}, ${where}) is not in the description`);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+describe('every status the code of an operation names is in its OpenAPI description', () => {
+  let dir: TempDir;
+  let boardDoc: Doc;
+  let agentDoc: Doc;
+
+  beforeAll(async () => {
+    dir = tempDir('panoptes-code-statuses-');
+    const board = await buildBoard({
+      settings: boardSettings(
+        { board_token: 'code-statuses-board-token-0123', data_dir: dir.path },
+        `${dir.path}/board.yaml`,
+        null,
+      ),
+      logger: createLogger('board', 'silent'),
+    });
+    await board.app.ready();
+    boardDoc = board.app.swagger() as unknown as Doc;
+    await board.close();
+    const settings = loadAgentConfig(dir.write('agent.yaml', agentYaml()), {}, {});
+    const spawner = trackedSpawner(childEnv(process.env));
+    const agent = await buildAgent({
+      settings,
+      logger: createLogger('agent', 'silent'),
+      clock: agentClock,
+      spawner: spawner.spawn,
+      probe: nodeSystemProbe([dir.path]),
+    });
+    await agent.app.ready();
+    agentDoc = agent.app.swagger() as unknown as Doc;
+    await agent.app.close();
+  });
+  afterAll(() => dir?.cleanup());
+
+  it('the board', () => {
+    expect(Object.keys(BOARD_CODE).filter((op) => !operationsOf(boardDoc).includes(op))).toEqual(
+      [],
+    );
+    expect(undescribed(boardDoc, BOARD_CODE, BOARD_TOKEN_RULE)).toEqual([]);
+  });
+
+  it('the agent', () => {
+    expect(Object.keys(AGENT_CODE).filter((op) => !operationsOf(agentDoc).includes(op))).toEqual(
+      [],
+    );
+    expect(undescribed(agentDoc, AGENT_CODE, AGENT_TOKEN_RULE)).toEqual([]);
+  });
+
+  it('finds the statuses a piece of code names', () => {
+    expect(statusesIn(placeText(fn('domain/board.ts', 'doAction')))).toEqual([
+      404, 409, 502, 503, 504,
+    ]);
+    expect(statusesIn(placeText(fn('notify/silences.ts', 'set')))).toEqual([503]);
+    expect(statusesIn(placeText(fn('enroll/enroller.ts', 'enroll')))).toEqual([503]);
+    expect(statusesIn(placeText(fn('http/auth.ts', 'authenticate')))).toEqual([401, 429]);
+  });
+});
