@@ -45,6 +45,8 @@ export function lingerAfterEarlyAnswer(
   const done = (): void => {
     clearTimeout(timer);
     request.off('data', count);
+    // A keep-alive socket outlives the request: its listener would pile up, one per answer.
+    socket.off('close', done);
   };
   request.on('data', count);
   request.once('end', done);
