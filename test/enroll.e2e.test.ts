@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { parseEnrollArgs } from '../src/agent/enroll/enroll-args.js';
 import { enrollCommand } from '../src/board/enroll/command.js';
 import { eventually, REGISTRATION } from './helpers/agent-fixtures.js';
-import { nodeAndCurlOnly, paste } from './helpers/pasted.js';
+import { paste, pasteBin } from './helpers/pasted.js';
 import { type RunningProgram, startBoard, startProgram } from './helpers/processes.js';
 import { analyze, verifyUnit } from './helpers/systemd.js';
 import { tempDir } from './helpers/tmp.js';
@@ -63,7 +63,7 @@ describe('enroll: the one-file agent and the pasted command', () => {
   };
 
   beforeAll(async () => {
-    await nodeAndCurlOnly(bin);
+    await pasteBin(bin);
     dir.write(
       'board/board.yaml',
       stringify({ board_token: TOKEN, registration_token: REGISTRATION, sweep_interval: 0.5 }),
@@ -113,16 +113,22 @@ describe('enroll: the one-file agent and the pasted command', () => {
       name: 'lab7',
       key,
       registrationToken: `-${REGISTRATION}`,
+      sha256: '0'.repeat(64),
     });
-    // The words sh hands to `node panoptes-agent.mjs` after `enroll`.
-    const words = (
-      await run('/bin/sh', ['-c', `printf '%s\\n' ${command.split(' enroll ')[1]}`])
-    ).stdout
-      .trim()
-      .split('\n');
-    const args = parseEnrollArgs(words, '/m');
+    // What sh hands to `node panoptes-agent.mjs enroll`: the words after it, and the two secrets.
+    const call = command.slice(command.lastIndexOf(' && ') + 4);
+    const shown = call.replace(
+      'node panoptes-agent.mjs enroll',
+      `sh -c 'printf "%s\\n" "$PANOPTES_BOARD_KEY" "$PANOPTES_REGISTRATION_TOKEN" "$@"' enroll`,
+    );
+    const [k, r, ...words] = (await run('/bin/sh', ['-c', shown])).stdout.trim().split('\n');
+    const args = parseEnrollArgs(words, '/m', {
+      PANOPTES_BOARD_KEY: k,
+      PANOPTES_REGISTRATION_TOKEN: r,
+    });
     expect(args.key).toBe(key);
     expect(args.registrationToken).toBe(`-${REGISTRATION}`);
+    expect(args.name).toBe('lab7');
   });
 
   it('refuses a bad name (422), no token (401), and the registration token (403)', async () => {
@@ -142,9 +148,12 @@ describe('enroll: the one-file agent and the pasted command', () => {
     expect(body.name).toBe('lab7');
     expect(body.key.length).toBeGreaterThanOrEqual(32);
     expect(body.command).not.toContain(TOKEN);
-    expect(body.command).toContain(`--key='${body.key}'`);
+    expect(body.command).toContain(`PANOPTES_BOARD_KEY='${body.key}'`);
+    expect(body.command).toContain(
+      `echo '${body.agent_sha256}  panoptes-agent.mjs' | sha256sum -c -`,
+    );
     expect(body.command).toMatch(
-      /^curl -fsSL 'http:\/\/127\.0\.0\.1:\d+\/agent\/panoptes-agent\.mjs' -o panoptes-agent\.mjs && node panoptes-agent\.mjs enroll /,
+      /^curl -fsSL 'http:\/\/127\.0\.0\.1:\d+\/agent\/panoptes-agent\.mjs' -o panoptes-agent\.mjs && /,
     );
     expect((await api('GET', '/api/enrollments')).json().enrollments).toEqual([
       { name: 'lab7', enrolled_at: expect.any(String) },
@@ -168,10 +177,15 @@ describe('enroll: the one-file agent and the pasted command', () => {
     }
     // The board's store holds the key: private, like its config.
     expect(statSync(join(configDir, 'data', 'state.db')).mode & 0o777).toBe(0o600);
-    // `ps` shows the agent's title, not the command line with its secrets.
+    // `ps` shows the enroll's arguments, which hold no secret (enroll-safety.e2e.test.ts watches
+    // every process's arguments from the paste on).
     const { stdout } = await run('ps', ['-eo', 'args']);
-    const agentLine = stdout.split('\n').find((l) => l.startsWith('panoptes-agent --config'));
-    expect(agentLine).toBe(`panoptes-agent --config ${join(work, 'panoptes-agent.yaml')}`);
+    const agentLine = stdout
+      .split('\n')
+      .find((l) => l.includes(`--board=${board.url} --name=lab7`));
+    expect(agentLine).toBe(
+      `node panoptes-agent.mjs enroll --board=${board.url} --name=lab7 --port 0 --interval 1`,
+    );
   });
 
   it('keeps the key across a board restart (kill -9), and enrolling again rotates it', async () => {
@@ -230,7 +244,10 @@ describe('enroll: the one-file agent and the pasted command', () => {
   });
 
   it('--systemd writes a unit that systemd-analyze accepts (here into --unit-dir, not enabled)', async () => {
-    const r = (await api('POST', '/api/machines/gpu1/enroll')).json() as { command: string };
+    const r = (await api('POST', '/api/machines/gpu1/enroll')).json() as {
+      command: string;
+      key: string;
+    };
     const work = join(dir.path, 'unit-machine');
     mkdirSync(work);
     const units = join(work, 'units');
@@ -240,6 +257,8 @@ describe('enroll: the one-file agent and the pasted command', () => {
     });
     expect(stdout).toContain('unit written to');
     const unit = readFileSync(join(units, 'panoptes-agent.service'), 'utf8');
+    expect(unit).not.toContain(REGISTRATION);
+    expect(unit).not.toContain(r.key);
     expect(unit).toContain(
       `ExecStart="${process.execPath}" "${join(work, 'panoptes-agent.mjs')}" --config "${join(work, 'panoptes-agent.yaml')}"`,
     );

@@ -14,7 +14,7 @@ import {
   type WatchedPage,
   watchedPage,
 } from './helpers/browser.js';
-import { nodeAndCurlOnly, paste } from './helpers/pasted.js';
+import { paste, pasteBin } from './helpers/pasted.js';
 import type { RunningProgram } from './helpers/processes.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -44,7 +44,7 @@ describe('UI: add a machine from the board, and revoke it', () => {
   };
 
   beforeAll(async () => {
-    await nodeAndCurlOnly(bin);
+    await pasteBin(bin);
     [fleet, browser] = await Promise.all([startFleet(dir, { configured: [] }), launchBrowser()]);
   });
   afterAll(async () => {

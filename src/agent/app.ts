@@ -45,6 +45,8 @@ export interface Agent {
    * running, for the caller to stop). Fields that need a restart must hold their running values.
    */
   reconfigure(next: AgentSettings): { removed: ProcessSupervisor[] };
+  /** Stops honouring the board key (the board revoked it); the agent token still works. */
+  dropBoardKey(): void;
 }
 
 /** Idle keep-alive connections stay open this long: longer than any usual sweep interval. */
@@ -119,6 +121,9 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
       credentials.boardKey = next.boardKey;
       if (next.tls !== null) setServerCertificate(app.server, next.tls);
       return services.reconfigure(next.services);
+    },
+    dropBoardKey() {
+      credentials.boardKey = null;
     },
   };
 }

@@ -8,7 +8,7 @@ import { VERSION } from '../shared/version.js';
 const USAGE = `panoptes-agent ${VERSION}: the Panoptes agent, one file
 
   node panoptes-agent.mjs --config FILE [--host HOST] [--port PORT]   run with a config file
-  node panoptes-agent.mjs enroll --board URL --name NAME --key KEY --registration-token TOKEN …
+  PANOPTES_BOARD_KEY=KEY PANOPTES_REGISTRATION_TOKEN=TOKEN node panoptes-agent.mjs enroll --board URL --name NAME …
                                   write a config for a board's key and run (see enroll --help)
   node panoptes-agent.mjs --version
 `;

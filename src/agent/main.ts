@@ -14,8 +14,10 @@ import { Reporter } from './domain/reporter.js';
 import { enroll } from './enroll/enroll.js';
 import { nodeGpuReader } from './io/gpu-probe.js';
 import { childEnv, trackedSpawner } from './io/node-spawner.js';
+import { privateDir } from './io/private-files.js';
 import { RanFile } from './io/ran-file.js';
 import { boardConnection } from './io/report-poster.js';
+import { RevokedKeys } from './io/revoked-keys.js';
 import { nodeSystemProbe } from './io/system-probe.js';
 import { reloadAgent } from './reload.js';
 
@@ -38,10 +40,19 @@ async function runAgent(cli: CliOptions): Promise<void> {
   const settings = loadAgentConfig(file, cli);
   let current: AgentSettings = settings;
   const logger = createLogger('agent');
+  const revokedKeys = await RevokedKeys.open(settings.dataDir);
+  // A board key the board revoked stays refused here, whatever the config says.
+  const honoured = (s: AgentSettings): AgentSettings =>
+    revokedKeys.has(s.boardKey) ? { ...s, boardKey: null } : s;
+  if (revokedKeys.has(settings.boardKey)) {
+    logger.warn(
+      'the board revoked the board key in the config: it is not honoured (add the machine again from the board and enroll with the new key)',
+    );
+  }
   const env = childEnv(process.env, settings.secretEnv);
   const spawner = trackedSpawner(env);
   const agent = await buildAgent({
-    settings,
+    settings: honoured(settings),
     logger,
     clock: systemClock,
     spawner: spawner.spawn,
@@ -66,6 +77,12 @@ async function runAgent(cli: CliOptions): Promise<void> {
     const report = settings.report;
     const location =
       settings.location ?? listeningLocation(agent.app.server.address(), settings.tls !== null);
+    await privateDir(settings.dataDir).catch((error: unknown) =>
+      logger.warn(
+        { err: error, data_dir: settings.dataDir },
+        'cannot make data_dir private (0700)',
+      ),
+    );
     const store = await RanFile.open(settings.dataDir);
     const timeoutMs = Math.min(10_000, Math.max(2_000, report.intervalMs));
     let connection = boardConnection(
@@ -86,14 +103,31 @@ async function runAgent(cli: CliOptions): Promise<void> {
         .close()
         .catch((error: unknown) => logger.warn({ err: error }, 'closing the old board connection'));
     };
+    // The key the report in flight was proved with (one report at a time).
+    let provedWith: string | null = null;
+    const revoke = (key: string): void => {
+      const { added, written } = revokedKeys.add(key);
+      if (!added) return;
+      if (current.boardKey === key) agent.dropBoardKey();
+      logger.warn(
+        { board: current.report?.board },
+        'the board revoked this machine: its board key is no longer honoured here (the agent token still works)',
+      );
+      written.catch((error: unknown) =>
+        logger.error({ err: error }, 'cannot record the revoked board key in data_dir'),
+      );
+    };
     const reporter = new Reporter({
       intervalMs: settings.report.intervalMs,
       location,
-      keyProof: (() => {
-        const key = settings.boardKey;
-        if (key === null) return null;
-        return (at: string) => timedKeyProof(key, settings.name, location, at);
-      })(),
+      // The key of the config now (a reload may change it), unless revoked.
+      keyProof: (at) => {
+        provedWith = honoured(current).boardKey;
+        return provedWith === null ? null : timedKeyProof(provedWith, settings.name, location, at);
+      },
+      revoked: () => {
+        if (provedWith !== null) revoke(provedWith);
+      },
       overview: () => agent.overview.overview(),
       act: agent.actForBoard,
       store,
@@ -123,7 +157,7 @@ async function runAgent(cli: CliOptions): Promise<void> {
           apply: async (next) => {
             reconnect(next);
             current = next;
-            const { removed } = agent.reconfigure(next);
+            const { removed } = agent.reconfigure(honoured(next));
             // A process service no longer published is not left running unsupervised.
             await Promise.all(removed.filter((p) => p.running).map((p) => p.stop()));
           },

@@ -1,5 +1,8 @@
 import { ConfigError } from './config/config-error.js';
 
+/** Bad arguments or environment, told in one clear message (exit code 2, like a bad flag). */
+export class UsageError extends Error {}
+
 /**
  * Runs a program's start-up and turns a bad config or bad arguments into a clear message on
  * stderr and exit code 2, never a stack trace.
@@ -14,7 +17,10 @@ export function runMain(program: string, start: () => Promise<void>): void {
       error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
     ) {
       process.stderr.write(`${program}: ${error.message}\n`);
-    } else if (error instanceof Error && error.message.startsWith('--')) {
+    } else if (
+      error instanceof UsageError ||
+      (error instanceof Error && error.message.startsWith('--'))
+    ) {
       process.stderr.write(`${program}: ${error.message}\n`);
     } else {
       process.stderr.write(

@@ -1,25 +1,59 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { type RunningProgram, startShell } from './processes.js';
 import { which } from './systemd.js';
 
+/** The tool the pasted command checks the agent file's SHA-256 with. */
+export type ChecksumTool = 'sha256sum' | 'shasum';
+
 /**
- * A directory holding only `node` and `curl` (links to this machine's): as PATH, it makes this
- * machine look like one with nothing else installed (no npm), where "Add a machine"'s command
- * is pasted.
+ * A directory holding only `node`, `curl`, `rm` and one checksum tool (links to this machine's):
+ * as PATH, it makes this machine look like one with nothing else installed (no npm), where "Add
+ * a machine"'s command is pasted. `shasum` (Perl's, as on macOS) stands for a machine without
+ * coreutils' `sha256sum`.
  */
-export async function nodeAndCurlOnly(bin: string): Promise<string> {
+export async function pasteBin(bin: string, checksum: ChecksumTool = 'sha256sum'): Promise<string> {
   mkdirSync(bin);
   symlinkSync(process.execPath, join(bin, 'node'));
-  symlinkSync((await which('curl')) ?? '/usr/bin/curl', join(bin, 'curl'));
+  for (const tool of ['curl', 'rm', checksum]) {
+    symlinkSync((await which(tool)) ?? `/usr/bin/${tool}`, join(bin, tool));
+  }
   return bin;
 }
 
 /**
- * Runs a pasted command line as a shell would, in `work` (made empty here), with `bin` alone on
+ * Runs a pasted command line as a shell would, in `work` (made here if need be), with `bin` alone on
  * PATH; resolves once the agent it starts listens.
  */
 export function paste(line: string, bin: string, work: string): Promise<RunningProgram> {
-  mkdirSync(work);
+  mkdirSync(work, { recursive: true });
   return startShell(line, { cwd: work, env: { PATH: bin, HOME: work }, timeoutMs: 30_000 });
+}
+
+/** Like paste, for a command that is expected to end: its exit code and everything it wrote. */
+export async function pasteToEnd(
+  line: string,
+  bin: string,
+  work: string,
+): Promise<{ code: number | null; output: string }> {
+  mkdirSync(work);
+  const child = spawn('/bin/sh', [], {
+    cwd: work,
+    env: { PATH: bin, HOME: work },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const take = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  };
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(`${line}\n`);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const [code] = (await once(child, 'close')) as [number | null];
+  clearTimeout(timer);
+  return { code, output };
 }

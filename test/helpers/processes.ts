@@ -29,6 +29,8 @@ export interface StartOptions {
   cwd?: string;
   /** A command the program is started under (e.g. `unshare -m …`), ending in what execs it. */
   wrap?: string[];
+  /** Written to the program's standard input, which is then closed (else it reads nothing). */
+  input?: string;
 }
 
 const running = new Set<RunningProgram>();
@@ -71,13 +73,14 @@ export function startProgram(
 
 /**
  * Runs one command line with /bin/sh in `cwd`, with exactly the environment `env` (nothing of
- * this process's), as a person pasting it would; resolves at the first listening line.
+ * this process's), as a person pasting it would: the shell reads it from its standard input, so
+ * no process holds the line in its arguments. Resolves at the first listening line.
  */
 export function startShell(
   line: string,
   options: StartOptions & { cwd: string; env: NodeJS.ProcessEnv },
 ): Promise<RunningProgram> {
-  return startProcess('sh', '/bin/sh', ['-c', line], options);
+  return startProcess('sh', '/bin/sh', [], { ...options, input: `${line}\n` });
 }
 
 async function startProcess(
@@ -90,10 +93,13 @@ async function startProcess(
     cwd: options.cwd ?? ROOT,
     env: options.env ?? process.env,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start ${program}`);
+  // A program that exits before reading it all must not fail the test with EPIPE.
+  child.stdin?.on('error', () => undefined);
+  child.stdin?.end(options.input);
   const output: string[] = [];
   // 'exit' can come before the last output has been read from the pipes; 'close' comes after.
   // Wait for both (the second at most 2 s: a leftover grandchild could hold a pipe open).

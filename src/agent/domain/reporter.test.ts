@@ -5,7 +5,7 @@ import type { Overview } from '../../shared/wire/overview.js';
 import type { Report } from '../../shared/wire/report.js';
 import { ManualClock } from './manual-clock.js';
 import type { RanEntry, RanStore } from './ran-ids.js';
-import { Reporter } from './reporter.js';
+import { isRevokedRefusal, Reporter, type ReporterDeps } from './reporter.js';
 import type { ActionOutcome } from './services.js';
 
 const OVERVIEW: Overview = {
@@ -43,7 +43,7 @@ function handed(id: string, what = 'backup', action: ActionName = 'start'): Hand
 }
 
 /** A reporter against a board played by the test: `answer` decides each reply. */
-function setup(store = new MemoryStore()) {
+function setup(store = new MemoryStore(), extra: Partial<ReporterDeps> = {}) {
   const clock = new ManualClock();
   const reports: Report[] = [];
   const ran: string[] = [];
@@ -76,6 +76,7 @@ function setup(store = new MemoryStore()) {
       warn: (_f, m) => logs.push(m),
       error: (_f, m) => logs.push(m),
     },
+    ...extra,
   });
   return {
     clock,
@@ -266,5 +267,47 @@ describe('Reporter', () => {
     await t.reporter.settled();
     expect(t.ran).toEqual(['a/stop', 'a/start']);
     await t.reporter.stop();
+  });
+
+  it('proves each report with the key of the moment, and says when the board revoked it', async () => {
+    let key: string | null = 'key-1';
+    let revoked = 0;
+    const t = setup(undefined, {
+      keyProof: (at) => (key === null ? null : `proof of ${key} at ${at}`),
+      revoked: () => {
+        revoked += 1;
+      },
+    });
+    t.reporter.start();
+    await t.clock.advance(0);
+    expect(t.reports[0]?.key_proof).toMatch(/^proof of key-1 at /);
+    expect(t.reports[0]?.key_proof_at).toEqual(expect.any(String));
+    const detail =
+      "'lab3' was revoked on this board; add it again from the board before it reports";
+    t.answerWith(() => ({ status: 403, body: { detail, revoked: true } }));
+    await t.clock.advance(10_000);
+    expect(revoked).toBe(1);
+    expect(t.reporter.failing).toBe(1);
+    key = null;
+    await t.clock.advance(30_000);
+    expect(t.reports[2]).not.toHaveProperty('key_proof');
+    expect(t.reports[2]).not.toHaveProperty('key_proof_at');
+    expect(revoked).toBe(2);
+    // Another 403 is a refusal like any other.
+    t.answerWith(() => ({ status: 403, body: { detail: 'must prove it holds the key' } }));
+    await t.clock.advance(60_000);
+    expect(t.reports).toHaveLength(4);
+    expect(revoked).toBe(2);
+    await t.reporter.stop();
+  });
+
+  it('knows a revoked refusal by its member, or by the words of a board from before it', () => {
+    const words = "'lab3' was revoked on this board; add it again from the board before it reports";
+    expect(isRevokedRefusal(403, { detail: 'x', revoked: true })).toBe(true);
+    expect(isRevokedRefusal(403, { detail: words })).toBe(true);
+    expect(isRevokedRefusal(403, { detail: 'a report must prove the key' })).toBe(false);
+    expect(isRevokedRefusal(409, { detail: words, revoked: true })).toBe(false);
+    expect(isRevokedRefusal(403, undefined)).toBe(false);
+    expect(isRevokedRefusal(403, { revoked: 'yes' })).toBe(false);
   });
 });

@@ -23,10 +23,12 @@ export interface ReporterDeps {
   /** Where a browser reaches this agent. */
   location: string;
   /**
-   * timedKeyProof(board_key, name, location, at) for a report made at `at` (ISO 8601) when the
-   * agent has a board key; else null. Made per report, so a captured one cannot be replayed.
+   * timedKeyProof(board_key, name, location, at) for a report made at `at` (ISO 8601), or null
+   * while the agent honours no board key. Made per report, so a captured one cannot be replayed.
    */
-  keyProof?: ((at: string) => string) | null;
+  keyProof?: ((at: string) => string | null) | null;
+  /** The board refused a report because this machine's key was revoked there. */
+  revoked?: () => void;
   overview: () => Promise<Overview>;
   /** Runs a handed action exactly as POST /api/do would for the board key. */
   act: (what: string, action: ActionName) => Promise<ActionOutcome>;
@@ -118,18 +120,19 @@ export class Reporter {
   /** One report; returns the delay before the next one. */
   private async reportOnce(): Promise<number> {
     const overview = await this.deps.overview();
-    const prove = this.deps.keyProof ?? null;
     const at = new Date(this.deps.clock.now()).toISOString();
+    const proof = this.deps.keyProof?.(at) ?? null;
     const { json, sentIds } = fitReport(
       overview,
       this.deps.location,
       [...this.pending.values()],
       undefined,
-      prove === null ? null : { key_proof: prove(at), key_proof_at: at },
+      proof === null ? null : { key_proof: proof, key_proof_at: at },
       this.deps.intervalMs / 1000,
     );
     const answer = await this.deps.post(json);
     if (answer.status < 200 || answer.status > 299) {
+      if (isRevokedRefusal(answer.status, answer.body)) this.deps.revoked?.();
       return this.failed(refusal(answer.status, answer.body));
     }
     if (!Value.Check(ReportAnswer, answer.body)) {
@@ -206,6 +209,20 @@ export class Reporter {
       this.pending.delete(oldest.value);
     }
   }
+}
+
+/**
+ * A 403 saying the machine's key was revoked on the board: `revoked: true`, or (from a board
+ * before that member) the detail's words.
+ */
+export function isRevokedRefusal(status: number, body: unknown): boolean {
+  if (status !== 403 || body === null || typeof body !== 'object') return false;
+  if ('revoked' in body && body.revoked === true) return true;
+  return (
+    'detail' in body &&
+    typeof body.detail === 'string' &&
+    body.detail.includes('was revoked on this board')
+  );
 }
 
 function refusal(status: number, body: unknown): string {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Value } from 'typebox/value';
+import { UsageError } from '../../shared/run-main.js';
 import { HttpUrl, NAME_PATTERN, TOKEN_MIN_LENGTH } from '../../shared/wire/common.js';
 
 /** `panoptes-agent enroll …`, checked. */
@@ -23,16 +24,35 @@ export interface EnrollArgs {
   unitDir: string | null;
 }
 
-export const ENROLL_USAGE = `usage: node panoptes-agent.mjs enroll --board URL --name NAME --key KEY --registration-token TOKEN
+/** The two secrets of an enrollment, and the variables that carry them. */
+export const ENROLL_SECRETS = [
+  { env: 'PANOPTES_BOARD_KEY', flag: 'key', what: "the board's key for this machine" },
+  {
+    env: 'PANOPTES_REGISTRATION_TOKEN',
+    flag: 'registration-token',
+    what: 'the registration token',
+  },
+] as const;
+
+export const ENROLL_USAGE = `usage: PANOPTES_BOARD_KEY=KEY PANOPTES_REGISTRATION_TOKEN=TOKEN \\
+       node panoptes-agent.mjs enroll --board URL --name NAME
          [--host HOST] [--port PORT] [--interval SECONDS] [--config FILE] [--ca FILE]
          [--systemd [--unit-dir DIR]]
 
 Writes the agent's config (FILE, default ./panoptes-agent.yaml, mode 0600; an existing file
 keeps its token and services), then runs the agent, which reports to the board under NAME with
-KEY. With --systemd it writes and enables a systemd unit instead (see docs/agent.md).`;
+KEY. With --systemd it writes and enables a systemd unit instead (see docs/agent.md). The key
+and the token come from the environment, never from arguments (ps shows those to every user).`;
 
-/** Parses the arguments after `enroll`; throws an Error starting with `--` on a bad one. */
-export function parseEnrollArgs(argv: readonly string[], cwd = process.cwd()): EnrollArgs {
+/**
+ * Parses the arguments after `enroll` and the two secrets from `env`; throws an Error starting
+ * with `--`, or a UsageError, on a bad one.
+ */
+export function parseEnrollArgs(
+  argv: readonly string[],
+  cwd = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+): EnrollArgs {
   const { values } = parseArgs({
     args: [...argv],
     options: {
@@ -51,6 +71,23 @@ export function parseEnrollArgs(argv: readonly string[], cwd = process.cwd()): E
     strict: true,
     allowPositionals: false,
   });
+  for (const { env: name, flag, what } of ENROLL_SECRETS) {
+    if (values[flag] !== undefined) {
+      throw new UsageError(
+        `--${flag}: pass ${what} in the environment as ${name}, not as an argument (ps shows arguments to every user)`,
+      );
+    }
+  }
+  const [key, registrationToken] = ENROLL_SECRETS.map(({ env: name, what }) => {
+    const value = env[name];
+    if (value === undefined || value === '') {
+      throw new UsageError(`${name} is required in the environment (${what})\n${ENROLL_USAGE}`);
+    }
+    if (value.length < TOKEN_MIN_LENGTH) {
+      throw new UsageError(`${name}: at least ${TOKEN_MIN_LENGTH} characters`);
+    }
+    return value;
+  }) as [string, string];
   const need = (flag: string, value: string | undefined): string => {
     if (value === undefined || value === '')
       throw new Error(`--${flag} is required\n${ENROLL_USAGE}`);
@@ -61,16 +98,6 @@ export function parseEnrollArgs(argv: readonly string[], cwd = process.cwd()): E
   const name = need('name', values.name);
   if (!new RegExp(NAME_PATTERN).test(name)) {
     throw new Error(`--name: letters, digits, '.', '_' and '-' (at most 64), got ${name}`);
-  }
-  const key = need('key', values.key);
-  const registrationToken = need('registration-token', values['registration-token']);
-  for (const [flag, value] of [
-    ['key', key],
-    ['registration-token', registrationToken],
-  ] as const) {
-    if (value.length < TOKEN_MIN_LENGTH) {
-      throw new Error(`--${flag}: at least ${TOKEN_MIN_LENGTH} characters`);
-    }
   }
   let port: number | undefined;
   if (values.port !== undefined) {

@@ -6,12 +6,12 @@ import { unitText } from './systemd-unit.js';
 
 const KEY = 'k'.repeat(43);
 const REG = 'registration-token-0123456789';
-const BASE = ['--board', 'https://board.example:8700/', '--name', 'lab7', '--key', KEY];
-const ARGS = [...BASE, '--registration-token', REG];
+const ARGS = ['--board', 'https://board.example:8700/', '--name', 'lab7'];
+const ENV = { PANOPTES_BOARD_KEY: KEY, PANOPTES_REGISTRATION_TOKEN: REG };
 
 describe('enroll arguments', () => {
-  it("takes the four the board gives, and the agent's usual --host/--port", () => {
-    const a = parseEnrollArgs([...ARGS, '--host', '0.0.0.0', '--port', '0'], '/home/x');
+  it("takes the board and name as arguments, the two secrets from the environment, and the agent's usual --host/--port", () => {
+    const a = parseEnrollArgs([...ARGS, '--host', '0.0.0.0', '--port', '0'], '/home/x', ENV);
     expect(a).toMatchObject({
       board: 'https://board.example:8700',
       name: 'lab7',
@@ -25,24 +25,36 @@ describe('enroll arguments', () => {
     });
   });
 
-  it('refuses what is missing or wrong, naming the option', () => {
-    expect(() => parseEnrollArgs(BASE)).toThrow(/^--registration-token is required/);
-    expect(() => parseEnrollArgs([...ARGS.slice(0, 3), 'bad name', ...ARGS.slice(4)])).toThrow(
-      /^--name/,
+  it('refuses what is missing or wrong, naming the option or the variable', () => {
+    const parse = (args: string[], env: Record<string, string> = ENV) =>
+      parseEnrollArgs(args, '/m', env);
+    expect(() => parse(ARGS, { PANOPTES_BOARD_KEY: KEY })).toThrow(
+      /^PANOPTES_REGISTRATION_TOKEN is required in the environment/,
     );
-    expect(() => parseEnrollArgs(['--board', 'ftp://x', ...ARGS.slice(2)])).toThrow(/^--board/);
-    expect(() => parseEnrollArgs([...BASE.slice(0, 5), 'short', ...ARGS.slice(6)])).toThrow(
-      /^--key: at least 16/,
+    expect(() => parse(ARGS, { ...ENV, PANOPTES_BOARD_KEY: 'short' })).toThrow(
+      /^PANOPTES_BOARD_KEY: at least 16/,
     );
-    expect(() => parseEnrollArgs([...ARGS, '--port', '70000'])).toThrow(/^--port/);
-    expect(() => parseEnrollArgs([...ARGS, '--interval', '0'])).toThrow(/^--interval/);
-    expect(() => parseEnrollArgs([...ARGS, '--unit-dir', 'u'])).toThrow(/only with --systemd/);
-    expect(() => parseEnrollArgs([...ARGS, '--token', 'x'])).toThrow(/Unknown option/);
+    expect(() => parse([...ARGS.slice(0, 3), 'bad name'])).toThrow(/^--name/);
+    expect(() => parse(['--board', 'ftp://x', ...ARGS.slice(2)])).toThrow(/^--board/);
+    expect(() => parse([...ARGS, '--port', '70000'])).toThrow(/^--port/);
+    expect(() => parse([...ARGS, '--interval', '0'])).toThrow(/^--interval/);
+    expect(() => parse([...ARGS, '--unit-dir', 'u'])).toThrow(/only with --systemd/);
+    expect(() => parse([...ARGS, '--token', 'x'])).toThrow(/Unknown option/);
+  });
+
+  it('refuses the secrets as arguments (ps shows those), in one line naming the variable', () => {
+    expect(() => parseEnrollArgs([...ARGS, `--key=${KEY}`], '/m', ENV)).toThrow(
+      /^--key: pass the board's key for this machine in the environment as PANOPTES_BOARD_KEY, not as an argument \(ps shows arguments to every user\)$/,
+    );
+    expect(() => parseEnrollArgs([...ARGS, '--registration-token', REG], '/m', {})).toThrow(
+      /^--registration-token: pass the registration token in the environment as PANOPTES_REGISTRATION_TOKEN/,
+    );
   });
 });
 
 describe('the config enroll writes', () => {
-  const args = (extra: string[] = []): EnrollArgs => parseEnrollArgs([...ARGS, ...extra], '/m');
+  const args = (extra: string[] = []): EnrollArgs =>
+    parseEnrollArgs([...ARGS, ...extra], '/m', ENV);
 
   it('a new one: name, a fresh token of its own, the key, where to report', () => {
     const text = enrolledConfig(null, args(['--interval', '5']));
@@ -103,8 +115,18 @@ describe('the systemd unit', () => {
     user: false,
   };
 
-  it('runs this node and this file with this config, each path one word', () => {
+  it('runs this node and this file with this config, each path one word, and holds no secret', () => {
     const text = unitText(parts);
+    // The secrets are in the config file (0600) alone: the unit is only paths and names.
+    expect(Object.keys(parts).sort()).toEqual([
+      'board',
+      'config',
+      'name',
+      'node',
+      'script',
+      'user',
+      'workDir',
+    ]);
     expect(text).toContain(
       'ExecStart="/usr/bin/node" "/home/a b/panoptes-agent.mjs" --config "/home/a b/panoptes-agent.yaml"',
     );

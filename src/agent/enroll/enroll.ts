@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { CliOptions } from '../../shared/cli.js';
 import { loadAgentConfig } from '../config.js';
-import { ENROLL_USAGE, parseEnrollArgs } from './enroll-args.js';
+import { ENROLL_SECRETS, ENROLL_USAGE, parseEnrollArgs } from './enroll-args.js';
 import { enrolledConfig, readExisting, writePrivate } from './enroll-config.js';
 import { defaultUnitDir, enableUnit, UNIT_NAME, unitText } from './systemd-unit.js';
 
@@ -18,12 +18,12 @@ export async function enroll(argv: readonly string[]): Promise<CliOptions | null
     return null;
   }
   const args = parseEnrollArgs(argv);
+  // From here the config file holds them: a later edit of it is not overridden at a reload.
+  for (const { env } of ENROLL_SECRETS) delete process.env[env];
   writePrivate(args.config, enrolledConfig(readExisting(args.config), args));
   // The file as the agent will read it: a mistake is found now, not at the next start.
   loadAgentConfig(args.config);
   say(`enrolled as ${args.name} for ${args.board}; config in ${args.config} (mode 0600)`);
-  // The key and the registration token were on the command line: `ps` shows the title instead.
-  process.title = `panoptes-agent --config ${args.config}`;
   if (!args.systemd) {
     say('starting the agent here (Ctrl-C stops it; enroll with --systemd to run it as a service)');
     return { config: args.config };

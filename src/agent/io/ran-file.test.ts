@@ -1,4 +1,11 @@
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/helpers/tmp.js';
@@ -82,5 +89,26 @@ describe('RanFile', () => {
     const output = entry?.state === 'done' ? (entry.result.body as { output: string }).output : '';
     expect(output).toHaveLength(1000);
     await store.close();
+  });
+
+  it('writes its file 0600 whatever the umask, and makes one an earlier agent left 0644 private', async () => {
+    const umask = process.umask(0o022);
+    try {
+      const fresh = place();
+      const store = await RanFile.open(fresh);
+      await store.markStarted('a');
+      await store.close();
+      expect(statSync(fresh).mode & 0o777).toBe(0o700);
+      expect(statSync(join(fresh, RAN_FILE)).mode & 0o777).toBe(0o600);
+      const old = place();
+      mkdirSync(old, { mode: 0o755 });
+      writeFileSync(join(old, RAN_FILE), '{"id":"a","started":true}\n');
+      chmodSync(join(old, RAN_FILE), 0o644);
+      const again = await RanFile.open(old);
+      expect(statSync(join(old, RAN_FILE)).mode & 0o777).toBe(0o600);
+      await again.close();
+    } finally {
+      process.umask(umask);
+    }
   });
 });

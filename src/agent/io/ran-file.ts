@@ -1,4 +1,4 @@
-import { type FileHandle, mkdir, open, readFile, rename } from 'node:fs/promises';
+import { chmod, type FileHandle, mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HandedResult } from '../../shared/wire/action.js';
 import {
@@ -10,6 +10,7 @@ import {
   ranLine,
 } from '../domain/ran-ids.js';
 import { trimResult } from '../domain/report-fit.js';
+import { openPrivate } from './private-files.js';
 
 export const RAN_FILE = 'handed-actions.jsonl';
 
@@ -29,9 +30,9 @@ export class RanFile implements RanStore {
     private readonly max: number,
   ) {}
 
-  /** Opens (creating if needed) the store in `dir`. */
+  /** Opens (creating if needed) the store in `dir`; the file is 0600, a new `dir` 0700. */
   static async open(dir: string, max = RAN_IDS_MAX): Promise<RanFile> {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     const store = new RanFile(join(dir, RAN_FILE), max);
     await store.load();
     return store;
@@ -91,6 +92,8 @@ export class RanFile implements RanStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw error;
     }
+    // One an earlier agent wrote under the umask becomes private before it is next written.
+    await chmod(this.path, 0o600);
     let clean = text === '' || text.endsWith('\n');
     for (const line of text.split('\n')) {
       if (line === '') continue;
@@ -107,7 +110,7 @@ export class RanFile implements RanStore {
   }
 
   private async writable(): Promise<FileHandle> {
-    this.handle ??= await open(this.path, 'a');
+    this.handle ??= await openPrivate(this.path, 'a');
     return this.handle;
   }
 
@@ -116,7 +119,7 @@ export class RanFile implements RanStore {
     await this.handle?.close();
     this.handle = null;
     const temp = `${this.path}.tmp`;
-    const out = await open(temp, 'w');
+    const out = await openPrivate(temp, 'w');
     try {
       await out.write([...this.entries.values()].map(ranLine).join(''));
       await out.sync();

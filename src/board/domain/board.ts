@@ -220,7 +220,9 @@ export class Board {
     const key = this.keyFor(name);
     if (key === undefined && this.deps.enrollments?.revoked(name) === true) {
       const detail = `'${name}' was revoked on this board; add it again from the board before it reports`;
-      return this.notes.refuse(who, 'report', name, 403, detail);
+      const refused = await this.notes.refuse(who, 'report', name, 403, detail);
+      // The stable signal for the agent to stop honouring its board key (the detail is prose).
+      return { ...refused, body: { ...refused.body, revoked: true } };
     }
     if (key === undefined && settings.announcedKeysOnly) {
       const detail = `'${name}' has no key on this board (announced_keys, or added from the board), and this board takes reports only from machines it holds a key for (announced_keys_only)`;

@@ -86,16 +86,21 @@ describe('the command', () => {
     }
   });
 
-  it('fetches the agent file from the board, then enrolls; never the board token', () => {
+  it('fetches the agent file, checks its SHA-256, then enrolls with the secrets in the environment', () => {
     const command = enrollCommand({
       board: 'https://board.example:8700/',
       name: 'lab7',
       key: 'k'.repeat(43),
       registrationToken: REGISTRATION,
+      sha256: 'ab'.repeat(32),
     });
+    const sums = `'${'ab'.repeat(32)}  panoptes-agent.mjs'`;
     expect(command).toBe(
-      `curl -fsSL 'https://board.example:8700/agent/panoptes-agent.mjs' -o panoptes-agent.mjs && node panoptes-agent.mjs enroll --board='https://board.example:8700' --name='lab7' --key='${'k'.repeat(43)}' --registration-token='${REGISTRATION}'`,
+      `curl -fsSL 'https://board.example:8700/agent/panoptes-agent.mjs' -o panoptes-agent.mjs && { if command -v sha256sum >/dev/null; then echo ${sums} | sha256sum -c -; else echo ${sums} | shasum -a 256 -c -; fi || { rm -f panoptes-agent.mjs; echo 'panoptes-agent.mjs does not match the SHA-256 the board gave: removed, not run' >&2; false; }; } && PANOPTES_BOARD_KEY='${'k'.repeat(43)}' PANOPTES_REGISTRATION_TOKEN='${REGISTRATION}' node panoptes-agent.mjs enroll --board='https://board.example:8700' --name='lab7'`,
     );
+    expect(() =>
+      enrollCommand({ board: 'x', name: 'a', key: 'k', registrationToken: 'r', sha256: "'; id" }),
+    ).toThrow(/SHA-256/);
   });
 
   it('names the board by public_url, else by a plain Host header', () => {
@@ -176,12 +181,16 @@ describe('Enroller and the board', () => {
         location,
         key_proof: keyProof(k, 'lab7', location),
       });
+    const first = await t.board.report('registration', { name: 'lab7', location });
+    expect(first.status).toBe(403);
     expect((await report(key)).status).toBe(200);
     expect((await t.board.forget('board', 'lab7')).status).toBe(200);
     expect(t.registry.get('lab7')).toBeUndefined();
     const refused = await report(key);
     expect(refused.status).toBe(403);
-    expect((refused.body as { detail: string }).detail).toContain('revoked');
+    // `revoked`: the agent's signal to stop honouring its board key; other 403s lack it.
+    expect(refused.body).toEqual({ detail: expect.stringContaining('revoked'), revoked: true });
+    expect(first.body).not.toHaveProperty('revoked');
     // Without a proof too: a revoked name does not come back as an unverified machine.
     expect((await t.board.report('registration', { name: 'lab7', location })).status).toBe(403);
     const fresh = (await enroller(t).enroll('board', 'lab7', 'http://b')).body as {

@@ -40,6 +40,7 @@ export class Enroller {
       name,
       key,
       registrationToken: settings.registrationToken as string,
+      sha256: file.sha256,
     });
     return { status: 200, body: { name, key, command, agent_sha256: file.sha256 } };
   }

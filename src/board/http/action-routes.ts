@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ActionName } from '../../shared/wire/common.js';
-import { Report, ReportAnswer } from '../../shared/wire/report.js';
+import { Report, ReportAnswer, ReportRefusal } from '../../shared/wire/report.js';
 import type { Board } from '../domain/board.js';
 import { Detail, DoParams, QueuedAnswer } from '../schemas.js';
 import { extraTextIssues } from './report-text.js';
@@ -64,7 +64,7 @@ export async function actionRoutes(app: FastifyInstance, options: { board: Board
           'Opened by the registration token (or the board token). The answer hands over the actions queued for the machine. ' +
           `Bodies over ${REPORT_LIMIT_BYTES / 1024} KiB are refused (413).`,
         body: REPORT_SCHEMA,
-        response: { 200: ReportAnswer, 403: Detail, 409: Detail, 413: Detail },
+        response: { 200: ReportAnswer, 403: ReportRefusal, 409: Detail, 413: Detail },
       },
     },
     async (request, reply) => {

@@ -52,3 +52,14 @@ export const ReportAnswer = Type.Object({
   actions: Type.Array(HandedAction),
 });
 export type ReportAnswer = Static<typeof ReportAnswer>;
+
+/**
+ * The board's 403 to a report. `revoked`: the name's key was revoked on the board, and the
+ * agent stops honouring the board key it holds.
+ */
+export const ReportRefusal = Type.Object({
+  detail: Type.String(),
+  revoked: Type.Optional(
+    Type.Literal(true, { description: "the machine's key was revoked on this board" }),
+  ),
+});
