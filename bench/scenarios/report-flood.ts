@@ -20,7 +20,7 @@ export interface AnnounceRun {
  * of `concurrency` requests in flight over keep-alive connections, each name once, in order.
  * The same names and bodies as the fleet's announcers (so the later phases find them known).
  */
-export async function firstAnnounce(
+async function firstAnnounce(
   url: string,
   token: string,
   machines: number,
