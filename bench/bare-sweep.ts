@@ -19,7 +19,7 @@ import { parseAnswer } from './http-answer.js';
  *                     undici: the same polls through undici's dispatch API, dispatcher set up
  *                     as the board's poller sets up its own (src/board/polling/agent-client.ts:
  *                     an Agent with one connection per origin, one shared connector) and the
- *                     least handler: what decision 4 of issue 26 leaves the board, bare.
+ *                     least handler: what undici alone costs a sweep, with no board around it.
  */
 interface Target {
   name: string;

@@ -14,7 +14,7 @@ import { createServer as createHttpsServer } from 'node:https';
  *   --both FILE    GET as --bytes FILE, POST as --reports, in one process (one event loop, as the board)
  * followed, optionally, by
  *   --tls CERT KEY --keep-alive S   node:https with that certificate, idle connections kept S seconds
- *                  (the board's `keep_alive`); without it node:http, 5 s (as the board had before #26)
+ *                  (the board's `keep_alive`); without it node:http with its default of 5 s
  */
 const args = process.argv.slice(2);
 const mode = args[0];

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { stringify } from 'yaml';
@@ -17,27 +16,6 @@ export function writeBoardConfig(dir: string, config: Record<string, unknown>): 
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'board.yaml'), stringify(config));
   return dir;
-}
-
-/**
- * A fresh temp directory (`prefix` + random) with the config of a board that takes `machines`
- * announced machines (and 1,000 more): the bench's standalone tools start their boards so.
- */
-export function announcingBoardDir(
-  prefix: string,
-  machines: number,
-  /** More of board.yaml (e.g. `{ history: false }`). */
-  extra: Record<string, unknown> = {},
-): { dir: string; registration: string; boardToken: string } {
-  const registration = token();
-  const boardToken = token();
-  const dir = writeBoardConfig(mkdtempSync(join(tmpdir(), prefix)), {
-    board_token: boardToken,
-    registration_token: registration,
-    max_announced: machines + 1000,
-    ...extra,
-  });
-  return { dir, registration, boardToken };
 }
 
 /** The configured-machine entries of board.yaml for a simulated fleet. */

@@ -28,7 +28,7 @@ export interface BenchOptions {
   announcers: number;
   reportIntervalS: number;
   reportSeconds: number;
-  /** Agents reporting over TLS on kept connections (issue 26): how many, how often, ramp, window. */
+  /** Agents reporting over TLS on kept connections: how many, how often, ramp, window. */
   tlsAgents: number;
   tlsIntervalS: number;
   tlsRampS: number;
@@ -41,7 +41,7 @@ export interface BenchOptions {
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--soak] [--check] [--cpu-prof DIR] [--only PART,...]
-  --quick     smaller fleets and shorter runs (about 3 minutes)
+  --quick     smaller fleets and shorter runs (about 7 minutes)
   --soak      the 10-minute soak only (1 minute with --quick): board RSS growth under load
   --check     verify that every figure was produced and the board answered correctly; exit 1 if not
   --cpu-prof  start each board with --cpu-prof, writing .cpuprofile files to DIR
@@ -104,7 +104,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         tlsMeasureS: 10,
         tlsRounds: 2,
         soakSeconds: 60,
-        // The quick run took 354-401 s in CI (2026-11-28, the second TLS round added ~50 s).
+        // About twice what a quick run takes on 2 shared cores, so only a hang trips it.
         deadlineS: soak ? 240 : 720,
       }
     : {

@@ -1,7 +1,6 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import {
@@ -95,15 +94,11 @@ export async function startProgram(
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start ${name}`);
   const output: string[] = [];
-  // With the board probe on (board-probe.ts), every line the program writes is kept in a file.
-  const probeDir = process.env.PANOPTES_PROBE_DIR;
-  const keep = probeDir === undefined ? null : join(probeDir, `${pid}.out`);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       reject(new Error(`${name} did not listen in time:\n${output.join('\n')}`));
     }, options.timeoutMs ?? 60_000);
     const onLine = (line: string) => {
-      if (keep !== null) appendFileSync(keep, `${line}\n`);
       if (line === '') return;
       output.push(line);
       if (output.length > 200) output.shift();
@@ -285,15 +280,6 @@ export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = /VmRSS:\s+(\d+) kB/.exec(status);
   return match?.[1] !== undefined ? Number(match[1]) / 1024 : Number.NaN;
-}
-
-/** Open file descriptors of a process, from /proc/<pid>/fd. */
-export function openFds(pid: number): number {
-  try {
-    return readdirSync(`/proc/${pid}/fd`).length;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /** The soft limit on open files of a process (what `ulimit -n` says), from /proc/<pid>/limits. */

@@ -28,8 +28,7 @@ interface Agent extends SimMachine {
  *
  * The simulator shares the board's cores, as no real fleet does, so it answers as cheaply as
  * it can: HTTP/1.1 written straight onto each socket (keep-alive, Content-Length bodies), not
- * through node:http, which cost ~150 µs of CPU per answer against ~40 µs (see
- * docs/performance-fleet.md, fourth pass).
+ * through node:http, which costs ~150 µs of CPU per answer against ~40 µs.
  */
 export class SimulatedAgents {
   private readonly listeners: Server[] = [];

@@ -15,7 +15,7 @@ const TICK_MS = 5;
  * Announcing machines posting reports at a fixed rate (open loop: a slow board does not slow
  * the offered rate; reports beyond `maxInFlight` waiting are counted as skipped). Each report
  * is a new connection from the machine's own loopback address, as a real agent reporting every
- * 5–10 s to a board that closes idle connections after 5 s would make.
+ * 5–10 s makes when the board (or a proxy in front of it) closes idle connections sooner.
  */
 export async function announce(req: AnnounceRequest): Promise<AnnounceAnswer> {
   const board = new URL(req.board);
@@ -52,8 +52,8 @@ export async function announce(req: AnnounceRequest): Promise<AnnounceAnswer> {
       else failed += 1;
     };
     // The request is written on the socket as is and the answer read from it: Node's http client
-    // costs ~3× the CPU per new connection, which made the generator (not the server) the
-    // bottleneck at 3,000/s on 2 cores (measured: 106 % CPU, and bare node:http's p99 1.2 s).
+    // costs ~3× the CPU per new connection, enough to make the generator the bottleneck at
+    // 3,000/s on 2 cores.
     const bodyBytes = Buffer.from(body);
     const head = Buffer.from(
       `POST /api/report HTTP/1.1\r\nhost: ${board.host}\r\nauthorization: Bearer ${req.token}\r\n` +

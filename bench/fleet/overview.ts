@@ -109,7 +109,7 @@ const BELL_JSON = BELL_TEXTS.map((text) => JSON.stringify(text));
 /**
  * The same overview as JSON text, exactly `JSON.stringify(overview(...))` (a test holds them
  * together), written out directly: the simulator shares the board's cores, and building and
- * serialising the object was a third of its CPU.
+ * serialising the object would be a third of its CPU.
  */
 export function overviewJson(shape: MachineShape, seq: number, now: number): string {
   const m = moment(shape, seq);

@@ -35,10 +35,10 @@ interface Reporter {
  * at the next report). Open loop: a report due while the last is unanswered is skipped.
  *
  * "After the last join" is when the last agent's first report was accepted, not when the
- * schedule said: on 2 cores the generator's own handshakes put it seconds behind its schedule
- * during the ramp (its event loop held 3-5 s at a time, issue 26's sixteenth pass), and a
- * window that started on schedule then took in the backlog of joins. It waits for the last join
- * at most JOIN_GRACE_INTERVALS intervals past the planned start; the answer says when it began.
+ * schedule said: on 2 cores the generator's own handshakes can put it seconds behind its
+ * schedule during the ramp, and a window that started on schedule would take in the backlog of
+ * joins. It waits for the last join at most JOIN_GRACE_INTERVALS intervals past the planned
+ * start; the answer says when it began.
  */
 export async function reportOverTls(req: TlsReportRequest): Promise<TlsReportAnswer> {
   const board = new URL(req.board);

@@ -79,7 +79,7 @@ class StandIns {
 }
 
 /**
- * Three boards on one PostgreSQL (issue 23), in one run against one board alone: CPU per sweep,
+ * Three boards on one PostgreSQL, in one run against one board alone: CPU per sweep,
  * polls per machine per sweep in steady state and after a kill -9, the failover time, a record's
  * lag on a board that did not poll it, and notifications per event.
  */

@@ -31,7 +31,7 @@ export async function fleetScenario(
 ): Promise<void> {
   const { options } = ctx;
   // The sweep rows' baseline first, on a simulator of its own (the same seeded fleet); then the
-  // same bare client through undici (decision 4 of issue 26 leaves the board that client).
+  // same bare client through undici, the client the board's poller uses.
   const bare = size === 'large' ? await bareFleetSweeps(ctx, n, 'net') : null;
   const bareUndici = size === 'large' ? await bareFleetSweeps(ctx, n, 'undici') : null;
   const fleet = await Fleet.start();
@@ -70,7 +70,7 @@ export async function fleetScenario(
       `fleet of ${count(n)}: sweeps took ${sweeps.map((ms) => `${ms} ms`).join(', ')} (the first, cold one ${cold} ms)`,
     );
     const bareWarmS = bare === null ? null : median(bare.warm) / 1000;
-    // Issue 26: the sweep goals are ratios to the bare client of the same run.
+    // The sweep goals are ratios to the bare client of the same run.
     const warmRatio = sweepS / (bareWarmS ?? options.pollTimeoutS);
     ctx.rows.push({
       what: `sweep time, warm (median of ${sweeps.length}), ${count(n)} machines (10 % black holes, 10 % refusing)`,
@@ -178,7 +178,7 @@ export async function fleetScenario(
         baselineLabel: 'bare node:http, no sweep',
         baseline: bare.p99,
         ratio: duringSweep.p99 / bare.p99,
-        // Issue 13's 50 ms; issue 26 sets no goal for this row.
+        // No goal: the sweep rows and the GET rows of the reports scenario judge this path.
         goal: '',
         met: null,
       });

@@ -12,7 +12,7 @@ const SLOW_S = 2;
 const INTERVAL_S = 3;
 
 /**
- * GPU hosts (issue 24): the agent's GET /api/overview p99 with no nvidia-smi on its PATH beside
+ * GPU hosts: the agent's GET /api/overview p99 with no nvidia-smi on its PATH beside
  * the same agent with the stand-in nvidia-smi (test/fixtures/gpu) taking 2 s per call, measured
  * in alternating rounds of the same run; and the stand-in's calls against the intervals that
  * passed (at most one call per interval).

@@ -49,7 +49,7 @@ async function loadEngines(): Promise<Engines> {
 }
 
 /**
- * The store's two engines side by side in one run (issue 22), on a private PostgreSQL started
+ * The store's two engines side by side in one run, on a private PostgreSQL started
  * here (fsync off, as in the tests: the figures are the board's and the protocol's, not a
  * disk's): a 10,000-machine sweep's history write, a journal append's latency, GET /api/board
  * p99 on a real board recording to PostgreSQL, and disk per machine per month.

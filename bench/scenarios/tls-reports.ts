@@ -13,7 +13,7 @@ const GENERATOR_NICE = -10;
 const KEEP_ALIVE_S = 75;
 
 /**
- * Issue 26: M agents reporting every interval over TLS, each keeping its connection, against the
+ * M agents reporting every interval over TLS, each keeping its connection, against the
  * board (HTTPS, its default keep_alive) and against bare node:https + JSON.parse keeping idle
  * connections as long: all reports accepted, the p99 beside bare's, and the handshakes per
  * minute once every agent has joined (about zero when connections are kept).
@@ -38,9 +38,8 @@ export async function tlsReportsScenario(ctx: BenchContext): Promise<void> {
     const idleRss = rssMb(server.pid);
     const fleet = await Fleet.start();
     // The generator before the server: on 2 cores a generator that waits for a core puts its
-    // own delay into every latency it measures, and more so beside a server using more CPU
-    // (issue 26, sixteenth pass: its longest lag in the window 12-170 ms at normal priority,
-    // 14-73 ms at -10). The same for the board and for bare.
+    // own delay into every latency it measures, and more so beside a server using more CPU.
+    // The same for the board and for bare.
     generatorNice = raisePriority(fleet.pid);
     // CPU and RSS sampled throughout; counted over the window only, which starts when the
     // generator says (two intervals after the last join, tls-reporters.ts).
@@ -77,10 +76,8 @@ export async function tlsReportsScenario(ctx: BenchContext): Promise<void> {
   // Rounds alternate (board, bare, board, …), each on a fresh board (its own data directory:
   // every agent announces itself for the first time) and a fresh bare server; the round with
   // the lower p99 counts for each, as for the bench's other latency rows (best of wrkRounds).
-  // One 40-s window each had let a burst of the shared machine's load set the ratio: bare's
-  // own p99 ranged 3.6-80 ms between runs (issue 26, twentieth pass). Every round is logged.
-  // With the rounds the board was 2.0-2.5x bare in each of four (that pass's two full runs):
-  // what is left of the row's misses is the board's tail, not the machine's noise.
+  // With one window each, a burst of the shared machine's load could set the ratio on its own.
+  // Every round is logged.
   const boardRounds: Measured[] = [];
   const bareRounds: Measured[] = [];
   for (let round = 1; round <= options.tlsRounds; round++) {
@@ -160,7 +157,7 @@ export async function tlsReportsScenario(ctx: BenchContext): Promise<void> {
     met: share(mostHandshakes.result) < 0.01,
   });
   // What each agent's kept connection costs: bare holds nothing else, the board holds the
-  // machine too (issue 26's RSS goal at 15,000 announced, with decision 1's kept connections).
+  // machine too.
   // The highest peak of the rounds, each side.
   const boardRss = worst(boardRounds, (m) => m.rss);
   const bareRss = worst(bareRounds, (m) => m.rss);

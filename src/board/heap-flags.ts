@@ -13,7 +13,7 @@ import { setFlagsFromString } from 'node:v8';
  * announced (a machine's first metrics and sessions are kept), and each later report's copies,
  * compared with what the machine keeps and dropped, went on being born old. With the flag, the
  * same window grew by 24 MB with 19 MB promoted, and the flood phase's RSS peak was 303-320 MB
- * instead of 375-400 (docs/performance-round3-eleventh.md). Set here, at run time, it
+ * instead of 375-400 (`npm run bench -- --only reports`). Set here, at run time, it
  * takes effect: those measurements were made with the flag set so.
  */
 setFlagsFromString('--no-allocation-site-pretenuring');

@@ -56,9 +56,8 @@ describe('cutMembers', () => {
 
   it('is right for deep and wide texts, and for small texts after them', () => {
     // 60 open containers deep, and ~240 keys open at once (objects of 200 keys inside one of
-    // 40), with dropped members between kept ones; then small texts again (round 3's eighteenth
-    // pass tried working arrays kept between calls, grown by such texts; not kept,
-    // docs/performance-round3.md).
+    // 40), with dropped members between kept ones; then small texts again (working arrays kept
+    // between calls would have grown on such texts).
     let deep: unknown = { last: true };
     for (let i = 0; i < 60; i++) deep = i % 2 === 0 ? [deep, i] : { [`k${i}`]: deep, n: i };
     const wide: Record<string, unknown> = {};

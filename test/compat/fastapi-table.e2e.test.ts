@@ -8,7 +8,7 @@ import { tempDir } from '../helpers/tmp.js';
  * What a FastAPI 0.14x / pydantic 2 service with the specification's signatures answers (behind
  * uvicorn with h11, on CPython 3.13+), row by row, and the board must answer the same: status,
  * the headers that matter and the body. Expectations were read from the FastAPI, Starlette,
- * pydantic-core and CPython sources (see docs/decisions.md), never from the board.
+ * pydantic-core and CPython sources (see docs/internals/decisions.md), never from the board.
  */
 
 const TOKEN = 'compat-board-token-0123456789';
@@ -132,7 +132,7 @@ const ROWS: Record<string, Row> = {
     expectHeaders: { location: 'http://testserver/api/journal?limit=5' },
     expectBody: '',
   },
-  // Deliberate difference (docs/decisions.md): FastAPI would repeat the token in Location.
+  // Deliberate difference (docs/internals/decisions.md): FastAPI would repeat the token in Location.
   'no redirect that would repeat ?token= in a response': {
     line: `GET /api/journal/?token=${TOKEN}`,
     status: 404,

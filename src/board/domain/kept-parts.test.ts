@@ -29,7 +29,7 @@ describe('what a machine keeps of a new overview', () => {
       { session: 's1', why: 'attention', text: 'tests pass', at: 't2' },
       { session: 's1', why: 'attention', text: 'review, please', at: 't1' },
     ]);
-    // (Whether the strings are the previous ones is not observable from JS: bench/heap-diff.ts
+    // (Whether the strings are the previous ones is not observable from JS: a heap snapshot
     // counts them.) The previous list is unchanged.
     expect(before.map((s) => s.at)).toEqual(['t1', 't1']);
   });

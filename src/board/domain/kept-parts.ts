@@ -5,7 +5,7 @@ import type { SessionMark } from './metrics.js';
  * one before taken from that one (issue 26). Each report of an announced machine replaces what
  * the board keeps of it; what it keeps lives until the machine's next report, seconds later, so
  * each new copy outlives the young generation and is promoted: at 1,500 reports a second that
- * was ~1.3 KB and 25 objects a report on the heap (bench/heap-diff.ts), and the copying and
+ * was ~1.3 KB and 25 objects a report on the heap (heap snapshots), and the copying and
  * promoting set the scavenges' pauses that set the TLS row's p99. Most of it repeats from one
  * report to the next: the same sessions. (The numbers are written in place: metric-numbers.ts.)
  *

@@ -19,7 +19,7 @@ const NO_GPUS: readonly GpuUse[] = Object.freeze([]);
  * or report (issue 26, decision 3). A new metrics object per report, with a number object for
  * each of its fractions, lived until the machine's next report, seconds later: each outlived
  * the young generation and was copied and promoted, ~190 of the ~550 bytes a report left on the
- * heap (bench/heap-diff.ts), and the scavenges that copy them set the TLS row's p99. Here the
+ * heap (heap snapshots), and the scavenges that copy them set the TLS row's p99. Here the
  * numbers live in a Float64Array of eight (NaN: unknown), written in place.
  *
  * It reads as MachineMetrics: every reader (history, rules, /metrics, the cluster's record)

@@ -13,7 +13,7 @@ export const BATCH_MAX = 16;
  * waiting client, and on the same host the kernel does that in the writer's time. Written
  * between requests, each answer paid for a wake-up (the answer's `writev` was a third of the
  * board's time per report under wrk); written back to back, the client is still awake for
- * most of them. Measured side by side (docs/performance-round3.md): the board ~1.6× the
+ * most of them. Measured side by side (wrk -c32, keep-alive): the board ~1.6× the
  * reports/s, and a bare server ~1.4×. At most BATCH_MAX answers wait together: after a stall
  * (a collection, say) hundreds of reports may be taken in one turn, and the first would
  * otherwise wait for all of them. Nothing is reordered on a connection: node:http sends the

@@ -186,7 +186,7 @@ const MACHINES_PER_MB = 80;
  * poller (heap snapshots at 10,000: 60 MB for 8,002 connections). With a fixed 128 MiB, a
  * poller polling 19,000 answering machines ran out of memory in its second sweep and every
  * other one after (2,048 polls failed each time, and every kept connection was lost; 15,000
- * held: bench/poller-heap.ts). So the ceiling grows with the fleet at 12.8 KiB a machine,
+ * held). So the ceiling grows with the fleet at 12.8 KiB a machine,
  * about twice what each holds alive, never below 128 MiB (10,240 machines).
  */
 export function pollerHeapMb(machines: number): number {
@@ -198,8 +198,8 @@ export function pollerHeapMb(machines: number): number {
  * the pollers send (10–40 % of a core while a 10,000-machine sweep runs, profiled), so on 2
  * cores the one poller was the sweep's bottleneck (~90 % busy): a second one took 4–7 % off
  * the warm sweep and 7 % off the cold one, for 33–57 MB of RSS at 10,000 machines
- * (docs/performance-round3.md, seventh pass). Round 2 had chosen the RSS (one poller on 2
- * cores); issue 26 judges the sweeps against a bare client.
+ * (alternating bench rounds). The sweeps are judged against a bare client; the RSS is the
+ * price.
  */
 export function pollerThreads(): number {
   return Math.max(1, Math.min(2, availableParallelism()));

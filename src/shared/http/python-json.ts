@@ -145,7 +145,7 @@ class Scanner {
     for (const word of ['null', 'true', 'false']) {
       if (s.startsWith(word, i)) return i + word.length;
     }
-    // NaN and ±Infinity are Python's, not JSON's: the board refuses them (decisions.md).
+    // NaN and ±Infinity are Python's, not JSON's: the board refuses them (docs/internals/decisions.md).
     return this.number(i);
   }
 

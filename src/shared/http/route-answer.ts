@@ -35,7 +35,7 @@ export function splitTarget(target: string): { path: string; query: string } {
 
 /**
  * Starlette's decision, except that a request carrying `?token=` is not redirected: the Location
- * would repeat the token in a response (decisions.md), so it is a 404 instead.
+ * would repeat the token in a response (docs/internals/decisions.md), so it is a 404 instead.
  */
 function decideFor(table: RouteTable, line: RequestLine): RouteDecision {
   const decision = table.decide(line.method, line.path);

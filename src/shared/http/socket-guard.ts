@@ -25,7 +25,7 @@ const CONNECT_REFUSED = JSON.stringify({ detail: 'Method Not Allowed' });
  * A plain HTTP connection gets no listener of ours (issue 26): a second 'close' listener on
  * each socket made the garbage of short connections outlive the young generation (3,000 new
  * connections a second: the heap 2.3 MB larger after each scavenge, 1.2 without it;
- * bench/scavenge-growth.ts, docs/performance-round3-tenth.md).
+ * measured with V8's --trace-gc).
  */
 export function guardSockets(app: FastifyInstance, graceMs = SHUTDOWN_GRACE_MS): void {
   /** Sockets node:http does not count, until they close. */

@@ -151,7 +151,7 @@ const UNPARSEABLE = 'There was an error parsing the body';
 export function parseJsonBody(bytes: Uint8Array): unknown {
   const text = decodeJsonBytes(bytes);
   if (text === null) throw errors.badRequest(UNPARSEABLE);
-  // Nested deeper than any answer could be serialised again: refused (decisions.md).
+  // Nested deeper than any answer could be serialised again: refused (docs/internals/decisions.md).
   const deep = tooDeepAt(text);
   if (deep >= 0) throw new JsonInvalid(deep, 'recursion limit exceeded');
   let value: unknown;

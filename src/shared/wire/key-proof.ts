@@ -9,7 +9,7 @@ export const KEY_PROOF_WINDOW_MS = 5 * 60 * 1000;
  * board keeps for the name (`announced_keys`). The board relays that key only to a location
  * reported with a valid proof, so the registration token is not enough to redirect it. The
  * key itself never travels. Being the same in every report, it can be replayed: see
- * timedKeyProof, and docs/decisions.md for the transition.
+ * timedKeyProof, and docs/internals/decisions.md for the transition.
  */
 export function keyProof(key: string, name: string, location: string): string {
   return createHmac('sha256', key).update(`panoptes-report\n${name}\n${location}`).digest('hex');

@@ -5,7 +5,7 @@ import type { WalSync } from './wal-sync.js';
  * How a write must be on disk when its promise resolves. `sync`: synced (`synchronous =
  * FULL`), so it survives a power cut. `record`: in the WAL file (`synchronous = NORMAL`), so it
  * survives `kill -9` of the board at once and a power cut once the WalSync behind it has run
- * (journal entries: the relay's answer does not wait for an fsync, docs/decisions.md).
+ * (journal entries: the relay's answer does not wait for an fsync, docs/internals/decisions.md).
  */
 export type Durability = 'sync' | 'record';
 

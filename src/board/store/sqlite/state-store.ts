@@ -39,7 +39,7 @@ export const STATE_FILE = 'state.db';
  * (`synchronous = FULL`, as the append-only files were), so what is acknowledged survives
  * kill -9 and a power cut. Journal entries are the exception: a group of them only is in the
  * WAL file when its promise resolves (it survives kill -9), and synced behind it (WalSync),
- * so an answer that journals does not wait for an fsync (docs/decisions.md).
+ * so an answer that journals does not wait for an fsync (docs/internals/decisions.md).
  */
 export class SqliteStore implements BoardStore {
   readonly engine = 'sqlite';
