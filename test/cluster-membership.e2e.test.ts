@@ -10,6 +10,7 @@ const TOKEN = 'cluster-board-token-6a8c0e2b4d'; // secret-scan: token
 const REGISTRATION = 'cluster-registration-7b9d1f3c5e'; // secret-scan: token
 
 interface ClusterView {
+  self: string;
   boards: { id: string; alive: boolean; seen_at: string; machines: number }[];
 }
 
@@ -43,6 +44,7 @@ describe('boards on one store: heartbeats and GET /api/cluster', () => {
     );
     try {
       const view = await cluster(board.url);
+      expect(view.self).toBe('solo:8700');
       expect(view.boards).toHaveLength(1);
       expect(view.boards[0]).toMatchObject({ id: 'solo:8700', alive: true, machines: 1 });
       expect(Number.isFinite(Date.parse(view.boards[0]?.seen_at ?? ''))).toBe(true);

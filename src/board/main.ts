@@ -3,6 +3,7 @@ import './heap-flags.js';
 import { parseCli } from '../shared/cli.js';
 import { createLogger } from '../shared/logger.js';
 import { runMain } from '../shared/run-main.js';
+import { printAddress } from './address-line.js';
 import { loadBoardConfig } from './config/config.js';
 import { exitOnSignal, runBoard } from './run.js';
 
@@ -16,5 +17,6 @@ runMain('panoptes-board', async () => {
   const board = await runBoard(settings, logger, {
     reload: () => loadBoardConfig(cli.config ?? '.', cli),
   });
+  printAddress(board.url, settings);
   exitOnSignal(logger, board.stop);
 });

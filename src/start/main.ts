@@ -8,6 +8,7 @@ import { systemClock as agentClock } from '../agent/domain/clock.js';
 import { nodeGpuReader } from '../agent/io/gpu-probe.js';
 import { childEnv, nodeSpawner } from '../agent/io/node-spawner.js';
 import { nodeSystemProbe } from '../agent/io/system-probe.js';
+import { printAddress } from '../board/address-line.js';
 import { boardSettings, loadBoardConfig } from '../board/config/config.js';
 import { exitOnSignal, runBoard } from '../board/run.js';
 import { parseCli } from '../shared/cli.js';
@@ -25,9 +26,9 @@ runMain('panoptes', async () => {
   const logger = createLogger('board');
   if (cli.config !== undefined) {
     const dir = cli.config;
-    const board = await runBoard(loadBoardConfig(dir, cli), logger, {
-      reload: () => loadBoardConfig(dir, cli),
-    });
+    const settings = loadBoardConfig(dir, cli);
+    const board = await runBoard(settings, logger, { reload: () => loadBoardConfig(dir, cli) });
+    printAddress(board.url, settings);
     exitOnSignal(logger, board.stop);
     return;
   }
@@ -81,7 +82,10 @@ runMain('panoptes', async () => {
     ),
     logger,
   );
-  // The one place a token is printed: the address to open, once, on stdout (not in a log line).
+  // The one place a token is printed: the address to open, once, on stdout (not in a log line),
+  // whether stdout is a terminal or not: it is how `npm start` hands over the board and tokens it
+  // made, and the tokens file beside the state says the same. A board with --config prints its
+  // token only on a terminal (address-line.ts): that token is the operator's, kept elsewhere.
   process.stdout.write(
     `\nPanoptes is running. Open the board:\n  ${board.url}/?token=${tokens.board_token}\n(state and tokens in ${dataDir})\n\n`,
   );

@@ -81,6 +81,11 @@ export class Membership {
     return this.rows.filter((r) => r.id !== id).map((r) => r.id);
   }
 
+  /** This board's id (GET /api/cluster's `self`). */
+  selfId(): string {
+    return this.self().id;
+  }
+
   /** GET /api/cluster: every board known, alive or not; this one always, from memory. */
   boards(): BoardView[] {
     const { id, machines, failoverAfterMs } = this.self();

@@ -3,6 +3,9 @@ import { Type } from 'typebox';
 import type { Membership } from '../cluster/membership.js';
 
 const ClusterView = Type.Object({
+  self: Type.String({
+    description: 'board_id of the board that answered (the one serving this page)',
+  }),
   boards: Type.Array(
     Type.Object({
       id: Type.String({ description: 'board_id' }),
@@ -27,6 +30,6 @@ export async function clusterRoutes(
         response: { 200: ClusterView },
       },
     },
-    async () => ({ boards: options.membership.boards() }),
+    async () => ({ self: options.membership.selfId(), boards: options.membership.boards() }),
   );
 }

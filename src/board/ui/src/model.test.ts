@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseBoard, parseJournal, parseLiveMessage, parseMachine } from './api/parse.js';
 import { chooseLanguage, createI18n, ENGLISH } from './i18n/i18n.js';
+import { parseCluster } from './state/cluster.js';
 import { countMachines, selectMachines } from './state/select.js';
 import { DEFAULT_VIEW, readView, viewSearch } from './url-state.js';
 
@@ -96,6 +97,21 @@ describe('parsing what the board sends', () => {
       entries: [{ id: 7, at: 'x', who: 'board', op: 'do', target: 'a/b/start', outcome: 'weird' }],
     });
     expect(j[0]).toMatchObject({ id: '7', outcome: 'weird', status: null, detail: null });
+  });
+
+  it('reads the boards of /api/cluster and which of them answered (`self`)', () => {
+    const boards = [
+      { id: 'a', alive: true },
+      { id: 'b', alive: false },
+      { id: 7, alive: true },
+    ];
+    expect(parseCluster({ self: 'b', boards })).toEqual([
+      { id: 'a', alive: true, self: false },
+      { id: 'b', alive: false, self: true },
+    ]);
+    // A board without `self` marks none.
+    expect(parseCluster({ boards }).some((b) => b.self)).toBe(false);
+    expect(parseCluster(null)).toEqual([]);
   });
 });
 

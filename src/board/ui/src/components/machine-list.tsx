@@ -47,7 +47,7 @@ export function MachineList(props: MachineListProps) {
   if (total === 0) {
     return (
       <p class="empty" data-testid="empty">
-        {machines.size === 0 ? t('list.emptyBoard') : t('list.empty')}
+        {machines.size === 0 ? t('list.emptyBoard', { button: t('add.button') }) : t('list.empty')}
       </p>
     );
   }

@@ -6,6 +6,8 @@ import { usePolled } from '../hooks.js';
 export interface ClusterBoard {
   id: string;
   alive: boolean;
+  /** The board that answered: the one serving this page (the answer's `self`). */
+  self: boolean;
 }
 
 const REFRESH_MS = 5000;
@@ -19,14 +21,19 @@ export function useClusterFeed(api: Api): readonly ClusterBoard[] {
   return usePolled<readonly ClusterBoard[]>(load, NO_BOARDS, REFRESH_MS);
 }
 
-/** The boards of a GET /api/cluster answer; what does not check is left out. */
+/**
+ * The boards of a GET /api/cluster answer; what does not check is left out. `self` names the
+ * board that answered (a board without it marks none).
+ */
 export function parseCluster(body: unknown): ClusterBoard[] {
-  const list = (body as { boards?: unknown } | null)?.boards;
+  const answer = body as { self?: unknown; boards?: unknown } | null;
+  const list = answer?.boards;
   if (!Array.isArray(list)) return [];
+  const self = typeof answer?.self === 'string' ? answer.self : null;
   return list.flatMap((b: unknown) => {
     const x = b as { id?: unknown; alive?: unknown } | null;
     return typeof x?.id === 'string' && typeof x.alive === 'boolean'
-      ? [{ id: x.id, alive: x.alive }]
+      ? [{ id: x.id, alive: x.alive, self: x.id === self }]
       : [];
   });
 }

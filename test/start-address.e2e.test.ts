@@ -1,0 +1,70 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeBoardConfig } from './helpers/fleet.js';
+import { startProgram, startShell } from './helpers/processes.js';
+import { tempDir } from './helpers/tmp.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TOKEN = 'start-address-board-token-3f9a1c7e'; // secret-scan: token
+
+/**
+ * `npm start -- --config DIR` (and `panoptes-board --config DIR`) print the page's address on
+ * stdout once listening: a plain link to open, with `?token=` only when stdout is a terminal.
+ */
+describe('the address a board with --config prints', () => {
+  const dir = tempDir('panoptes-start-address-');
+  const config = writeBoardConfig(dir, 'board', { board_token: TOKEN, machines: [] });
+  afterAll(() => dir.cleanup());
+
+  for (const program of ['start', 'board'] as const) {
+    it(`${program}: into a pipe, the address without the token, and where the token is`, async () => {
+      const board = await startProgram(program, ['--config', config]);
+      try {
+        const port = new URL(board.url).port;
+        const address = `http://127.0.0.1:${port}/`;
+        await expect
+          .poll(() => board.output.filter((l) => l.includes(`${address} `)))
+          .toEqual([
+            `Panoptes board: ${address} (sign in with the board token: board_token in ${config}/board.yaml)`,
+          ]);
+        expect(board.output.filter((l) => l.includes(TOKEN))).toEqual([]);
+        expect(board.output.filter((l) => l.includes('token='))).toEqual([]);
+      } finally {
+        expect((await board.stop()).code).toBe(0);
+      }
+    });
+  }
+
+  it('into a pipe, a token from PANOPTES_BOARD_TOKEN is named as that variable', async () => {
+    const fromEnv = `${TOKEN}-env`;
+    const board = await startProgram('start', ['--config', config], {
+      env: { PANOPTES_BOARD_TOKEN: fromEnv },
+    });
+    try {
+      await expect
+        .poll(() => board.output.find((l) => l.startsWith('Panoptes board: ')))
+        .toMatch(/\/ \(sign in with the board token: PANOPTES_BOARD_TOKEN\)$/);
+      expect(board.output.filter((l) => l.includes(fromEnv))).toEqual([]);
+    } finally {
+      await board.stop();
+    }
+  });
+
+  it('on a terminal (script(1) gives it one), a link that signs in', async () => {
+    const command = `${process.execPath} dist/start/main.js --config ${config} --host 127.0.0.1 --port 0`;
+    const board = await startShell(`exec script -qec '${command}' /dev/null`, {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir.path },
+    });
+    try {
+      const port = new URL(board.url).port;
+      await expect
+        .poll(() => board.output.map((l) => l.trimEnd()).filter((l) => l.includes('token=')))
+        .toEqual([`Panoptes board: http://127.0.0.1:${port}/?token=${TOKEN}`]);
+      const page = await fetch(`http://127.0.0.1:${port}/?token=${TOKEN}`);
+      expect(page.status).toBe(200);
+    } finally {
+      await board.stop();
+    }
+  });
+});
