@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock.js';
 import { inSlices } from '../../shared/slices.js';
-import { type Machine, recordBytes } from './machine.js';
+import { type Machine, recordBytes } from '../domain/machine.js';
 import { ViewBuffers } from './view-buffers.js';
 
 /**
