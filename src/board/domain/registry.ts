@@ -1,18 +1,12 @@
 import type { Clock } from '../../shared/clock.js';
 import type { MachineConfig } from '../config/config.js';
 import { keptSessions } from '../view/kept-parts.js';
+import { keepOverview } from '../view/machine-record.js';
 import { keepMetrics } from '../view/metric-numbers.js';
 import { ViewCache, type ViewLease } from '../view/view-cache.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
-import {
-  keepOverview,
-  type Machine,
-  NO_SESSIONS,
-  newMachine,
-  type Observation,
-  type Origin,
-} from './machine.js';
+import { type Machine, NO_SESSIONS, newMachine, type Observation, type Origin } from './machine.js';
 import { emptyMetrics, prepareOverview, type SessionMark } from './metrics.js';
 
 export { VIEW_COALESCE_MS } from '../view/view-cache.js';
