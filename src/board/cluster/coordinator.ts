@@ -1,9 +1,9 @@
 import type { ChangeSet } from '../domain/change-set.js';
-import { recordBytes } from '../domain/machine.js';
 import { emptyMetrics, type MachineMetrics, type SessionMark } from '../domain/metrics.js';
 import type { Registry } from '../domain/registry.js';
 import type { NotifyEvent } from '../notify/event.js';
 import type { ClaimsTable, RecordsTable, RecordToPublish } from '../store/state.js';
+import { recordBytes } from '../view/machine-record.js';
 import type { Membership } from './membership.js';
 import { ownerOf } from './owners.js';
 import { observeRemote } from './remote-record.js';

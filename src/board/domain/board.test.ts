@@ -3,8 +3,8 @@ import { testBoard } from '../../../test/helpers/board-kit.js';
 import { parseJsonBody } from '../../shared/http/validation-hook.js';
 import { keyProof } from '../../shared/wire/key-proof.js';
 import type { Report } from '../../shared/wire/report.js';
+import { overviewOf } from '../view/machine-record.js';
 import { QUEUE_EXPIRY_MS } from './action-queue.js';
-import { overviewOf } from './machine.js';
 
 /** The overview the board keeps for `name`, as its JSON text. */
 function keptOverview(name: string, t: ReturnType<typeof testBoard>): string | undefined {

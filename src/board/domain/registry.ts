@@ -1,21 +1,15 @@
 import type { Clock } from '../../shared/clock.js';
 import type { MachineConfig } from '../config/config.js';
+import { keptSessions } from '../view/kept-parts.js';
+import { keepOverview } from '../view/machine-record.js';
+import { keepMetrics } from '../view/metric-numbers.js';
+import { ViewCache, type ViewLease } from '../view/view-cache.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
-import { keptSessions } from './kept-parts.js';
-import {
-  keepOverview,
-  type Machine,
-  NO_SESSIONS,
-  newMachine,
-  type Observation,
-  type Origin,
-} from './machine.js';
-import { keepMetrics } from './metric-numbers.js';
+import { type Machine, NO_SESSIONS, newMachine, type Observation, type Origin } from './machine.js';
 import { emptyMetrics, prepareOverview, type SessionMark } from './metrics.js';
-import { ViewCache, type ViewLease } from './view-cache.js';
 
-export { VIEW_COALESCE_MS } from './view-cache.js';
+export { VIEW_COALESCE_MS } from '../view/view-cache.js';
 
 /** Who an announced machine is, as the identity snapshot keeps it (never the overview). */
 export interface Identity {
@@ -65,6 +59,7 @@ export class Registry {
     /** Where state changes, bells and changed names are gathered for the next change set. */
     readonly changes: ChangeCollector = new ChangeCollector(),
   ) {
+    // view/ owns the view's bytes and the machines' kept memory; the registry says what changed.
     this.viewCache = new ViewCache(clock);
     for (const c of configured) {
       this.add({
@@ -138,7 +133,7 @@ export class Registry {
         machine.location = observation.location;
         this.identityVersion += 1;
       }
-      // Kept first: the bells then hold the strings the machine already kept (kept-parts.ts).
+      // Kept first: the bells then hold the strings the machine already kept (view/kept-parts.ts).
       const sessions =
         prepared.sessions.length === 0
           ? NO_SESSIONS

@@ -3,9 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { presentedToken } from '../../shared/http/tokens.js';
 import type { EventHub } from '../domain/events.js';
-import { type Machine, recordBytes } from '../domain/machine.js';
+import type { Machine } from '../domain/machine.js';
 import type { Registry } from '../domain/registry.js';
 import { Detail } from '../schemas.js';
+import { recordBytes } from '../view/machine-record.js';
 import type { TokenChanges, TokenRule } from './auth.js';
 import { LiveClient } from './live-client.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Machine, newMachine } from '../domain/machine.js';
-import { keepMetrics } from '../domain/metric-numbers.js';
 import { emptyMetrics } from '../domain/metrics.js';
+import { keepMetrics } from '../view/metric-numbers.js';
 import type { NotifyConfigFile } from './config.js';
 import { asIs } from './markup.js';
 import { renderMessage } from './render.js';

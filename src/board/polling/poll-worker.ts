@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { ownBytes } from '../domain/machine.js';
 import { prepareOverview } from '../domain/metrics.js';
+import { ownBytes } from '../view/machine-record.js';
 import { createAgentClient } from './agent-client.js';
 import type { PollAnswer, PollerOptions, PollRequest } from './poller-protocol.js';
 

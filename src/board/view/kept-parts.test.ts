@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { metricsOf, type SessionMark } from '../domain/metrics.js';
 import { keptSessions } from './kept-parts.js';
-import { metricsOf, type SessionMark } from './metrics.js';
 
 const bell = (text: string): SessionMark => ({ session: 's1', why: 'attention', text, at: 't1' });
 

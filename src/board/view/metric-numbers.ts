@@ -1,4 +1,4 @@
-import type { DiskUse, GpuUse, MachineMetrics } from './metrics.js';
+import type { DiskUse, GpuUse, MachineMetrics } from '../domain/metrics.js';
 
 /** The numbers' places in a machine's array (issue 26, decision 3). */
 const CPU = 0;

@@ -4,7 +4,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
 import { ManualClock } from '../../shared/clock.js';
 import type { Report } from '../../shared/wire/report.js';
-import { keepOverview, type Machine, newMachine } from './machine.js';
+import { type Machine, newMachine } from '../domain/machine.js';
+import { keepOverview } from './machine-record.js';
 import { ViewCache } from './view-cache.js';
 
 const report = (mark: number) =>

@@ -1,4 +1,4 @@
-import type { SessionMark } from './metrics.js';
+import type { SessionMark } from '../domain/metrics.js';
 
 /**
  * What a machine keeps of a new overview, with the parts equal by value to what it kept from the

@@ -1,6 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import { inSlices } from '../../shared/slices.js';
-import { type Machine, recordBytes } from './machine.js';
+import type { Machine } from '../domain/machine.js';
+import { recordBytes } from './machine-record.js';
 import { ViewBuffers } from './view-buffers.js';
 
 /**
@@ -196,7 +197,7 @@ export class ViewCache {
     this.dirty = false;
     const view = this.writer(machines.size);
     // Each record is copied in the slice that makes it: its bytes are written over by the
-    // machine's next change (machine.ts), which may come between two slices.
+    // machine's next change (machine-record.ts), which may come between two slices.
     await inSlices(this.names(machines), (name) => {
       const m = machines.get(name);
       if (m !== undefined) view.record(m);

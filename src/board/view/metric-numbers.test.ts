@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { newMachine } from './machine.js';
+import { newMachine } from '../domain/machine.js';
+import { emptyMetrics, type MachineMetrics, metricsOf } from '../domain/metrics.js';
 import { keepMetrics, MetricNumbers } from './metric-numbers.js';
-import { emptyMetrics, type MachineMetrics, metricsOf } from './metrics.js';
 
 const withDisks = (disks: { path: string; used: number }[]): MachineMetrics =>
   metricsOf({ disks: disks.map((d) => ({ path: d.path, total: 100, used: d.used })) }, null);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keepOverview, type Machine, newMachine, overviewOf, recordBytes } from './machine.js';
+import { type Machine, newMachine } from '../domain/machine.js';
+import { keepOverview, overviewOf, recordBytes } from './machine-record.js';
 
 function machine(): Machine {
   const m = newMachine({
