@@ -2,7 +2,7 @@ import { isAscii } from 'node:buffer';
 
 /**
  * Top-level members cut out of a JSON object's own bytes, without parsing it again or
- * serialising it again (issue 26: the report path wrote every overview anew, ~6 µs a report).
+ * serialising it again (the report path wrote every overview anew, ~6 µs a report).
  *
  * `cutMembers(text, drop)` is exactly `JSON.stringify(rest)` where `rest` is `JSON.parse(text)`
  * without the members named in `drop`, as UTF-8 bytes in a buffer of their own — or null when

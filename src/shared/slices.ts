@@ -5,7 +5,7 @@ export const SLICE_MS = 4;
 /**
  * The slice for work nobody waits for (the history recorder's copy of a sweep): a report that
  * arrives during a slice waits for its end, and at 1,500 reports a second the 4-ms slices of
- * each 5-s sweep's copy of 15,000 machines were a part of the TLS row's p99 (issue 26).
+ * each 5-s sweep's copy of 15,000 machines were a part of the TLS p99.
  */
 export const BACKGROUND_SLICE_MS = 1;
 

@@ -7,7 +7,7 @@ export interface EmbeddedTokens {
   board_token: string;
   agent_token: string;
   board_key: string;
-  /** Carried by the command "Add a machine" makes (round 3; added to an older file). */
+  /** Carried by the command "Add a machine" makes (added to a file written without it). */
   registration_token: string;
 }
 

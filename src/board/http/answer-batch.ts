@@ -9,7 +9,7 @@ export const BATCH_MAX = 16;
  * Answers written together, once the event loop has taken every request that came in this
  * turn (setImmediate: after the poll phase), rather than each as soon as it is ready.
  *
- * Why (issue 26, the reports/s row): an agent waits for its answer, so writing one wakes the
+ * Why: an agent waits for its answer, so writing one wakes the
  * waiting client, and on the same host the kernel does that in the writer's time. Written
  * between requests, each answer paid for a wake-up (the answer's `writev` was a third of the
  * board's time per report under wrk); written back to back, the client is still awake for

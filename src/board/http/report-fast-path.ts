@@ -29,7 +29,7 @@ interface Sender {
 }
 
 /**
- * POST /api/report beside Fastify's pipeline (issue 26, decision 2): the route it stands in
+ * POST /api/report beside Fastify's pipeline: the route it stands in
  * for costs Fastify's routing, hooks, content-type parser and reply per report, half of the
  * board's CPU for one. Only a report the route would take is handled here: exactly
  * `POST /api/report`, a JSON Content-Type, a Content-Length within the route's limit, no

@@ -14,7 +14,7 @@ const ANSWERS_PER_TURN = 64;
  * URL), so its kept-alive connection is found again. A poller that dies is started again; the
  * polls it had under way fail with a clear error and the next sweep polls those machines again.
  * A board with nothing to poll (announced machines only) starts its pollers at their first poll
- * (`lazy`), and so never starts one and saves its V8 heap (issue 26); a board with machines to
+ * (`lazy`), and so never starts one and saves its V8 heap; a board with machines to
  * poll starts them at once, so that their start (~0.2 s of loading) is not in the first sweep.
  */
 export class ThreadedClient implements AgentClient {

@@ -2,7 +2,7 @@ import type { SessionMark } from '../domain/metrics.js';
 
 /**
  * What a machine keeps of a new overview, with the parts equal by value to what it kept from the
- * one before taken from that one (issue 26). Each report of an announced machine replaces what
+ * one before taken from that one. Each report of an announced machine replaces what
  * the board keeps of it; what it keeps lives until the machine's next report, seconds later, so
  * each new copy outlives the young generation and is promoted: at 1,500 reports a second that
  * was ~1.3 KB and 25 objects a report on the heap (heap snapshots), and the copying and

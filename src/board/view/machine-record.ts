@@ -21,7 +21,7 @@ const HEAD_ROOM = 320;
 /**
  * Keeps `json` as the machine's overview: written in place into the machine's slot when it
  * fits, so that a report or a poll costs no new buffer (a flood of 15,000 reports a second
- * left ~20 MB/s of old buffers for the next full collection, issue 26); a new slot, with some
+ * left ~20 MB/s of old buffers for the next full collection); a new slot, with some
  * room to grow, when it does not. The record in the slot is stale from now on.
  */
 export function keepOverview(m: Machine, json: string | Uint8Array): void {

@@ -1,6 +1,6 @@
 import type { DiskUse, GpuUse, MachineMetrics } from '../domain/metrics.js';
 
-/** The numbers' places in a machine's array (issue 26, decision 3). */
+/** The numbers' places in a machine's array. */
 const CPU = 0;
 const MEM = 1;
 const MEM_USED = 2;
@@ -16,7 +16,7 @@ const NO_GPUS: readonly GpuUse[] = Object.freeze([]);
 
 /**
  * A machine's metrics, kept in one place for the machine's life and written over by each poll
- * or report (issue 26, decision 3). A new metrics object per report, with a number object for
+ * or report. A new metrics object per report, with a number object for
  * each of its fractions, lived until the machine's next report, seconds later: each outlived
  * the young generation and was copied and promoted, ~190 of the ~550 bytes a report left on the
  * heap (heap snapshots), and the scavenges that copy them set the TLS row's p99. Here the

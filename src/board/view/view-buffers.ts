@@ -29,11 +29,9 @@ function capacity(memory: ArrayBuffer): number {
 /**
  * Memory for a view of `length` bytes. A large view's is a resizable ArrayBuffer: V8 reserves
  * it with a mapping of its own, only the pages written count in the RSS, and resizing it to
- * nothing gives its pages back to the system at once, with no garbage collection (issue 26,
- * round 3's fourteenth pass). Before, a spare given up left the RSS only at the next
- * mark-compact, which under a flood of new connections came tens of seconds later; and a
- * plain buffer of that size came from glibc's malloc, which keeps freed memory once its mmap
- * threshold has risen (twelfth pass). Twice the room is reserved (address space, not memory),
+ * nothing gives its pages back to the system at once, with no garbage collection; a plain buffer
+ * of that size came from malloc, which keeps freed memory. Twice the room is reserved (address
+ * space, not memory),
  * so that a spare serves a larger view in place.
  */
 function newMemory(length: number): ArrayBuffer {
@@ -43,7 +41,7 @@ function newMemory(length: number): ArrayBuffer {
 }
 
 /**
- * The memory the board view's bytes are built in, used again (issue 26). The view of 10,000
+ * The memory the board view's bytes are built in, used again. The view of 10,000
  * machines is 13–27 MB and is rebuilt after every sweep and, under reports, up to four times a
  * second; a new buffer each time left the old ones to the garbage collector, which frees the
  * memory of a buffer only when it collects the object that holds it: 30–145 MB of old views
@@ -55,12 +53,12 @@ function newMemory(length: number): ArrayBuffer {
  * buffer from being used again: it is then left to the garbage collector, as before. So a
  * buffer is never written while a reader may still read it.
  *
- * The memory is bounded as well (round 3's eleventh pass): a background refresh waits a little
+ * The memory is bounded as well: a background refresh waits a little
  * (`whenFree`) for a spare rather than take new memory while `limit` buffers are held. Without
  * it, GETs under a report flood held ~4 views of 27 MB (the current one, older ones still being
  * written to slow sockets, the one being built, and spares dropped for the collector).
  *
- * And spares past the largest are given up once unused for `idleMs` (round 3's twelfth pass):
+ * And spares past the largest are given up once unused for `idleMs`:
  * one is enough while nothing reads the view slowly (each refresh builds in it and the old view
  * becomes the next). The second, needed only while GETs hold older views, had stayed after a
  * burst of GETs for good: 27 MB at 15,000 announced, for nothing.
@@ -188,7 +186,7 @@ export class ViewBuffers {
    * Nothing reads the view any more (ViewCache's idle time): every spare, the largest too, is
    * given up now, and so is each buffer whose last reader gives it back later, until the next
    * `take`. A view of 15,000 machines and its spare are 54 MB of RSS kept for a GET that may
-   * not come (issue 26).
+   * not come.
    */
   giveUp(): void {
     this.idle = true;

@@ -28,7 +28,7 @@ const REFRESH_SLACK_MS = 250;
 // A GET past the delay while the refresh is only scheduled (its timer late) rebuilds at once.
 /**
  * A view no one has asked for in this long is given up, with every buffer kept for the next
- * (issue 26): at 15,000 machines the view and its spare are 54 MB of RSS, held for a GET that
+ * at 15,000 machines the view and its spare are 54 MB of RSS, held for a GET that
  * may not come. The next GET rebuilds it at once (a copy of every machine's record, as after a
  * sweep), under the same ETag if no machine changed meanwhile.
  */
@@ -41,7 +41,7 @@ export const VIEW_IDLE_MS = 10_000;
  * reports never makes each GET copy the whole view again. While GETs keep coming, that
  * refresh is made in the background, in slices, when the coalescing delay ends (GETs meanwhile
  * get the bytes before it): a GET during a report flood then never waits for the records of
- * thousands of reports to be encoded and 27 MB copied (issue 26). A GET after a quiet spell,
+ * thousands of reports to be encoded and 27 MB copied. A GET after a quiet spell,
  * or after a forced change, rebuilds at once as before.
  */
 export class ViewCache {

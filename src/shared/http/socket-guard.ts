@@ -22,7 +22,7 @@ const CONNECT_REFUSED = JSON.stringify({ detail: 'Method Not Allowed' });
  * The sockets node:http keeps count of (every HTTP connection) are cut with
  * `closeAllConnections`; only those it does not are tracked here: switched or CONNECT sockets,
  * and, on a TLS server, every socket, since node:http sees one only once its handshake is done.
- * A plain HTTP connection gets no listener of ours (issue 26): a second 'close' listener on
+ * A plain HTTP connection gets no listener of ours: a second 'close' listener on
  * each socket made the garbage of short connections outlive the young generation (3,000 new
  * connections a second: the heap 2.3 MB larger after each scavenge, 1.2 without it;
  * measured with V8's --trace-gc).
