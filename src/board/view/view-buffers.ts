@@ -31,8 +31,7 @@ function capacity(memory: ArrayBuffer): number {
  * it with a mapping of its own, only the pages written count in the RSS, and resizing it to
  * nothing gives its pages back to the system at once, with no garbage collection; a plain buffer
  * of that size came from malloc, which keeps freed memory. Twice the room is reserved (address
- * space, not memory),
- * so that a spare serves a larger view in place.
+ * space, not memory), so that a spare serves a larger view in place.
  */
 function newMemory(length: number): ArrayBuffer {
   const room = roomFor(length);
