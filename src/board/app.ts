@@ -16,6 +16,7 @@ import { Board } from './domain/board.js';
 import { EventHub } from './domain/events.js';
 import { Journal } from './domain/journal.js';
 import { Registry } from './domain/registry.js';
+import { isStoreUnavailable } from './domain/store-unavailable.js';
 import { AgentFile } from './enroll/agent-file.js';
 import { enrollRoutes } from './enroll/enroll-routes.js';
 import { Enroller } from './enroll/enroller.js';
@@ -47,7 +48,6 @@ import { pollerHeapMb, pollerThreads, ThreadedClient } from './polling/threaded-
 import { IdentityStore } from './store/identity-store.js';
 import { openStore } from './store/open-store.js';
 import { SilenceStore } from './store/silence-store.js';
-import { isStoreUnavailable } from './store/store-health.js';
 
 /**
  * Of several boards, an event of the same kind for the same machine and channel claimed by

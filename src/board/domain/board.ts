@@ -8,7 +8,6 @@ import type { BoardSettings, MachineConfig } from '../config/config.js';
 import type { Enrollments } from '../enroll/enrollments.js';
 import type { AgentClient, AgentTarget } from '../polling/agent-client.js';
 import type { Who } from '../schemas.js';
-import { isStoreUnavailable } from '../store/store-health.js';
 import type { ActionQueue } from './action-queue.js';
 import type { ChangeSet } from './change-set.js';
 import type { Journal } from './journal.js';
@@ -17,6 +16,7 @@ import { MachineKeys } from './machine-keys.js';
 import { prepareOverview } from './metrics.js';
 import { clip, outcomeOf, summary, targetOf } from './outcome.js';
 import type { Registry } from './registry.js';
+import { isStoreUnavailable } from './store-unavailable.js';
 import { sweep } from './sweep.js';
 
 /** The members of a report that are not its overview (Board.report takes them out). */
