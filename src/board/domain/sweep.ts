@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock.js';
 import type { MachineConfig } from '../config/config.js';
-import type { AgentClient } from '../polling/agent-client.js';
+import type { AgentClient } from './agent-client.js';
 import { recordBytes } from './machine.js';
 import type { Registry } from './registry.js';
 
