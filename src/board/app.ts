@@ -245,7 +245,6 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   };
   // A board that dies with messages unsent: another takes its claims (Coordinator.pull).
   notifier.settled = (channel, events) => {
-    if (store.engine !== 'postgres') return;
     store.claims.settle(events.map((e) => claimKey(channel, e))).catch(() => undefined);
   };
   await notifier.restorePending();

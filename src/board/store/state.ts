@@ -151,7 +151,10 @@ export interface ClaimsTable {
     at: number,
     windowMs: number,
   ): Promise<string[]>;
-  /** Notes that these claims' messages were delivered, or failed for good. */
+  /**
+   * Notes that these claims' messages were delivered, or failed for good (nothing to note where
+   * one board has the store: none dies beside it to take them over).
+   */
   settle(keys: readonly string[]): Promise<void>;
   /**
    * Takes over the unsettled claims of boards that are dead (claimed since `since`), for
