@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedAgents } from '../bench/fleet/agents.js';
 import { overview, overviewJson } from '../bench/fleet/overview.js';
 import type { SimMachine } from '../bench/fleet/protocol.js';
-import { type AgentClient, createAgentClient } from '../dist/board/polling/agent-client.js';
+import { createAgentClient } from '../dist/board/polling/agent-client.js';
+import type { AgentClient } from '../src/board/domain/agent-client.js';
 
 /**
  * The bench's fleet simulator answers HTTP on raw sockets (it shares the board's cores, so it

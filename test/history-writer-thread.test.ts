@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openLibsqlHistory } from '../dist/board/store/sqlite/history-store.js';
+import type { WriteBatch } from '../src/board/history/history-store.js';
 import { rawSample } from '../src/board/history/tiers.js';
 import { storeContract } from '../src/board/store/history-contract.case.js';
-import type { WriteBatch } from '../src/board/store/history-store.js';
 import { tempDir } from './helpers/tmp.js';
 
 /**

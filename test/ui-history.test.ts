@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sample, WriteBatch } from '../src/board/store/history-store.js';
+import type { Sample, WriteBatch } from '../src/board/history/history-store.js';
 import { openLibsqlHistory } from '../src/board/store/sqlite/history-store.js';
 import { SECRETS } from './helpers/agent-fixtures.js';
 import {

@@ -12,10 +12,12 @@ import { Membership } from './cluster/membership.js';
 import type { BoardSettings } from './config/config.js';
 import { casChanged } from './config/settings-diff.js';
 import { ActionQueue } from './domain/action-queue.js';
+import type { AgentClient } from './domain/agent-client.js';
 import { Board } from './domain/board.js';
 import { EventHub } from './domain/events.js';
 import { Journal } from './domain/journal.js';
 import { Registry } from './domain/registry.js';
+import { isStoreUnavailable } from './domain/store-unavailable.js';
 import { AgentFile } from './enroll/agent-file.js';
 import { enrollRoutes } from './enroll/enroll-routes.js';
 import { Enroller } from './enroll/enroller.js';
@@ -41,13 +43,12 @@ import { registerStoreMetrics } from './metrics/store-metrics.js';
 import type { NotifyEvent } from './notify/event.js';
 import { Notifier, type NotifierDeps } from './notify/notifier.js';
 import { Silences } from './notify/silences.js';
-import { type AgentClient, createAgentClient } from './polling/agent-client.js';
+import { createAgentClient } from './polling/agent-client.js';
 import { SwitchableClient } from './polling/switchable-client.js';
 import { pollerHeapMb, pollerThreads, ThreadedClient } from './polling/threaded-client.js';
 import { IdentityStore } from './store/identity-store.js';
 import { openStore } from './store/open-store.js';
 import { SilenceStore } from './store/silence-store.js';
-import { isStoreUnavailable } from './store/store-health.js';
 
 /**
  * Of several boards, an event of the same kind for the same machine and channel claimed by
@@ -244,7 +245,6 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   };
   // A board that dies with messages unsent: another takes its claims (Coordinator.pull).
   notifier.settled = (channel, events) => {
-    if (store.engine !== 'postgres') return;
     store.claims.settle(events.map((e) => claimKey(channel, e))).catch(() => undefined);
   };
   await notifier.restorePending();

@@ -1,7 +1,7 @@
 import type { Logger } from '../shared/logger.js';
 import type { BoardApp } from './app.js';
 import { HEARTBEAT_MS } from './cluster/membership.js';
-import { isStoreUnavailable } from './store/store-health.js';
+import { isStoreUnavailable } from './domain/store-unavailable.js';
 
 /** The board's timers: the sweep loop (each sweep closes a change set), the upkeep tick and the heartbeat. */
 export interface Scheduler {

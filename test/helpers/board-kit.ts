@@ -1,16 +1,16 @@
 import { type BoardSettings, boardSettings } from '../../src/board/config/config.js';
 import { ActionQueue } from '../../src/board/domain/action-queue.js';
+import type {
+  AgentClient,
+  AgentTarget,
+  RelayOutcome,
+} from '../../src/board/domain/agent-client.js';
 import { Board } from '../../src/board/domain/board.js';
 import { EventHub } from '../../src/board/domain/events.js';
 import { Journal } from '../../src/board/domain/journal.js';
 import type { Observation } from '../../src/board/domain/machine.js';
 import { Registry } from '../../src/board/domain/registry.js';
 import { Enrollments } from '../../src/board/enroll/enrollments.js';
-import type {
-  AgentClient,
-  AgentTarget,
-  RelayOutcome,
-} from '../../src/board/polling/agent-client.js';
 import { MemoryStore } from '../../src/board/store/memory/state-store.js';
 import { ManualClock } from '../../src/shared/clock.js';
 

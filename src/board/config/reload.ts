@@ -1,9 +1,20 @@
 import { fieldName, logRestartFields, readForReload } from '../../shared/config/reload-read.js';
 import type { ReloadReason } from '../../shared/config/reload-trigger.js';
 import type { Logger } from '../../shared/logger.js';
-import type { Journal } from '../domain/journal.js';
 import type { BoardSettings } from './config.js';
 import { diffSettings, keepRestartFields } from './settings-diff.js';
+
+/** Where a reload's outcome is written: the board's journal, one entry per reload. */
+export interface ReloadJournal {
+  record(entry: {
+    who: 'board';
+    op: 'reload';
+    target: string;
+    outcome: 'done' | 'failed';
+    status: null;
+    detail: string;
+  }): Promise<unknown>;
+}
 
 export interface ReloadDeps {
   /** Reads the config file again; throws ConfigError when it cannot be used. */
@@ -11,7 +22,7 @@ export interface ReloadDeps {
   current(): BoardSettings;
   /** Makes the running board use `next` (BoardApp.applySettings). */
   apply(next: BoardSettings): { added: string[]; removed: string[] };
-  journal: Journal;
+  journal: ReloadJournal;
   log: Logger;
 }
 

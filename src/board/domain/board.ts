@@ -5,18 +5,17 @@ import type { ActionName } from '../../shared/wire/common.js';
 import { KeyProofCheck } from '../../shared/wire/key-proof.js';
 import type { Report } from '../../shared/wire/report.js';
 import type { BoardSettings, MachineConfig } from '../config/config.js';
-import type { Enrollments } from '../enroll/enrollments.js';
-import type { AgentClient, AgentTarget } from '../polling/agent-client.js';
 import type { Who } from '../schemas.js';
-import { isStoreUnavailable } from '../store/store-health.js';
 import type { ActionQueue } from './action-queue.js';
+import type { AgentClient, AgentTarget } from './agent-client.js';
 import type { ChangeSet } from './change-set.js';
 import type { Journal } from './journal.js';
 import { JournalPolicy } from './journal-policy.js';
-import { MachineKeys } from './machine-keys.js';
+import { type EnrolledKeys, MachineKeys } from './machine-keys.js';
 import { prepareOverview } from './metrics.js';
 import { clip, outcomeOf, summary, targetOf } from './outcome.js';
 import type { Registry } from './registry.js';
+import { isStoreUnavailable } from './store-unavailable.js';
 import { sweep } from './sweep.js';
 
 /** The members of a report that are not its overview (Board.report takes them out). */
@@ -73,7 +72,7 @@ export interface BoardDeps {
   /** A machine was forgotten here (of several boards: the others are told). */
   forgotten?: (name: string, revoked: boolean) => Promise<void>;
   /** Machines added from the board, with their keys (beside board.yaml's announced_keys). */
-  enrollments?: Enrollments;
+  enrollments?: EnrolledKeys;
 }
 
 export { AUTH_JOURNAL_PER_MINUTE } from './journal-policy.js';

@@ -1,10 +1,14 @@
 import { foldName } from './registry.js';
 
-/** The keys of machines added from the board, as the domain needs them (enroll/enrollments.ts). */
+/** The machines added from the board, as the domain needs them (enroll/enrollments.ts). */
 export interface EnrolledKeys {
   keyFor(name: string): string | undefined;
   /** The row of this name or of one that differs only in case; `key` null once revoked. */
   find(name: string): { name: string; key: string | null } | undefined;
+  /** Whether `name` (or a name that differs only in case) was revoked and not enrolled since. */
+  revoked(name: string): boolean;
+  /** Forgets the key of `name`; false if it held none. Durable before it resolves. */
+  revoke(name: string): Promise<boolean>;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.js';
-import type { AgentClient } from '../polling/agent-client.js';
+import type { AgentClient } from './agent-client.js';
 import { EventHub } from './events.js';
 import type { Observation } from './machine.js';
 import { Registry } from './registry.js';

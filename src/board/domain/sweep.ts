@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import type { MachineConfig } from '../config/config.js';
-import type { AgentClient } from '../polling/agent-client.js';
 import { recordBytes } from '../view/machine-record.js';
+import type { AgentClient } from './agent-client.js';
 import type { Registry } from './registry.js';
 
 export interface SweepOptions {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { METRICS, type RawSweep, type WriteBatch } from '../store/history-store.js';
 import { mergeBatches } from './batch-merge.js';
+import { METRICS, type RawSweep, type WriteBatch } from './history-store.js';
 import { rawSample } from './tiers.js';
 
 const M = METRICS.length;

@@ -1,4 +1,4 @@
-import { METRICS, type RawSweep, type WriteBatch } from '../store/history-store.js';
+import { METRICS, type RawSweep, type WriteBatch } from './history-store.js';
 
 /** What a merge dropped to stay within its bound of raw rows. */
 export interface Shed {

@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock.js';
 import type { ChangeSet } from '../domain/change-set.js';
-import type { HistoryStore, MetricName } from '../store/history-store.js';
+import type { HistoryStore, MetricName } from './history-store.js';
 import { plan, type RangeName, toSeries, type Window } from './query.js';
 import { HistoryRecorder } from './recorder.js';
 import type { HistorySettings } from './settings.js';

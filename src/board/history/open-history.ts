@@ -4,10 +4,25 @@ import type { ChangeSet } from '../domain/change-set.js';
 import type { EventHub } from '../domain/events.js';
 import type { Journal } from '../domain/journal.js';
 import type { Registry } from '../domain/registry.js';
-import type { BoardStore } from '../store/state.js';
-import type { StoreHealth } from '../store/store-health.js';
 import { History } from './history.js';
+import type { HistoryStore } from './history-store.js';
 import { HISTORY_DEFAULTS, type HistorySettings } from './settings.js';
+
+/** What history needs of the board's store: where it is (for logs), and its history engine. */
+export interface HistorySource {
+  readonly where: string;
+  openHistory(now: () => number): Promise<HistoryStore>;
+}
+
+/** Where history's writes are counted: the store's health, which logs an outage once. */
+export interface WriteHealth {
+  /** Notes a failed write. */
+  failed(what: string, error: unknown): void;
+  /** Notes a write that worked. */
+  succeeded(): void;
+  /** Resolves once the store has been proved again. */
+  whenBack(): Promise<void>;
+}
 
 /** The board's history, or why it has none. */
 export interface OpenedHistory {
@@ -25,14 +40,14 @@ export interface OpenedHistory {
  */
 export async function openHistory(deps: {
   settings: HistorySettings | null | undefined;
-  store: BoardStore;
+  store: HistorySource;
   clock: Clock;
   logger: Logger;
   registry: Registry;
   events: EventHub;
   journal: Journal;
   /** Where a failed write is counted (an outage is logged once, not each sweep). */
-  health: StoreHealth;
+  health: WriteHealth;
   /** The part of each change set this board records (of several boards: what it owns). */
   view?: (set: ChangeSet) => ChangeSet;
 }): Promise<OpenedHistory> {

@@ -5,7 +5,7 @@ import {
   TIER_STEP_S,
   TIERS,
   type TierName,
-} from '../store/history-store.js';
+} from './history-store.js';
 import type { HistorySettings } from './settings.js';
 
 /** The named windows of GET /api/machines/{name}/history, in seconds. */

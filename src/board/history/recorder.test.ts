@@ -3,9 +3,9 @@ import type { ChangeSet } from '../domain/change-set.js';
 import { type Machine, newMachine } from '../domain/machine.js';
 import { emptyMetrics } from '../domain/metrics.js';
 import { changeSet } from '../notify/test-kit.js';
-import type { HistoryStore, WriteBatch } from '../store/history-store.js';
 import { MemoryHistoryStore } from '../store/memory/history-store.js';
 import { keepMetrics } from '../view/metric-numbers.js';
+import type { HistoryStore, WriteBatch } from './history-store.js';
 import { HistoryRecorder } from './recorder.js';
 import { HISTORY_DEFAULTS } from './settings.js';
 

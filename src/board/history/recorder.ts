@@ -1,13 +1,8 @@
 import { BACKGROUND_SLICE_MS, inSlices } from '../../shared/slices.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { Machine } from '../domain/machine.js';
-import {
-  type HistoryStore,
-  METRICS,
-  type MetricName,
-  type WriteBatch,
-} from '../store/history-store.js';
 import { mergeBatches } from './batch-merge.js';
+import { type HistoryStore, METRICS, type MetricName, type WriteBatch } from './history-store.js';
 import type { HistorySettings } from './settings.js';
 import { Aggregator } from './tiers.js';
 

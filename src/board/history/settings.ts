@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import type { TierName } from '../store/history-store.js';
+import type { TierName } from './history-store.js';
 
 const Duration = Type.Union(
   [

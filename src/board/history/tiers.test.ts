@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { METRICS } from '../store/history-store.js';
+import { METRICS } from './history-store.js';
 import { plan, toSeries } from './query.js';
 import { HISTORY_DEFAULTS, historySettings } from './settings.js';
 import { Aggregator, mergeSamples, rawSample } from './tiers.js';

@@ -5,7 +5,7 @@ import {
   type Sample,
   TIER_STEP_S,
   type TierName,
-} from '../store/history-store.js';
+} from './history-store.js';
 
 /** The aggregate tiers, built in memory as sweeps arrive. */
 export const AGGREGATE_TIERS = ['m5', 'h1'] as const satisfies readonly TierName[];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StateEvent } from '../store/history-store.js';
+import type { StateEvent } from './history-store.js';
 import { UPTIME_WINDOWS, type UptimeWindow, upMsWithin } from './uptime.js';
 import { type ChangeSource, UptimeLedger } from './uptime-ledger.js';
 

@@ -1,4 +1,4 @@
-import type { StateEvent, UptimeTotals } from '../store/history-store.js';
+import type { StateEvent, UptimeTotals } from './history-store.js';
 import { UPTIME_WINDOWS, type UptimeWindow, upMsWithin } from './uptime.js';
 
 /** Where the ledger reads committed state changes when it needs more than it holds. */

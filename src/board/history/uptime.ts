@@ -1,4 +1,4 @@
-import type { StateEvent, UptimeTotals } from '../store/history-store.js';
+import type { StateEvent, UptimeTotals } from './history-store.js';
 
 /** The uptime windows GET /api/uptime answers, in ms. */
 export const UPTIME_WINDOWS = {

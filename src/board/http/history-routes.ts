@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Registry } from '../domain/registry.js';
 import type { History } from '../history/history.js';
+import { METRICS } from '../history/history-store.js';
 import { parseInstant, RANGES, type RangeName } from '../history/query.js';
 import { Detail, NameParams } from '../schemas.js';
-import { METRICS } from '../store/history-store.js';
 
 const Column = Type.Array(Type.Union([Type.Number(), Type.Null()]));
 const Metrics = Type.Object(Object.fromEntries(METRICS.map((k) => [k, Column])));

@@ -3,7 +3,7 @@ import type { Answer } from '../domain/board.js';
 import type { Journal } from '../domain/journal.js';
 import type { Registry } from '../domain/registry.js';
 import type { Who } from '../schemas.js';
-import type { SilenceRecord, SilenceStore } from '../store/silence-store.js';
+import type { SilenceKeeper, SilenceRecord } from './ports.js';
 
 export const SILENCE_MINUTES_MAX = 43_200;
 
@@ -22,7 +22,7 @@ export class Silences {
     private readonly clock: Clock,
     private readonly registry: Registry,
     private readonly journal: Journal,
-    private readonly store: SilenceStore,
+    private readonly store: SilenceKeeper,
   ) {}
 
   /** Brings back the silences saved before a restart (those still running, of machines known). */

@@ -1,34 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import { Agent, buildConnector, errors as undiciErrors } from 'undici';
 import { tooDeepAt } from '../../shared/json-depth.js';
-import type { Observation } from '../domain/machine.js';
+import type { AgentClient, AgentTarget } from '../domain/agent-client.js';
 import { relayAnswer } from './relay-answer.js';
-
-/** Where and how to reach one agent. */
-export interface AgentTarget {
-  url: string;
-  key: string | null;
-  /** PEM of the CA trusted for an https URL; null or absent: the system's CAs. */
-  ca?: string | null;
-}
-
-/** What came back from relaying an action. */
-export type RelayOutcome =
-  | { kind: 'answer'; status: number; body: unknown }
-  | { kind: 'unreachable'; error: string }
-  | { kind: 'timeout'; error: string };
-
-/** How the board talks to agents; the domain sees only this. */
-export interface AgentClient {
-  overview(target: AgentTarget, timeoutMs: number): Promise<Observation>;
-  relay(
-    target: AgentTarget,
-    what: string,
-    action: string,
-    timeoutMs: number,
-  ): Promise<RelayOutcome>;
-  close(): Promise<void>;
-}
 
 export const ANSWER_LIMIT_BYTES = 1024 * 1024;
 /** TLS sessions kept for resuming, by server name: the most machines a board holds. */

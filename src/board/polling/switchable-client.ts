@@ -1,4 +1,4 @@
-import type { AgentClient } from './agent-client.js';
+import type { AgentClient } from '../domain/agent-client.js';
 
 /**
  * An AgentClient whose implementation a reload can replace (new CAs need new connection pools).

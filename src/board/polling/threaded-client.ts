@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { AgentClient, AgentTarget, RelayOutcome } from '../domain/agent-client.js';
 import type { Observation } from '../domain/machine.js';
-import type { AgentClient, AgentTarget, RelayOutcome } from './agent-client.js';
 import type { PollAnswer, PollerOptions, PollRequest } from './poller-protocol.js';
 
 const WORKER_URL = new URL('./poll-worker.js', import.meta.url);

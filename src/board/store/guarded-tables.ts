@@ -1,4 +1,5 @@
 import type { QueuedAction } from '../domain/action-queue.js';
+import { isStoreUnavailable } from '../domain/store-unavailable.js';
 import type { JournalEntry } from '../schemas.js';
 import type {
   BoardRow,
@@ -7,7 +8,7 @@ import type {
   SilenceRecord,
   StoredIdentity,
 } from './state.js';
-import { isStoreUnavailable, type StoreHealth } from './store-health.js';
+import type { StoreHealth } from './store-health.js';
 
 /** Journal entries that wait for the store while it is away, at most. */
 export const JOURNAL_BUFFER_MAX = 10_000;

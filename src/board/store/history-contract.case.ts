@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { rawSample } from '../history/tiers.js';
-import { upMsWithin } from '../history/uptime.js';
 import {
   type HistoryStore,
   METRICS,
   type Sample,
   type StateEvent,
   type WriteBatch,
-} from './history-store.js';
+} from '../history/history-store.js';
+import { rawSample } from '../history/tiers.js';
+import { upMsWithin } from '../history/uptime.js';
 
 /**
  * The contract every HistoryStore passes (Hono's common.case pattern): each implementation's

@@ -1,12 +1,10 @@
-import type { SilenceRecord } from './state.js';
-
-export type { SilenceRecord } from './state.js';
+import type { SilenceKeeper, SilenceRecord } from '../notify/ports.js';
 
 /**
  * The silences as the store keeps them. Saves are serialised: each writes the list as it is
  * when its turn comes, so two saves close together never commit in the wrong order.
  */
-export class SilenceStore {
+export class SilenceStore implements SilenceKeeper {
   private chain: Promise<void> = Promise.resolve();
 
   constructor(

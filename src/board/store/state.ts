@@ -1,7 +1,10 @@
 import type { QueuedAction } from '../domain/action-queue.js';
+import type { HistoryStore } from '../history/history-store.js';
 import type { Pending } from '../notify/delivery-queue.js';
+import type { DeliveryTable, SilenceRecord } from '../notify/ports.js';
 import type { JournalEntry } from '../schemas.js';
-import type { HistoryStore } from './history-store.js';
+
+export type { SilenceRecord } from '../notify/ports.js';
 
 /**
  * The board's durable state behind small interfaces, one per concern. Two engines implement
@@ -21,14 +24,6 @@ export interface StoredIdentity {
   verified: boolean;
   /** ms since the epoch of the last accepted timed key proof (replays are refused), or null. */
   key_proof_at: number | null;
-}
-
-/** One machine's silence. */
-export interface SilenceRecord {
-  name: string;
-  /** ms since the epoch. */
-  until: number;
-  reason: string;
 }
 
 /**
@@ -91,14 +86,6 @@ export interface EnrollmentTable {
   put(record: EnrollmentRecord): Promise<void>;
   /** Every row, by name. */
   load(): Promise<EnrollmentRecord[]>;
-}
-
-/** Notification deliveries not made at the last stop, handed to the next start once. */
-export interface DeliveryTable {
-  /** Adds deliveries to be made by the next start. */
-  keep(pending: readonly Pending[]): Promise<void>;
-  /** The kept deliveries, removed from the store as they are read. */
-  take(): Promise<Pending[]>;
 }
 
 /** One board's heartbeat row (several boards may share a PostgreSQL store). */
@@ -164,7 +151,10 @@ export interface ClaimsTable {
     at: number,
     windowMs: number,
   ): Promise<string[]>;
-  /** Notes that these claims' messages were delivered, or failed for good. */
+  /**
+   * Notes that these claims' messages were delivered, or failed for good (nothing to note where
+   * one board has the store: none dies beside it to take them over).
+   */
   settle(keys: readonly string[]): Promise<void>;
   /**
    * Takes over the unsettled claims of boards that are dead (claimed since `since`), for

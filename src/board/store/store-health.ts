@@ -1,32 +1,12 @@
-import { HttpError } from '../../shared/http/errors.js';
 import type { Logger } from '../../shared/logger.js';
+import { isStoreUnavailable, StoreUnavailable } from '../domain/store-unavailable.js';
 import { postgresFailure } from './postgres/connection.js';
 
-/** Seconds a client is told to wait before it asks again while the store cannot write. */
-const RETRY_AFTER_S = 10;
 /**
  * How long writes must work before the store counts as back. A nearly full disk takes some
  * writes (a file's last page has room) and refuses others: without this, it logged each flap.
  */
 export const RECOVERED_AFTER_MS = 5000;
-
-/**
- * A write the store could not make: answered 503 (with Retry-After), never 500, and never
- * acknowledged. The detail says why in words (`no space left on device`), without a path.
- */
-export class StoreUnavailable extends HttpError {
-  constructor(why: string) {
-    super(503, `Cannot store this now (store unavailable: ${why}); try again later`, {
-      'retry-after': String(RETRY_AFTER_S),
-    });
-    this.name = 'StoreUnavailable';
-  }
-}
-
-/** Whether an error is a refused store write (already logged by the StoreHealth). */
-export function isStoreUnavailable(error: unknown): error is StoreUnavailable {
-  return error instanceof StoreUnavailable;
-}
 
 /** Why a write failed, in a few words a client may read (no path, no secret). */
 export function writeFailure(error: unknown): string {

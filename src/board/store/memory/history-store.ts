@@ -1,5 +1,3 @@
-import { mergeSamples } from '../../history/tiers.js';
-import { UPTIME_WINDOWS, upMsWithin } from '../../history/uptime.js';
 import {
   batchSamples,
   type HistoryStore,
@@ -8,7 +6,9 @@ import {
   type TierName,
   type UptimeTotals,
   type WriteBatch,
-} from '../history-store.js';
+} from '../../history/history-store.js';
+import { mergeSamples } from '../../history/tiers.js';
+import { UPTIME_WINDOWS, upMsWithin } from '../../history/uptime.js';
 
 interface Kept {
   firstSeen: number | null;

@@ -1,7 +1,7 @@
 import type { QueuedAction } from '../../domain/action-queue.js';
+import type { HistoryStore } from '../../history/history-store.js';
 import type { Pending } from '../../notify/delivery-queue.js';
 import type { JournalEntry } from '../../schemas.js';
-import type { HistoryStore } from '../history-store.js';
 import type {
   BoardRow,
   BoardStore,

@@ -1,6 +1,4 @@
 import type pg from 'pg';
-import { mergeSamples } from '../../history/tiers.js';
-import type { ChangeSource } from '../../history/uptime-ledger.js';
 import {
   METRICS,
   type MetricName,
@@ -9,7 +7,9 @@ import {
   type StateEvent,
   sweepValue,
   type TierName,
-} from '../history-store.js';
+} from '../../history/history-store.js';
+import { mergeSamples } from '../../history/tiers.js';
+import type { ChangeSource } from '../../history/uptime-ledger.js';
 
 /**
  * The statements of the PostgreSQL history store. Every write sends a whole tier of a batch as

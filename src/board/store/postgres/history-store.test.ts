@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PgServer, startPostgres } from '../../../../test/helpers/postgres.js';
+import type { StateEvent, WriteBatch } from '../../history/history-store.js';
 import { rawSample } from '../../history/tiers.js';
 import { upMsWithin } from '../../history/uptime.js';
 import { storeContract } from '../history-contract.case.js';
-import type { StateEvent, WriteBatch } from '../history-store.js';
 import { HISTORY_MIGRATIONS } from './history-schema.js';
 import { MACHINES_PER_BATCH, openPostgresHistory } from './history-store.js';
 

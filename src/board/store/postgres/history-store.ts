@@ -1,6 +1,4 @@
 import type pg from 'pg';
-import { UPTIME_WINDOWS } from '../../history/uptime.js';
-import { ledgerTotals, sortedByName, UptimeLedger } from '../../history/uptime-ledger.js';
 import type {
   HistoryStore,
   Sample,
@@ -8,8 +6,10 @@ import type {
   TierName,
   UptimeTotals,
   WriteBatch,
-} from '../history-store.js';
-import { TIERS } from '../history-store.js';
+} from '../../history/history-store.js';
+import { TIERS } from '../../history/history-store.js';
+import { UPTIME_WINDOWS } from '../../history/uptime.js';
+import { ledgerTotals, sortedByName, UptimeLedger } from '../../history/uptime-ledger.js';
 import { HISTORY_MIGRATIONS } from './history-schema.js';
 import * as SQL from './history-sql.js';
 import { migrate } from './migrate.js';

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import {
+  batchSamples,
+  emptyMetricRecord,
+  METRICS,
+  type WriteBatch,
+} from '../../history/history-store.js';
 import { rawSample } from '../../history/tiers.js';
-import { batchSamples, emptyMetricRecord, METRICS, type WriteBatch } from '../history-store.js';
 import { toWire, wireBatch } from './batch-wire.js';
 
 describe('a write batch on its way to the writer thread', () => {

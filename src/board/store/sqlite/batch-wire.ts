@@ -5,7 +5,7 @@ import {
   type Sample,
   TIERS,
   type WriteBatch,
-} from '../history-store.js';
+} from '../../history/history-store.js';
 import type { WriterBatch } from './history-writer.js';
 
 /** Numbers per sample on the wire: t, n, up, then each metric's avg, then each one's max. */

@@ -1,5 +1,10 @@
 import type Database from 'libsql';
-import { METRICS, type MetricName, type Sample, type TierName } from '../history-store.js';
+import {
+  METRICS,
+  type MetricName,
+  type Sample,
+  type TierName,
+} from '../../history/history-store.js';
 
 /**
  * The statements of the libsql history store: the writer's (one connection, one transaction per

@@ -1,12 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'libsql';
-import {
-  type ChangeSource,
-  ledgerTotals,
-  sortedByName,
-  UptimeLedger,
-} from '../../history/uptime-ledger.js';
 import type {
   HistoryStore,
   Sample,
@@ -14,8 +8,14 @@ import type {
   TierName,
   UptimeTotals,
   WriteBatch,
-} from '../history-store.js';
-import { batchSamples } from '../history-store.js';
+} from '../../history/history-store.js';
+import { batchSamples } from '../../history/history-store.js';
+import {
+  type ChangeSource,
+  ledgerTotals,
+  sortedByName,
+  UptimeLedger,
+} from '../../history/uptime-ledger.js';
 import { migrate } from './history-schema.js';
 import { BUCKETS_MAX, decodeSample, type Row, readerStatements } from './history-sql.js';
 import { type Committed, HistoryWriter } from './history-writer.js';

@@ -1,8 +1,8 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'libsql';
 import { SLICE_MS } from '../../../shared/slices.js';
-import type { TierName, WriteBatch } from '../history-store.js';
-import { TIERS } from '../history-store.js';
+import type { TierName, WriteBatch } from '../../history/history-store.js';
+import { TIERS } from '../../history/history-store.js';
 import { encodeSample, writerStatements } from './history-sql.js';
 
 /** Rows written between two yields to the event loop (≈ 5 ms of work on the 2-core machine). */

@@ -2,9 +2,9 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'libsql';
 import type { QueuedAction } from '../../domain/action-queue.js';
+import type { HistoryStore } from '../../history/history-store.js';
 import type { Pending } from '../../notify/delivery-queue.js';
 import type { JournalEntry } from '../../schemas.js';
-import type { HistoryStore } from '../history-store.js';
 import { IdentityDiff } from '../identity-diff.js';
 import {
   fromJournalRow,

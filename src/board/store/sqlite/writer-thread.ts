@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { WriteBatch } from '../history-store.js';
+import type { WriteBatch } from '../../history/history-store.js';
 import { toWire, type WireBatch } from './batch-wire.js';
 import type { Committed } from './history-writer.js';
 

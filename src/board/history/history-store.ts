@@ -1,6 +1,6 @@
 /**
- * The history store: what the board remembers, behind one small interface so that a PostgreSQL
- * store can follow the libsql one (history-contract.case.ts is the test every store must pass).
+ * The history store: what the board remembers, behind one small interface that history owns and
+ * the engines in store/ implement (store/history-contract.case.ts is the test each must pass).
  */
 
 /** The tiers, finest first: raw sweeps, then aggregates (avg and max) at coarser steps. */
