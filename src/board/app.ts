@@ -49,6 +49,7 @@ import { pollerHeapMb, pollerThreads, ThreadedClient } from './polling/threaded-
 import { IdentityStore } from './store/identity-store.js';
 import { openStore } from './store/open-store.js';
 import { SilenceStore } from './store/silence-store.js';
+import { machineMemory } from './view/machine-memory.js';
 
 /**
  * Of several boards, an event of the same kind for the same machine and channel claimed by
@@ -136,6 +137,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     events,
     settings.machines,
     settings.maxAnnounced,
+    machineMemory(clock),
     settings.maxAnnouncedBytes,
   );
   registry.boardId = settings.boardId;

@@ -12,6 +12,7 @@ import type { Observation } from '../../src/board/domain/machine.js';
 import { Registry } from '../../src/board/domain/registry.js';
 import { Enrollments } from '../../src/board/enroll/enrollments.js';
 import { MemoryStore } from '../../src/board/store/memory/state-store.js';
+import { machineMemory } from '../../src/board/view/machine-memory.js';
 import { ManualClock } from '../../src/shared/clock.js';
 
 /** A scripted AgentClient: answers by machine URL, records every call. */
@@ -61,6 +62,7 @@ export function testBoard(raw: Partial<Parameters<typeof boardSettings>[0]> = {}
     events,
     settings.machines,
     settings.maxAnnounced,
+    machineMemory(clock),
     settings.maxAnnouncedBytes,
   );
   const store = new MemoryStore();

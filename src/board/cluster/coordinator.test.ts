@@ -3,6 +3,7 @@ import { ManualClock } from '../../shared/clock.js';
 import { EventHub } from '../domain/events.js';
 import { Registry } from '../domain/registry.js';
 import { MemoryStore } from '../store/memory/state-store.js';
+import { machineMemory } from '../view/machine-memory.js';
 import { Coordinator } from './coordinator.js';
 import { Membership } from './membership.js';
 
@@ -19,7 +20,7 @@ async function pair() {
   const forgotten: { board: string; name: string; revoked: boolean }[] = [];
   const clock = new ManualClock(1_000_000);
   const make = (id: string) => {
-    const registry = new Registry(clock, new EventHub(), machines, 100);
+    const registry = new Registry(clock, new EventHub(), machines, 100, machineMemory(clock));
     registry.boardId = id;
     const membership = new Membership(
       store.boards,

@@ -1,15 +1,10 @@
 import type { Clock } from '../../shared/clock.js';
 import type { MachineConfig } from '../config/config.js';
-import { keptSessions } from '../view/kept-parts.js';
-import { keepOverview } from '../view/machine-record.js';
-import { keepMetrics } from '../view/metric-numbers.js';
-import { ViewCache, type ViewLease } from '../view/view-cache.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
 import { type Machine, NO_SESSIONS, newMachine, type Observation, type Origin } from './machine.js';
+import type { BoardView, MachineMemory, ViewLease } from './machine-memory.js';
 import { emptyMetrics, prepareOverview, type SessionMark } from './metrics.js';
-
-export { VIEW_COALESCE_MS } from '../view/view-cache.js';
 
 /** Who an announced machine is, as the identity snapshot keeps it (never the overview). */
 export interface Identity {
@@ -44,7 +39,7 @@ export class Registry {
   /** The length of all announced machines' overview JSON together. */
   private announcedBytes = 0;
   /** GET /api/board's bytes, rebuilt on the board's clock. */
-  private readonly viewCache: ViewCache;
+  private readonly viewCache: BoardView;
   /** Bumped whenever the set of announced identities changes (for the snapshot writer). */
   identityVersion = 0;
   /** This board's id (board_id), written into the records it observes. */
@@ -55,12 +50,13 @@ export class Registry {
     private readonly events: BoardEvents,
     configured: readonly MachineConfig[],
     private readonly maxAnnounced: number,
+    /** How the machines' data is kept and the view built (view/machineMemory). */
+    readonly memory: MachineMemory,
     private readonly maxAnnouncedBytes = Number.POSITIVE_INFINITY,
     /** Where state changes, bells and changed names are gathered for the next change set. */
     readonly changes: ChangeCollector = new ChangeCollector(),
   ) {
-    // view/ owns the view's bytes and the machines' kept memory; the registry says what changed.
-    this.viewCache = new ViewCache(clock);
+    this.viewCache = memory.view;
     for (const c of configured) {
       this.add({
         name: c.name,
@@ -121,8 +117,8 @@ export class Registry {
           observation.json ?? JSON.stringify(observation.overview ?? {}),
           observation.latencyMs ?? null,
         );
-      keepOverview(machine, prepared.json);
-      keepMetrics(machine, prepared.metrics);
+      this.memory.keepOverview(machine, prepared.json);
+      this.memory.keepMetrics(machine, prepared.metrics);
       if (machine.origin === 'announced') {
         this.announcedBytes += machine.overviewLength - held;
         machine.intervalMs = observation.intervalMs ?? null;
@@ -137,7 +133,7 @@ export class Registry {
       const sessions =
         prepared.sessions.length === 0
           ? NO_SESSIONS
-          : keptSessions(machine.sessions, prepared.sessions);
+          : this.memory.keptSessions(machine.sessions, prepared.sessions);
       this.noteBells(machine, sessions, previous === null, now);
       machine.sessions = sessions;
     } else {
@@ -145,7 +141,7 @@ export class Registry {
         return;
       machine.state = 'down';
       machine.error = observation.error;
-      if (machine.metrics !== null) keepMetrics(machine, emptyMetrics());
+      if (machine.metrics !== null) this.memory.keepMetrics(machine, emptyMetrics());
       if (machine.late) machine.late = false;
     }
     machine.observed = true;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.js';
+import { machineMemory } from '../view/machine-memory.js';
 import type { AgentClient } from './agent-client.js';
 import { EventHub } from './events.js';
 import type { Observation } from './machine.js';
@@ -48,7 +49,7 @@ describe('sweep', () => {
     const clock = new ManualClock();
     const names = ['dead1', 'dead2', 'dead3', 'good1', 'good2'];
     const machines = names.map((name) => ({ name, url: `http://${name}`, location: '', key: KEY }));
-    const registry = new Registry(clock, new EventHub(), machines, 0);
+    const registry = new Registry(clock, new EventHub(), machines, 0, machineMemory(clock));
     const dead = new Set(['dead1', 'dead2', 'dead3']);
     const { client, log, release, waiting } = scriptedClient(clock, dead);
     const silent = new Set<string>();
@@ -77,7 +78,7 @@ describe('sweep', () => {
   it('a machine that answers again leaves the silent lane', async () => {
     const clock = new ManualClock();
     const machines = [{ name: 'm1', url: 'http://m1', location: '', key: KEY }];
-    const registry = new Registry(clock, new EventHub(), machines, 0);
+    const registry = new Registry(clock, new EventHub(), machines, 0, machineMemory(clock));
     const dead = new Set(['m1']);
     const { client, release, waiting } = scriptedClient(clock, dead);
     const silent = new Set<string>();

@@ -1,6 +1,5 @@
 import type { Clock } from '../../shared/clock.js';
 import type { MachineConfig } from '../config/config.js';
-import { recordBytes } from '../view/machine-record.js';
 import type { AgentClient } from './agent-client.js';
 import type { Registry } from './registry.js';
 
@@ -46,7 +45,7 @@ export async function sweep(
     registry.observe(machine, observation.ok ? { ...observation, latencyMs: took } : observation);
     // Its record is encoded now, while the sweep spreads the polls over seconds, so the view
     // rebuilt at the end of the sweep is one copy, not 10,000 encodings in one turn.
-    recordBytes(machine);
+    registry.memory.recordBytes(machine);
   };
   const wide: MachineConfig[] = [];
   const narrow: MachineConfig[] = [];

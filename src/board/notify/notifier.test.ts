@@ -10,6 +10,7 @@ import { Registry } from '../domain/registry.js';
 import type { JournalEntry } from '../schemas.js';
 import { MemoryStore as MemoryState } from '../store/memory/state-store.js';
 import { SilenceStore } from '../store/silence-store.js';
+import { machineMemory } from '../view/machine-memory.js';
 import { recordBytes } from '../view/machine-record.js';
 import type { NotifyConfigFile } from './config.js';
 import type { SendResult } from './deliver.js';
@@ -47,7 +48,7 @@ function setup(
   const dataDir = mkdtempSync(join(tmpdir(), 'panoptes-notifier-'));
   dirs.push(dataDir);
   const clock = new ManualClock(T0);
-  const registry = new Registry(clock, new EventHub(), [], 100);
+  const registry = new Registry(clock, new EventHub(), [], 100, machineMemory(clock));
   const store = new MemoryStore();
   const state = new MemoryState();
   const journal = new Journal(clock, new EventHub(), store, []);
@@ -170,7 +171,7 @@ describe('notifier', () => {
     await first.silences.set('board', 'lab2', 1, '');
     // A new board over the same data directory, two minutes later.
     const clock = new ManualClock(T0 + 2 * 60_000);
-    const registry = new Registry(clock, new EventHub(), [], 100);
+    const registry = new Registry(clock, new EventHub(), [], 100, machineMemory(clock));
     registry.announce('lab1', 'http://lab1:8701');
     registry.announce('lab2', 'http://lab2:8701');
     const journal = new Journal(clock, new EventHub(), new MemoryStore(), []);

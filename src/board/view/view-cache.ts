@@ -1,6 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import { inSlices } from '../../shared/slices.js';
 import type { Machine } from '../domain/machine.js';
+import type { BoardView, ViewLease } from '../domain/machine-memory.js';
 import { recordBytes } from './machine-record.js';
 import { ViewBuffers } from './view-buffers.js';
 
@@ -9,11 +10,6 @@ import { ViewBuffers } from './view-buffers.js';
  * socket), so that their memory can hold a later view. A lease never released only keeps that
  * memory from being used again.
  */
-export interface ViewLease {
-  bytes: Buffer;
-  etag: string;
-  release: () => void;
-}
 
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');
@@ -44,7 +40,7 @@ export const VIEW_IDLE_MS = 10_000;
  * thousands of reports to be encoded and 27 MB copied. A GET after a quiet spell,
  * or after a forced change, rebuilds at once as before.
  */
-export class ViewCache {
+export class ViewCache implements BoardView {
   private sortedNames: string[] | null = null;
   private cached: { bytes: Buffer; etag: string } | null = null;
   /** The bytes are older than the machines. */

@@ -1,0 +1,39 @@
+import type { Machine } from './machine.js';
+import type { MachineMetrics, SessionMark } from './metrics.js';
+
+/** The board view's bytes lent to one reader: `release` once they have all been written. */
+export interface ViewLease {
+  bytes: Buffer;
+  etag: string;
+  release: () => void;
+}
+
+/** GET /api/board's bytes, rebuilt on the board's clock after changes (view/view-cache.ts). */
+export interface BoardView {
+  /** A change shows at the next rebuild; `force`: at the next get, whatever the time. */
+  invalidate(force?: boolean): void;
+  /** A machine came or went. */
+  namesChanged(): void;
+  sweepFinished(startedAt: number, durationMs: number, polled?: boolean): void;
+  get(machines: ReadonlyMap<string, Machine>): ViewLease;
+}
+
+/**
+ * How the machines' data is held in memory and written as bytes: the model says what a machine
+ * is and when it changed, view/ (machineMemory) how it is kept. Given to the registry.
+ */
+export interface MachineMemory {
+  /** Keeps `json` as the machine's overview. */
+  keepOverview(machine: Machine, json: string | Uint8Array): void;
+  /** Keeps `metrics` as the machine's numbers. */
+  keepMetrics(machine: Machine, metrics: MachineMetrics): void;
+  /** The sessions to keep: `next`, with the parts equal to `previous` taken from it. */
+  keptSessions(
+    previous: readonly SessionMark[],
+    next: readonly SessionMark[],
+  ): readonly SessionMark[];
+  /** The machine's record as the board view writes it (encoded once per change). */
+  recordBytes(machine: Machine): Buffer;
+  /** The board view of this registry. */
+  view: BoardView;
+}
