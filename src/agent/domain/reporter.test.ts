@@ -115,7 +115,7 @@ describe('Reporter', () => {
 
   it('runs a handed action once and sends its result until a report carrying it is accepted', async () => {
     const t = setup();
-    // A board as DESIGN.md has it: an action stays queued until a report carries its result.
+    // A board as docs/api.md has it: an action stays queued until a report carries its result.
     const queue = new Map([['q1', handed('q1')]]);
     let down = false;
     t.answerWith((report) => {

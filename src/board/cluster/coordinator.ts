@@ -113,7 +113,7 @@ export class Coordinator {
   /**
    * The live boards' ids, read once per run of synchronous code: a loop over 15,000 machines
    * (the stale check, a change set's view) asks `owns` of each, and reading the membership
-   * each time cost the stale check 20–40 ms at 15,000 announced machines (issue 26).
+   * each time cost the stale check 20–40 ms at 15,000 announced machines.
    */
   private live(): { ids: string[]; key: string } {
     if (this.liveNow === null) {

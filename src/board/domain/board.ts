@@ -279,7 +279,7 @@ export class Board {
       intervalMs: typeof intervalS === 'number' ? intervalS * 1000 : null,
       verified: key !== undefined,
     });
-    // The report path writes nothing to disk (specification, section 4, rule 6): the new
+    // A report executes nothing and stores nothing on disk: the new
     // identity is saved after the next sweep, and before any action is queued for it. The
     // journal entry of a new name is written behind the answer.
     if (found.created) this.background(this.notes.announced(who, name, location));

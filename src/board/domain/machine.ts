@@ -17,7 +17,7 @@ export interface Machine {
    * record's head, written right before `headRoom`, then its last overview as UTF-8 JSON from
    * `headRoom` on, then the record's closing brace; written in place while the new overview
    * fits. 10,000 overviews kept as parsed objects (or as strings) are garbage for the GC to trace
-   * and promote, and a new buffer per report (issue 26) is memory given back only at the next
+   * and promote, and a new buffer per report is memory given back only at the next
    * full collection.
    */
   slot: Buffer | null;

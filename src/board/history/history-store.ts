@@ -48,7 +48,7 @@ export interface StateEvent {
 }
 
 /**
- * One sweep's raw samples as columns (issue 26): a name, an up flag and METRICS.length numbers
+ * One sweep's raw samples as columns: a name, an up flag and METRICS.length numbers
  * (in METRICS order, NaN: null) per machine, all at `t` (n = 1, max = avg). A sweep of 15,000
  * machines is then three arrays, not 75,000 small objects that lived until the batch was
  * written, were promoted by the scavenges they outlived, and made those scavenges long.

@@ -49,7 +49,7 @@ export function plan(
   // A named range as long as a tier's retention (24 h and raw) is read from that tier although
   // its window, rounded down to the second and made a moment before `nowS`, starts a little
   // further back: without the slack it fell to the 5-minute tier, empty for a new board's first
-  // five minutes (issue 24).
+  // five minutes.
   const reaches = (t: TierName) => window.fromS >= nowS - retention[t] / 1000 - REACH_SLACK_S;
   let tier: TierName | null = null;
   for (const t of TIERS) if (TIER_STEP_S[t] <= wanted && reaches(t)) tier = t;

@@ -16,10 +16,10 @@ const M = METRICS.length;
  * One open bucket of one machine, as numbers in place: n (its samples), up (those up), then per
  * metric the sum of its values, the samples with a value, and the max (NaN: none). A sweep of 15,000
  * machines folds into these without a new object (records of 8 named numbers, read by key,
- * took 25–35 ms a sweep at 15,000 machines; issue 26). The rows of one bucket are one array
+ * took 25–35 ms a sweep at 15,000 machines). The rows of one bucket are one array
  * (`Bucket`), not an array each: at 15,000 machines, 30,000 small typed arrays (two tiers),
  * each with its buffer and its memory block, were 4.9 MB more of the board's heap and 90,000
- * more objects for each mark-compact to mark (round 3's nineteenth pass).
+ * more objects for each mark-compact to mark.
  */
 const N = 0;
 const UP = 1;

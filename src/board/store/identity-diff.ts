@@ -4,7 +4,7 @@ import type { StoredIdentity } from './state.js';
  * What a save of the identities must write: the ones that differ from what the store holds, and
  * the names that are gone. A sweep that changed nothing writes nothing; one new name, one row.
  * Identities are compared field by field (each save's are new objects, never changed after):
- * as JSON text, a save of 15,000 held the board's thread 20–37 ms (issue 26).
+ * as JSON text, a save of 15,000 held the board's thread 20–37 ms.
  */
 export class IdentityDiff {
   private saved = new Map<string, StoredIdentity>();

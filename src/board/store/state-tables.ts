@@ -19,7 +19,7 @@ function tables(serial: string, int: string): string {
   `;
 }
 
-/** Migration 2 (round 3, several boards): who wrote an entry, and the boards' heartbeats. */
+/** Migration 2 (several boards): who wrote an entry, and the boards' heartbeats. */
 function boards(int: string): string {
   return `
   ALTER TABLE journal ADD COLUMN board TEXT;
@@ -59,7 +59,7 @@ const CLAIMS = (int: string) =>
 const CLAIMED_EVENTS =
   'ALTER TABLE notify_claims ADD COLUMN event TEXT; ALTER TABLE notify_claims ADD COLUMN settled INTEGER NOT NULL DEFAULT 0;';
 
-/** Migration 7 (round 3): machines added from the board, with their keys (or revoked). */
+/** Migration 7: machines added from the board, with their keys (or revoked). */
 const ENROLLMENTS = (int: string) =>
   `CREATE TABLE enrollments (name TEXT PRIMARY KEY, key TEXT, enrolled_at ${int} NOT NULL,
     revoked_at ${int});`;

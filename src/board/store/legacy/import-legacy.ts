@@ -7,7 +7,7 @@ import { JournalEntry } from '../../schemas.js';
 import { pendingOf } from '../rows.js';
 import type { BoardStore, Imported, SilenceRecord, StoredIdentity } from '../state.js';
 
-/** The files a board before the store (round 2) kept in its data directory. */
+/** The files a board of 0.1.0 before the store kept in its data directory. */
 export const LEGACY_FILES = [
   'journal.jsonl',
   'queue.jsonl',

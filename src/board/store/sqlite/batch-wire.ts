@@ -97,7 +97,7 @@ export async function toWire(batch: WriteBatch): Promise<WireBatch> {
  * The batch's rows as the writer takes them (history-writer.ts), made from the columns one at
  * a time into the same object: each is valid until the next is asked for. The writer thread
  * then holds a sweep as its columns only, not as 15,000 objects that outlive a collection or
- * two while the batch is written (they filled its old generation: issue 26).
+ * two while the batch is written (they filled its old generation).
  */
 export function wireBatch(wire: WireBatch): WriterBatch {
   return { rows: wireRows(wire), events: wire.events, forget: wire.forget, cutoffs: wire.cutoffs };

@@ -8,7 +8,7 @@ import type { WriterAnswer, WriterRequest } from './writer-thread.js';
  * The history file's writer, on a thread of its own (writer-thread.ts). A sweep of 15,000
  * machines is 15,000 inserts and their folds; written on the board's thread, in slices, its
  * single statements and its COMMIT (when SQLite spills pages or checkpoints the WAL) still held
- * the event loop 30–300 ms at every sweep end (issue 26). Here it takes as long as it takes,
+ * the event loop 30–300 ms at every sweep end. Here it takes as long as it takes,
  * and SQLite's automatic checkpoint runs here too, after the COMMIT that crosses its threshold.
  */
 if (parentPort === null) throw new Error('history-writer-thread must run as a worker thread');

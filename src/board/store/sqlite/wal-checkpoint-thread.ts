@@ -5,7 +5,7 @@ import Database from 'libsql';
  * The history file's WAL checkpoints, on a thread of their own (wal-checkpointer.ts). A
  * checkpoint copies the WAL's pages into the database file and syncs it: done by the writing
  * connection at a commit (SQLite's automatic checkpoint), it held the board's event loop
- * 45–300 ms once per sweep or two at 15,000 machines (measured: issue 26).
+ * 45–300 ms once per sweep or two at 15,000 machines (measured).
  */
 const { path } = workerData as { path: string };
 const db = new Database(path, { timeout: 0 });

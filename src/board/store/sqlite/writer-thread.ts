@@ -71,7 +71,7 @@ export class WriterThread {
       workerData: { path: this.path },
       // The thread holds one batch at a time (a sweep: ~15,000 samples, as columns) and the
       // machine ids; its garbage is one small row at a time. With a young generation of 16 MB,
-      // a new space of 16.8 MB stayed committed between batches, used by nothing (issue 26).
+      // a new space of 16.8 MB stayed committed between batches, used by nothing.
       resourceLimits: { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 4 },
     });
     worker.on('message', (answer: WriterAnswer) => {
