@@ -3,9 +3,9 @@ import { fileURLToPath } from 'node:url';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { Overview } from '../src/shared/wire/overview.js';
 import { eventually, Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
-import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { tempDir } from './helpers/tmp.js';
 
 const BOARD_TOKEN = 'gpu-board-token-0a1b2c3d4e5f'; // secret-scan: token

@@ -2,13 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
+import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { keyProof, timedKeyProof } from '../src/shared/wire/key-proof.js';
 import { OPERATOR } from './helpers/agent-fixtures.js';
 import { type FaultyAgent, tcpAgent } from './helpers/faulty-agents.js';
 import { eventually, Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
 import { isErrorShape } from './helpers/fuzz.js';
 import { type Held, h2c, hold, wsHandshake } from './helpers/held-sockets.js';
-import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningProgram } from '../harness/processes.js';
 import { REGISTRATION } from './helpers/agent-fixtures.js';
 import {
   BOARD_TOKEN,
@@ -15,7 +16,6 @@ import {
   watchedPage,
 } from './helpers/browser.js';
 import { paste, pasteBin } from './helpers/pasted.js';
-import type { RunningProgram } from './helpers/processes.js';
 import { tempDir } from './helpers/tmp.js';
 
 useBrowserTestBounds();

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { type RunningProgram, startAgent, startProgram } from '../harness/processes.js';
 import { BOARD_KEY, OPERATOR, REGISTRATION, SECRETS } from './helpers/agent-fixtures.js';
 import {
   BOARD_TOKEN,
@@ -13,7 +14,6 @@ import {
   watchedPage,
 } from './helpers/browser.js';
 import { closedPort } from './helpers/fleet.js';
-import { type RunningProgram, startAgent, startProgram } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { token } from '../board-kit.js';
-import { type Program, ROOT, startProgram } from '../processes.js';
+import { type Program, ROOT, startScript } from '../processes.js';
 import { alternate } from '../wrk.js';
 import type { BenchContext } from './context.js';
 
@@ -33,7 +33,7 @@ export async function gpuScenario(ctx: BenchContext): Promise<void> {
         gpu_interval: INTERVAL_S,
       }),
     );
-    return startProgram(
+    return startScript(
       `agent ${name}`,
       join(ROOT, 'dist/agent/main.js'),
       ['--config', file, '--port', '0', '--host', '127.0.0.1'],

@@ -1,10 +1,13 @@
 /// <reference lib="dom" />
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { expect, vi } from 'vitest';
 import { stringify } from 'yaml';
+import { type RunningProgram, startAgent, startBoard } from '../../harness/processes.js';
 import { BOARD_KEY, OPERATOR, REGISTRATION } from './agent-fixtures.js';
+
+export { launchBrowser } from '../../harness/browser.js';
+
 import { closedPort } from './fleet.js';
-import { type RunningProgram, startAgent, startBoard } from './processes.js';
 import type { TempDir } from './tmp.js';
 
 /**
@@ -13,27 +16,6 @@ import type { TempDir } from './tmp.js';
  */
 export function useBrowserTestBounds(): void {
   vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000, expect: { poll: { timeout: 15_000 } } });
-}
-
-/** Debian's Chromium (CI installs it; `npx playwright install` cannot work here). */
-export const CHROMIUM = process.env.PANOPTES_CHROMIUM ?? '/usr/bin/chromium';
-
-/** Headless, and quiet: no background connections to hosts this machine cannot reach. */
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    timeout: 20_000,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
 }
 
 /** A page that records every console error, uncaught exception and CSP violation. */
