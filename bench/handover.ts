@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startPostgres } from '../harness/postgres.js';
 import { token, writeBoardConfig } from './board-kit.js';
-import { startPostgres } from './postgres-server.js';
 import { killEverything, type Program, startBoard } from './processes.js';
 import { median, quantile, sleep } from './stats.js';
 

@@ -1,8 +1,13 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import {
+  killEverything,
+  ROOT,
+  type RunningProgram,
+  startProcess,
+  trackChild,
+} from '../harness/processes.js';
 import {
   type AnnounceAnswer,
   type AnnounceRequest,
@@ -16,110 +21,31 @@ import {
   type TlsReportRequest,
 } from './fleet/protocol.js';
 
+export { killEverything, ROOT };
+
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-/** The repository root (dist/bench/ is two levels below it). */
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const LISTENING = /listening at (https?:\/\/[^\s"]+)/;
 const CLOCK_TICKS = 100;
 
 /** A program the bench started, in its own process group. */
-export interface Program {
-  name: string;
-  url: string;
-  pid: number;
-  child: ChildProcess;
-  output: string[];
-  stop(graceMs?: number): Promise<void>;
-}
-
-const running = new Set<ChildProcess>();
-
-/** Kills every process group the bench started (on exit, on a signal, on the watchdog). */
-export function killEverything(): void {
-  for (const child of running) {
-    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
-  running.clear();
-}
-process.on('exit', killEverything);
-
-function track(child: ChildProcess): void {
-  running.add(child);
-  child.on('exit', () => running.delete(child));
-}
-
-async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  try {
-    process.kill(-child.pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  const timer = setTimeout(() => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }, graceMs);
-  await exited;
-  clearTimeout(timer);
-}
+export type Program = RunningProgram;
 
 /**
  * Starts `node <script> …args` and waits for its "listening at URL" line. Output is kept
- * (the last 200 lines) for error messages.
+ * (the last 200 lines) for error messages; `stop()` gives it 10 s before SIGKILL.
  */
-export async function startProgram(
+export function startScript(
   name: string,
   script: string,
   args: string[],
   options: { nodeArgs?: string[]; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): Promise<Program> {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...args], {
-    cwd: ROOT,
+  return startProcess(name, process.execPath, [...(options.nodeArgs ?? []), script, ...args], {
     env: { ...process.env, ...options.env },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    timeoutMs: options.timeoutMs ?? 60_000,
+    keepLines: 200,
+    stopGraceMs: 10_000,
   });
-  track(child);
-  const pid = child.pid;
-  if (pid === undefined) throw new Error(`could not start ${name}`);
-  const output: string[] = [];
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(new Error(`${name} did not listen in time:\n${output.join('\n')}`));
-    }, options.timeoutMs ?? 60_000);
-    const onLine = (line: string) => {
-      if (line === '') return;
-      output.push(line);
-      if (output.length > 200) output.shift();
-      const match = LISTENING.exec(line);
-      if (match?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    // Whole lines: a chunk read from a pipe can end in the middle of one.
-    for (const input of [child.stdout, child.stderr]) {
-      if (input !== null) createInterface({ input, crlfDelay: Infinity }).on('line', onLine);
-    }
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(
-        new Error(`${name} exited (${code ?? signal}) before listening:\n${output.join('\n')}`),
-      );
-    });
-  });
-  return { name, url, pid, child, output, stop: (graceMs = 10_000) => stopChild(child, graceMs) };
 }
 
 /** The board as users start it: `node dist/board/main.js --config DIR --port 0`. */
@@ -128,7 +54,7 @@ export function startBoard(
   nodeArgs: string[] = [],
   script = `${ROOT}dist/board/main.js`,
 ): Promise<Program> {
-  return startProgram(
+  return startScript(
     'board',
     script,
     ['--config', configDir, '--port', '0', '--host', '127.0.0.1'],
@@ -138,7 +64,7 @@ export function startBoard(
 
 /** A bare node:http baseline server (see bare.ts), with `nodeArgs` to node. */
 export function startBare(args: string[], nodeArgs: string[] = []): Promise<Program> {
-  return startProgram('bare server', `${ROOT}dist/bench/bare.js`, args, { nodeArgs });
+  return startScript('bare server', `${ROOT}dist/bench/bare.js`, args, { nodeArgs });
 }
 
 /** The sweep baseline (see bare-sweep.ts): a bare client's cold and warm sweeps. */
@@ -167,7 +93,7 @@ export async function bareSweeps(
     ],
     { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  track(child);
+  trackChild(child);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString('utf8');
@@ -201,7 +127,7 @@ export class Fleet {
       detached: true,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    track(child);
+    trackChild(child);
     await new Promise<void>((resolve, reject) => {
       child.once('message', () => resolve());
       child.once('exit', (code) => reject(new Error(`fleet simulator exited (${code})`)));

@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { stringify } from 'yaml';
+import { launchBrowser } from '../harness/browser.js';
+import { ROOT, startBoard } from './processes.js';
 
 /**
  * `npm run bench:ui`: the board UI in Debian's Chromium against a real board holding 1,000 and
@@ -18,9 +18,7 @@ import { stringify } from 'yaml';
  * API, after a frame and a task, i.e. once the browser has painted.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DOC = join(ROOT, 'docs/performance.md');
-const CHROMIUM = process.env.PANOPTES_CHROMIUM ?? '/usr/bin/chromium';
 const BOARD_TOKEN = 'ui-bench-board-token-8c1d4e7f';
 const REGISTRATION = 'ui-bench-registration-3a9b2c5d';
 const SIZES = [1000, 10_000];
@@ -47,55 +45,8 @@ interface PageGlobals {
   };
 }
 
-interface Program {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
 function log(message: string): void {
   process.stderr.write(`bench:ui ${message}\n`);
-}
-
-/** Starts the built board on a free port and resolves once it listens. */
-async function startBoard(configDir: string): Promise<Program> {
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, 'dist/board/main.js'), '--config', configDir, '--port', '0', '--host', '127.0.0.1'],
-    { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the board did not start')), 30_000);
-    const onData = (chunk: Buffer) => {
-      const match = /listening at (http:\/\/[^\s"]+)/.exec(chunk.toString('utf8'));
-      if (match?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    void exited.then(() => reject(new Error('the board exited')));
-  });
-  return {
-    url,
-    child,
-    async stop() {
-      if (child.pid !== undefined) {
-        try {
-          process.kill(-child.pid, 'SIGTERM');
-        } catch {
-          // gone
-        }
-      }
-      const timer = setTimeout(() => {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      }, 5000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
 }
 
 /** A realistic announced machine: four services, two disks, a few sessions (~2 KB). */
@@ -438,20 +389,7 @@ function writeSection(section: string): void {
 }
 
 async function main(): Promise<void> {
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--enable-precise-memory-info',
-    ],
-  });
+  const browser = await launchBrowser(['--enable-precise-memory-info']);
   const version = `Chromium ${browser.version()}`;
   const results: SizeResult[] = [];
   try {

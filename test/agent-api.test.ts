@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startAgent } from '../harness/processes.js';
 import {
   agentYaml,
   BOARD_KEY,
@@ -9,7 +10,6 @@ import {
   OPERATOR,
   SECRETS,
 } from './helpers/agent-fixtures.js';
-import { type RunningProgram, startAgent } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startAgent } from '../harness/processes.js';
 import {
   agentYaml,
   BOARD_KEY,
@@ -10,7 +11,6 @@ import {
   OPERATOR,
   SECRETS,
 } from './helpers/agent-fixtures.js';
-import { type RunningProgram, startAgent } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
+import { type RunningProgram, startAgent } from '../harness/processes.js';
 import {
   agentYaml,
   BOARD_KEY,
@@ -11,7 +12,6 @@ import {
   OPERATOR,
   SECRETS,
 } from './helpers/agent-fixtures.js';
-import { type RunningProgram, startAgent } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startAgent } from '../harness/processes.js';
 import { eventually, Http } from './helpers/agent-fixtures.js';
 import { reloadRefusalsLogged, writeAgentConfig } from './helpers/fleet.js';
-import { type RunningProgram, startAgent } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startAgent } from '../harness/processes.js';
 import {
   agentYaml,
   eventually,
@@ -12,7 +13,6 @@ import {
   REGISTRATION,
   SECRETS,
 } from './helpers/agent-fixtures.js';
-import { type RunningProgram, startAgent } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, runToExit, startBoard } from '../harness/processes.js';
 import { Recorder, writeBoardConfig } from './helpers/fleet.js';
-import { type RunningProgram, runToExit, startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import {
   eventually,
   Recorder,
@@ -8,7 +9,6 @@ import {
   writeAgentConfig,
   writeBoardConfig,
 } from './helpers/fleet.js';
-import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { recordMessages, scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openBoard, watchedPage } from './helpers/browser.js';
+import { launchBrowser } from '../harness/browser.js';
+import { type PgServer, startPostgres } from '../harness/postgres.js';
+import { startBoard } from '../harness/processes.js';
+import { openBoard, watchedPage } from './helpers/browser.js';
 import { eventually, Recorder, writeBoardConfig } from './helpers/fleet.js';
-import { type PgServer, startPostgres } from './helpers/postgres.js';
-import { startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

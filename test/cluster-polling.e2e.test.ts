@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PgServer, startPostgres } from '../harness/postgres.js';
+import { type RunningProgram, startBoard } from '../harness/processes.js';
 import { overview } from './helpers/faulty-agents.js';
 import { eventually, Recorder, writeBoardConfig } from './helpers/fleet.js';
-import { type PgServer, startPostgres } from './helpers/postgres.js';
-import { type RunningProgram, startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { BOARD_KEY, OPERATOR, REGISTRATION } from './helpers/agent-fixtures.js';
 import { eventually, Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
-import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startProgram } from '../harness/processes.js';
 import { eventually, Recorder } from './helpers/fleet.js';
-import { startProgram } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -7,10 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { type RunningProgram, startBoard, startShell } from '../harness/processes.js';
 import { eventually } from './helpers/agent-fixtures.js';
 import { watchCmdlines } from './helpers/cmdline-watch.js';
 import { paste, pasteBin, pasteToEnd } from './helpers/pasted.js';
-import { type RunningProgram, startBoard, startShell } from './helpers/processes.js';
 import { tempDir } from './helpers/tmp.js';
 
 const TOKEN = 'enroll-safety-board-token-2e8f';

@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { type RunningProgram, startBoard, startProgram } from '../harness/processes.js';
 import { parseEnrollArgs } from '../src/agent/enroll/enroll-args.js';
 import { enrollCommand } from '../src/board/enroll/command.js';
 import { eventually, REGISTRATION } from './helpers/agent-fixtures.js';
 import { paste, pasteBin } from './helpers/pasted.js';
-import { type RunningProgram, startBoard, startProgram } from './helpers/processes.js';
 import { analyze, verifyUnit } from './helpers/systemd.js';
 import { tempDir } from './helpers/tmp.js';
 

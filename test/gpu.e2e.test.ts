@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { H100_LOAD, L40S_LOAD_AS_1, type StandInSmi, standInSmiEnv } from '../harness/gpu.js';
+import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { Overview } from '../src/shared/wire/overview.js';
 import { eventually, Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
-import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { tempDir } from './helpers/tmp.js';
 
 const BOARD_TOKEN = 'gpu-board-token-0a1b2c3d4e5f'; // secret-scan: token
@@ -13,28 +13,7 @@ const REGISTRATION = 'gpu-registration-6a7b8c9d0e'; // secret-scan: token
 const AGENT_TOKEN = 'gpu-agent-token-1c2d3e4f5a6b'; // secret-scan: token
 const KEY = 'gpu-board-key-7b8c9d0e1f2a'; // secret-scan: key
 
-const STAND_IN_DIR = fileURLToPath(new URL('./fixtures/gpu/', import.meta.url));
 const MIB = 1024 * 1024;
-
-/** The recorded captures the stand-in prints (test/fixtures/gpu/captures), as the agent reports them. */
-const H100 = {
-  index: 0,
-  name: 'NVIDIA H100 80GB HBM3',
-  util: 1,
-  mem_used: 19818 * MIB,
-  mem_total: 81559 * MIB,
-  temp_c: 59,
-  power_w: 631.95,
-};
-const L40S_AS_1 = {
-  index: 1,
-  name: 'NVIDIA L40S',
-  util: 0.09,
-  mem_used: 1235 * MIB,
-  mem_total: 46068 * MIB,
-  temp_c: 54,
-  power_w: 110.23,
-};
 
 interface Family {
   name: string;
@@ -51,9 +30,9 @@ describe('GPU hosts', () => {
   const agents: Record<string, RunningProgram> = {};
   let board: RunningProgram;
   const calls = { gpu1: `${dir.path}/gpu1.calls`, slow: `${dir.path}/slow.calls` };
-  const withStandIn = `${STAND_IN_DIR}:${process.env.PATH ?? ''}`;
 
-  const start = async (name: string, env: NodeJS.ProcessEnv, extra: Record<string, unknown>) => {
+  /** Starts an agent with the stand-in nvidia-smi behaving as `smi`, or with none (`null`). */
+  const start = async (name: string, smi: StandInSmi | null, extra: Record<string, unknown>) => {
     agents[name] = await startAgent(
       writeAgentConfig(dir, name, {
         name,
@@ -62,26 +41,18 @@ describe('GPU hosts', () => {
         data_dir: `${dir.path}/${name}-data`,
         ...extra,
       }),
-      { env: { PATH: withStandIn, ...env } },
+      // No stand-in: only the system's directories (this machine has no nvidia-smi or rocm-smi).
+      { env: smi === null ? { PATH: '/usr/bin:/bin' } : standInSmiEnv(smi) },
     );
   };
 
   beforeAll(async () => {
     await Promise.all([
-      start(
-        'gpu1',
-        { PANOPTES_FAKE_SMI_SAMPLE: 'two-gpus-composed', PANOPTES_FAKE_SMI_CALLS: calls.gpu1 },
-        { gpu_interval: 1 },
-      ),
-      start('broken', { PANOPTES_FAKE_SMI_FAIL: 'driver' }, { gpu_interval: 1 }),
-      start('garbled', { PANOPTES_FAKE_SMI_FAIL: 'garbage' }, { gpu_interval: 1 }),
-      // No stand-in: only the system's directories (this machine has no nvidia-smi or rocm-smi).
-      start('plain', { PATH: '/usr/bin:/bin' }, {}),
-      start(
-        'slow',
-        { PANOPTES_FAKE_SMI_SLEEP: '2', PANOPTES_FAKE_SMI_CALLS: calls.slow },
-        { gpu_interval: 3 },
-      ),
+      start('gpu1', { sample: 'two-gpus-composed', calls: calls.gpu1 }, { gpu_interval: 1 }),
+      start('broken', { fail: 'driver' }, { gpu_interval: 1 }),
+      start('garbled', { fail: 'garbage' }, { gpu_interval: 1 }),
+      start('plain', null, {}),
+      start('slow', { sleepS: 2, calls: calls.slow }, { gpu_interval: 3 }),
     ]);
     board = await startBoard(
       writeBoardConfig(dir, 'board', {
@@ -98,7 +69,7 @@ describe('GPU hosts', () => {
     // Announced, and its stand-in prints units although asked not to: the parser copes.
     await start(
       'gpu2',
-      { PANOPTES_FAKE_SMI_UNITS: '1' },
+      { units: true },
       { report: { board: board.url, token: REGISTRATION, interval: 0.5 } },
     );
   });
@@ -127,7 +98,7 @@ describe('GPU hosts', () => {
       const o = await overview('gpu1');
       return o.gpus === undefined ? undefined : o;
     }, 'gpus on gpu1');
-    expect(o.gpus).toEqual([H100, L40S_AS_1]);
+    expect(o.gpus).toEqual([H100_LOAD, L40S_LOAD_AS_1]);
     expect(o.gpus_error).toBeUndefined();
     // Every call was the agent's one query, in the form without header and units.
     const lines = readFileSync(calls.gpu1, 'utf8').trim().split('\n');
@@ -143,7 +114,7 @@ describe('GPU hosts', () => {
       const m = await boardMachine('gpu2');
       return m?.overview?.gpus === undefined ? undefined : m;
     }, 'gpus of gpu2 on the board');
-    expect(m.overview?.gpus).toEqual([H100]);
+    expect(m.overview?.gpus).toEqual([H100_LOAD]);
   });
 
   it('the board shows them in /api/board and /metrics, and history records the busiest GPU', async () => {
@@ -151,7 +122,7 @@ describe('GPU hosts', () => {
       const m = await boardMachine('gpu1');
       return m?.overview?.gpus === undefined ? undefined : m;
     }, 'gpus of gpu1 on the board');
-    expect(m.overview?.gpus).toEqual([H100, L40S_AS_1]);
+    expect(m.overview?.gpus).toEqual([H100_LOAD, L40S_LOAD_AS_1]);
 
     const families = await eventually(async () => {
       const r = await http.call(`${board.url}/metrics`, { token: BOARD_TOKEN });
@@ -240,7 +211,7 @@ describe('GPU hosts', () => {
       const o = await overview('slow');
       return o.gpus === undefined ? undefined : o;
     }, 'gpus on slow');
-    expect(o.gpus).toEqual([H100]);
+    expect(o.gpus).toEqual([H100_LOAD]);
     // Let a few intervals pass, then: starts at least an interval (3 s) apart, never overlapping.
     await eventually(
       async () => {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { startBoard } from '../harness/processes.js';
 import { CHUNK_ROWS } from '../src/board/store/sqlite/history-store.js';
 import { closedPort, eventually, writeBoardConfig } from './helpers/fleet.js';
-import { startBoard } from './helpers/processes.js';
 import { tempDir } from './helpers/tmp.js';
 
 const TOKEN = 'history-board-token-0123456789';

@@ -1,5 +1,6 @@
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import {
   closedPort,
   eventually,
@@ -7,7 +8,6 @@ import {
   writeAgentConfig,
   writeBoardConfig,
 } from './helpers/fleet.js';
-import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -2,10 +2,10 @@ import { createHmac } from 'node:crypto';
 import Database from 'libsql';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startBoard } from '../harness/processes.js';
 import { type Received, Receiver } from '../src/board/notify/channels/receivers.js';
 import { reportBody } from './helpers/browser.js';
 import { eventually, Recorder, writeBoardConfig } from './helpers/fleet.js';
-import { type RunningProgram, startBoard } from './helpers/processes.js';
 import { notifySecrets, scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

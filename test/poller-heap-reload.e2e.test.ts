@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startBoard } from '../harness/processes.js';
 import { eventually, writeBoardConfig } from './helpers/fleet.js';
-import { type RunningProgram, startBoard } from './helpers/processes.js';
 import { tempDir } from './helpers/tmp.js';
 
 const TOKEN = 'poller-heap-board-token-0123456789';

@@ -2,9 +2,9 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startBoard } from '../harness/processes.js';
 import { eventually, Http, REGISTRATION } from './helpers/agent-fixtures.js';
 import { writeBoardConfig } from './helpers/fleet.js';
-import { type RunningProgram, startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startProgram, startShell } from '../harness/processes.js';
 import { writeBoardConfig } from './helpers/fleet.js';
-import { startProgram, startShell } from './helpers/processes.js';
 import { tempDir } from './helpers/tmp.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

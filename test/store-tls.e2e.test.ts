@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PgServer, startPostgres } from '../harness/postgres.js';
+import { runToExit, startBoard } from '../harness/processes.js';
 import { makeTestCa } from './helpers/certs.js';
 import { Recorder, writeBoardConfig } from './helpers/fleet.js';
-import { type PgServer, startPostgres } from './helpers/postgres.js';
-import { runToExit, startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

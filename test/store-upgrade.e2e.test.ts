@@ -2,15 +2,15 @@ import { cpSync, existsSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startBoard } from '../harness/processes.js';
 import { eventually, Recorder, writeBoardConfig } from './helpers/fleet.js';
-import { startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
-/** The tokens of the board that wrote the fixture (test/fixtures/data-round2/MAKE.mjs.txt). */
+/** The tokens of the board that wrote the fixture (test/fixtures/data-before-store/MAKE.mjs.txt). */
 const TOKEN = 'fixture-board-token-0123456789'; // secret-scan: token
 const REGISTRATION = 'fixture-registration-token-0123'; // secret-scan: token
-const FIXTURE = new URL('./fixtures/data-round2/', import.meta.url).pathname;
+const FIXTURE = new URL('./fixtures/data-before-store/', import.meta.url).pathname;
 const QUEUED = [
   'b03fb429-4d28-4e1a-8f86-1366eae35179',
   '58608233-6aa6-4481-b14a-5608b7a45b76',
@@ -26,12 +26,13 @@ interface Entry {
 }
 
 /**
- * Issue 22: a data directory written by the round-2 board (journal.jsonl, queue.jsonl with ids
- * and delivered flags, announced.json, silences.json, notify-pending.json, history.db) is
- * imported once into the store at the first start of this version; nothing is lost, the old
- * files are renamed, not deleted, and a second start does not import again.
+ * A data directory written by a board that kept its state in files, before the store
+ * (journal.jsonl, queue.jsonl with ids and delivered flags, announced.json, silences.json,
+ * notify-pending.json, history.db), is imported once into the store at the first start of this
+ * version; nothing is lost, the old files are renamed, not deleted, and a second start does not
+ * import again.
  */
-describe('upgrade: a round-2 data directory is imported into the store once', () => {
+describe('upgrade: a data directory from before the store is imported into it once', () => {
   const dir = tempDir('panoptes-upgrade-');
   const http = new Recorder();
   const hooks: string[] = [];

@@ -2,9 +2,9 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { Agent, request, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { makeTestCa, type TestCa } from './helpers/certs.js';
 import { eventually, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
-import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -1,39 +1,28 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { keyProof } from '../src/shared/wire/key-proof.js';
 import { BOARD_KEY, SECRETS } from './helpers/agent-fixtures.js';
 import {
   BOARD_TOKEN,
   card,
-  type Fleet,
-  launchBrowser,
   openBoard,
   recordRequests,
   reportBody,
-  startFleet,
-  useBrowserTestBounds,
-  type WatchedPage,
-  watchedPage,
+  useBrowserPage,
 } from './helpers/browser.js';
 import { closedPort } from './helpers/fleet.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
-useBrowserTestBounds();
-
 /** Start/stop through the board with confirmation and outcome; forgetting announced machines. */
 describe('UI: actions', () => {
   const dir = tempDir('panoptes-ui-actions-');
   const flag = `${dir.path}/backup.on`;
-  let fleet: Fleet;
-  let browser: Browser;
-  let context: BrowserContext;
-  let watched: WatchedPage;
-
-  beforeAll(async () => {
-    const unreachable = `http://127.0.0.1:${await closedPort()}`;
-    [fleet, browser] = await Promise.all([
-      startFleet(dir, {
+  const ui = useBrowserPage({
+    dir,
+    fleet: async () => {
+      const unreachable = `http://127.0.0.1:${await closedPort()}`;
+      return {
         configured: [
           {
             name: 'web1',
@@ -65,32 +54,13 @@ describe('UI: actions', () => {
           },
         ],
         board: { announced_keys: { lab4: BOARD_KEY } },
-      }),
-      launchBrowser(),
-    ]);
-    const lab4 = fleet.agents.get('lab4')?.url ?? '';
-    // The board holds lab4's key, so its report must prove the key (as the agent's would).
-    await fleet.report({
-      ...reportBody('lab4', lab4, [{ name: 'train', state: 'running', board: ['start', 'stop'] }]),
-      key_proof: keyProof(BOARD_KEY, 'lab4', lab4),
-    });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await fleet?.stop();
-    dir.cleanup();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-    watched = await watchedPage(context);
-  });
-  afterEach(async () => {
-    await watched.expectClean();
-    await context.close();
+      };
+    },
+    page: { viewport: { width: 1400, height: 1000 } },
   });
 
   const open = async (page: Page) => {
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await expect.poll(() => card(page, 'lab3').count()).toBe(1);
     await expect.poll(() => card(page, 'web1').locator('.service').count()).toBe(3);
   };
@@ -103,8 +73,17 @@ describe('UI: actions', () => {
     await dialog.waitFor({ state: 'hidden' });
   };
 
+  beforeAll(async () => {
+    const lab4 = ui.fleet.agents.get('lab4')?.url ?? '';
+    // The board holds lab4's key, so its report must prove the key (as the agent's would).
+    await ui.fleet.report({
+      ...reportBody('lab4', lab4, [{ name: 'train', state: 'running', board: ['start', 'stop'] }]),
+      key_proof: keyProof(BOARD_KEY, 'lab4', lab4),
+    });
+  });
+
   it('shows each service with its state and buttons only for what the machine allows the board', async () => {
-    const { page } = watched;
+    const { page } = ui;
     await open(page);
     const web1 = card(page, 'web1');
     const services = await web1.locator('.service-name').allTextContents();
@@ -150,7 +129,7 @@ describe('UI: actions', () => {
   });
 
   it('start and stop ask first; cancel sends nothing; confirmed, they run and say done', async () => {
-    const { page } = watched;
+    const { page } = ui;
     const requests = recordRequests(page);
     const posts = () =>
       requests.filter((r) => r.method === 'POST').map((r) => new URL(r.url).pathname);
@@ -196,7 +175,7 @@ describe('UI: actions', () => {
   });
 
   it('a command that fails says failed, with its exit code and output', async () => {
-    const { page } = watched;
+    const { page } = ui;
     await open(page);
     await page.getByRole('button', { name: 'Start deploy on web1' }).click();
     await confirmWith(page, 'Yes, start deploy on web1');
@@ -208,9 +187,9 @@ describe('UI: actions', () => {
   });
 
   it('a machine refusing says refused, with the machine’s own message', async () => {
-    const { page } = watched;
+    const { page } = ui;
     // The refusal is an HTTP 403 passed through, which Chromium logs as a failed resource.
-    watched.allow(/Failed to load resource: the server responded with a status of 403/);
+    ui.watched.allow(/Failed to load resource: the server responded with a status of 403/);
     await open(page);
     await page.getByRole('button', { name: 'Stop train on lab4' }).click();
     await confirmWith(page, 'Yes, stop train on lab4');
@@ -222,10 +201,10 @@ describe('UI: actions', () => {
   });
 
   it('an action for an unreachable announced machine is queued, with a badge until it is delivered', async () => {
-    const { page } = watched;
+    const { page } = ui;
     await open(page);
     // While lab3's agent is stopped nothing can be delivered.
-    await fleet.agents.get('lab3')?.stop();
+    await ui.fleet.agents.get('lab3')?.stop();
     await page.getByRole('button', { name: 'Start job on lab3' }).click();
     // lab3's reports prove no key (lab4's do): its card says so, and the board asks twice.
     expect(await card(page, 'lab3').locator('.unverified-badge').count()).toBe(1);
@@ -249,13 +228,13 @@ describe('UI: actions', () => {
     await page.getByLabel('Show', { exact: true }).selectOption('all');
 
     // The agent calls in again: the action is handed over, run, and the badge goes away.
-    await fleet.restartAgent('lab3');
+    await ui.fleet.restartAgent('lab3');
     await expect.poll(() => badge.count(), { timeout: 15_000 }).toBe(0);
     expect(await page.getByTestId('summary').textContent()).not.toContain('Queued actions');
   });
 
   it('"Forget" is offered only on announced machines, asks first, and removes the machine', async () => {
-    const { page } = watched;
+    const { page } = ui;
     await open(page);
     const forgetButtons = await page
       .getByRole('button', { name: /^Forget / })
@@ -279,14 +258,14 @@ describe('UI: actions', () => {
     await page.getByRole('button', { name: 'Forget lab4' }).click();
     await confirmWith(page, 'Yes, forget lab4');
     await expect.poll(() => card(page, 'lab4').count()).toBe(0);
-    const view = await fetch(`${fleet.board.url}/api/board`, {
+    const view = await fetch(`${ui.fleet.board.url}/api/board`, {
       headers: { authorization: `Bearer ${BOARD_TOKEN}` },
     }).then((r) => r.json() as Promise<{ machines: { name: string }[] }>);
     expect(view.machines.map((m) => m.name)).not.toContain('lab4');
   });
 
   it('works with the keyboard alone: skip link, tab to a button, confirm with Enter', async () => {
-    const { page } = watched;
+    const { page } = ui;
     await open(page);
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(
@@ -328,7 +307,7 @@ describe('UI: actions', () => {
   });
 
   it('a question asked between the dialog closing and its close event is the one shown', async () => {
-    const { page } = watched;
+    const { page } = ui;
     await open(page);
     await page.getByRole('button', { name: 'Start backup on web1' }).click();
     await page.getByRole('dialog').waitFor();

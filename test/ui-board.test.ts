@@ -1,18 +1,12 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SECRETS } from './helpers/agent-fixtures.js';
 import {
   BOARD_TOKEN,
   card,
-  type Fleet,
-  launchBrowser,
   openBoard,
   recordRequests,
   reportBody,
-  startFleet,
-  useBrowserTestBounds,
-  type WatchedPage,
-  watchedPage,
+  useBrowserPage,
 } from './helpers/browser.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
@@ -23,61 +17,42 @@ interface BoardMachine {
   error: string | null;
 }
 
-useBrowserTestBounds();
-
 /** The board itself: cards, summary, filters, sessions, and live updates. */
 describe('UI: the board', () => {
   const dir = tempDir('panoptes-ui-board-');
-  let fleet: Fleet;
-  let browser: Browser;
-  let context: BrowserContext;
-  let watched: WatchedPage;
+  const ui = useBrowserPage({
+    dir,
+    fleet: {
+      configured: [
+        {
+          name: 'web1',
+          services: {
+            backup: { start: ['true'], stop: ['true'], board: ['start', 'stop'] },
+          },
+        },
+        { name: 'db2', services: { vacuum: { start: ['true'], board: ['start'] } } },
+      ],
+      down: ['down1'],
+    },
+    page: { viewport: { width: 1400, height: 1000 } },
+  });
+  beforeAll(async () => {
+    // An announced machine the test plays: it reports once and then stays as it is.
+    await ui.fleet.report(
+      reportBody('lab4', 'http://lab4.example:8701/', [{ name: 'train', board: ['start'] }]),
+    );
+  });
 
   const boardView = async (): Promise<BoardMachine[]> => {
-    const r = await fetch(`${fleet.board.url}/api/board`, {
+    const r = await fetch(`${ui.fleet.board.url}/api/board`, {
       headers: { authorization: `Bearer ${BOARD_TOKEN}` },
     });
     return ((await r.json()) as { machines: BoardMachine[] }).machines;
   };
 
-  beforeAll(async () => {
-    [fleet, browser] = await Promise.all([
-      startFleet(dir, {
-        configured: [
-          {
-            name: 'web1',
-            services: {
-              backup: { start: ['true'], stop: ['true'], board: ['start', 'stop'] },
-            },
-          },
-          { name: 'db2', services: { vacuum: { start: ['true'], board: ['start'] } } },
-        ],
-        down: ['down1'],
-      }),
-      launchBrowser(),
-    ]);
-    // An announced machine the test plays: it reports once and then stays as it is.
-    await fleet.report(
-      reportBody('lab4', 'http://lab4.example:8701/', [{ name: 'train', board: ['start'] }]),
-    );
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await fleet?.stop();
-    dir.cleanup();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-    watched = await watchedPage(context);
-  });
-  afterEach(async () => {
-    await watched.expectClean();
-    await context.close();
-  });
-
   it('shows one card per machine: name, state in words and colour, origin, location, last seen, load', async () => {
-    const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    const { page } = ui;
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await expect.poll(() => page.locator('article[data-machine]').count()).toBe(4);
     await expect.poll(() => card(page, 'web1').getAttribute('data-state')).toBe('up');
     const view = await boardView();
@@ -121,8 +96,8 @@ describe('UI: the board', () => {
   });
 
   it('"last seen" counts up live, without any message from the board', async () => {
-    const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    const { page } = ui;
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     const seen = card(page, 'lab4').locator('[data-ago]');
     await seen.waitFor();
     const first = await seen.textContent();
@@ -131,8 +106,8 @@ describe('UI: the board', () => {
   });
 
   it('text filter, state filter and sort live in the address and survive a reload', async () => {
-    const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    const { page } = ui;
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     const names = () => page.locator('article[data-machine] h3').allTextContents();
     await expect.poll(names).toEqual(['db2', 'down1', 'lab4', 'web1']);
 
@@ -163,11 +138,11 @@ describe('UI: the board', () => {
   });
 
   it('a session wanting attention makes its machine stand out, shows its text, and counts in the title', async () => {
-    const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    const { page } = ui;
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await expect.poll(() => page.title()).toBe('Panoptes');
 
-    await fleet.bell('db2', 'claude-7', 'attention', 'Approve the schema migration?');
+    await ui.fleet.bell('db2', 'claude-7', 'attention', 'Approve the schema migration?');
     const db2 = card(page, 'db2');
     await expect.poll(() => db2.getAttribute('class')).toContain('alarm');
     expect(await db2.locator('.alarm-badge').textContent()).toBe('! Needs attention');
@@ -176,7 +151,7 @@ describe('UI: the board', () => {
     );
     await expect.poll(() => page.title()).toBe('(1) Panoptes');
 
-    await fleet.bell('web1', 'codex-2', 'error', 'Tests failed: 3 of 120');
+    await ui.fleet.bell('web1', 'codex-2', 'error', 'Tests failed: 3 of 120');
     await expect.poll(() => page.title()).toBe('(2) Panoptes');
     expect(await card(page, 'web1').locator('.bell.error').textContent()).toContain(
       'Tests failed: 3 of 120',
@@ -188,17 +163,17 @@ describe('UI: the board', () => {
       .toEqual(['db2', 'web1']);
 
     // A finished bell is the session's latest: it no longer asks for anyone.
-    await fleet.bell('db2', 'claude-7', 'finished', 'Migration done');
+    await ui.fleet.bell('db2', 'claude-7', 'finished', 'Migration done');
     await expect.poll(() => page.title()).toBe('(1) Panoptes');
-    await fleet.bell('web1', 'codex-2', 'finished', 'Fixed');
+    await ui.fleet.bell('web1', 'codex-2', 'finished', 'Fixed');
     await expect.poll(() => page.title()).toBe('Panoptes');
     expect(await page.locator('article.alarm').count()).toBe(0);
   });
 
   it('live updates patch only the machine that changed, with no polling while the socket is up', async () => {
-    const { page } = watched;
+    const { page } = ui;
     const requests = recordRequests(page);
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await expect.poll(() => page.locator('[data-status="live"]').count()).toBe(1);
     // Watch lab4's card (it does not change) for any DOM change other than its ticking clock.
     await card(page, 'lab4').evaluate((el) => {
@@ -216,10 +191,10 @@ describe('UI: the board', () => {
     const boardFetches = () => requests.filter((r) => r.url.endsWith('/api/board')).length;
     expect(boardFetches()).toBe(1);
 
-    await fleet.bell('db2', 'sess-live', 'attention', 'live patch probe');
+    await ui.fleet.bell('db2', 'sess-live', 'attention', 'live patch probe');
     await expect.poll(() => card(page, 'db2').locator('.bell').count()).toBe(1);
     // A second change of another machine arrives the same way.
-    await fleet.report(
+    await ui.fleet.report(
       reportBody('lab5', 'http://lab5.example:8701/', [{ name: 'etl', board: ['start'] }]),
     );
     await card(page, 'lab5').waitFor();
@@ -233,7 +208,7 @@ describe('UI: the board', () => {
       (r) => r.method === 'GET' && /\/api\/(board|journal)/.test(r.url),
     );
     expect(polled.map((r) => new URL(r.url).pathname)).toEqual(['/api/board', '/api/journal']);
-    await fleet.bell('db2', 'sess-live', 'finished', 'done');
+    await ui.fleet.bell('db2', 'sess-live', 'finished', 'done');
   });
 
   // Every answer, message, log line and data file of this file's tests, searched for every secret.

@@ -1,16 +1,9 @@
 import { readFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  launchBrowser,
-  openBoard,
-  useBrowserTestBounds,
-  type WatchedPage,
-  watchedPage,
-} from './helpers/browser.js';
+import { type PgServer, startPostgres } from '../harness/postgres.js';
+import { type RunningProgram, startBoard } from '../harness/processes.js';
+import { openBoard, useBrowserPage, type WatchedPage } from './helpers/browser.js';
 import { Recorder, writeBoardConfig } from './helpers/fleet.js';
-import { type PgServer, startPostgres } from './helpers/postgres.js';
-import { type RunningProgram, startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -25,8 +18,6 @@ const catalogue = (code: string) =>
     ) as { messages: Record<string, string> }
   ).messages;
 
-useBrowserTestBounds();
-
 /**
  * Two boards on one PostgreSQL with no machines yet: each page marks the board serving it in
  * the Boards line, and the empty board points to the "Add a machine" button; in every built-in
@@ -36,8 +27,9 @@ describe('UI: which board this is, and an empty board', () => {
   const dir = tempDir('panoptes-ui-cluster-');
   const http = new Recorder();
   let pg: PgServer;
-  let browser: Browser;
   const boards: RunningProgram[] = [];
+  // First: its afterAll, which removes the directory, runs after the one that stops the boards.
+  const ui = useBrowserPage({ dir, page: false });
 
   beforeAll(async () => {
     pg = await startPostgres();
@@ -52,17 +44,14 @@ describe('UI: which board this is, and an empty board', () => {
       });
       boards.push(await startBoard(config));
     }
-    browser = await launchBrowser();
   }, 90_000);
   afterAll(async () => {
-    await browser?.close();
     await Promise.all(boards.map((b) => b.stop()));
     pg?.destroy();
-    dir.cleanup();
   });
 
   const open = async (url: string, locale: string): Promise<WatchedPage> => {
-    const watched = await watchedPage(await browser.newContext({ locale }));
+    const watched = await ui.open({ locale });
     await openBoard(watched.page, url, TOKEN);
     return watched;
   };

@@ -1,24 +1,11 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningProgram } from '../harness/processes.js';
 import { REGISTRATION } from './helpers/agent-fixtures.js';
-import {
-  BOARD_TOKEN,
-  card,
-  type Fleet,
-  launchBrowser,
-  openBoard,
-  startFleet,
-  useBrowserTestBounds,
-  type WatchedPage,
-  watchedPage,
-} from './helpers/browser.js';
+import { BOARD_TOKEN, card, openBoard, useBrowserPage } from './helpers/browser.js';
 import { paste, pasteBin } from './helpers/pasted.js';
-import type { RunningProgram } from './helpers/processes.js';
 import { tempDir } from './helpers/tmp.js';
-
-useBrowserTestBounds();
 
 /**
  * A person who has only the board page adds a machine: "Add a machine", a name, the command
@@ -29,14 +16,20 @@ useBrowserTestBounds();
 describe('UI: add a machine from the board, and revoke it', () => {
   const dir = tempDir('panoptes-ui-enroll-');
   const bin = join(dir.path, 'bin');
-  let fleet: Fleet;
-  let browser: Browser;
-  let context: BrowserContext;
-  let watched: WatchedPage;
   const pasted: RunningProgram[] = [];
+  const ui = useBrowserPage({
+    dir,
+    fleet: { configured: [] },
+    page: {
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      permissions: ['clipboard-read', 'clipboard-write'],
+    },
+  });
 
   const journal = async () => {
-    const r = await fetch(`${fleet.board.url}/api/journal?limit=100`, {
+    const r = await fetch(`${ui.fleet.board.url}/api/journal?limit=100`, {
       headers: { authorization: `Bearer ${BOARD_TOKEN}` },
     });
     return ((await r.json()) as { entries: { op: string; target: string; detail: string }[] })
@@ -45,31 +38,14 @@ describe('UI: add a machine from the board, and revoke it', () => {
 
   beforeAll(async () => {
     await pasteBin(bin);
-    [fleet, browser] = await Promise.all([startFleet(dir, { configured: [] }), launchBrowser()]);
   });
   afterAll(async () => {
     await Promise.all(pasted.map((p) => p.stop()));
-    await browser?.close();
-    await fleet?.stop();
-    dir.cleanup();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({
-      viewport: { width: 390, height: 844 },
-      isMobile: true,
-      hasTouch: true,
-      permissions: ['clipboard-read', 'clipboard-write'],
-    });
-    watched = await watchedPage(context);
-  });
-  afterEach(async () => {
-    await watched.expectClean();
-    await context.close();
   });
 
   it('on a phone: name, command, paste, "lab7 is up", then Revoke keeps it out', async () => {
-    const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    const { page } = ui;
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await page.locator('[data-status="live"]').waitFor();
     const clicked = performance.now();
     await page.getByRole('button', { name: 'Add a machine' }).click();
@@ -124,14 +100,14 @@ describe('UI: add a machine from the board, and revoke it', () => {
   });
 
   it("a newcomer's machine page: the top bar stays, and the range shows the minutes it has", async () => {
-    const { page } = watched;
-    const r = await fetch(`${fleet.board.url}/api/machines/lab9/enroll`, {
+    const { page } = ui;
+    const r = await fetch(`${ui.fleet.board.url}/api/machines/lab9/enroll`, {
       method: 'POST',
       headers: { authorization: `Bearer ${BOARD_TOKEN}` },
     });
     const { command } = (await r.json()) as { command: string };
     pasted.push(await paste(`${command} --port 0 --interval 1`, bin, join(dir.path, 'lab9')));
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await card(page, 'lab9').getByRole('link', { name: /lab9/ }).first().click();
     await page.getByRole('heading', { level: 1, name: 'lab9' }).waitFor();
     // A board up for seconds: 24 h would be one point at its right edge; 1 h shows them.
@@ -148,8 +124,8 @@ describe('UI: add a machine from the board, and revoke it', () => {
   });
 
   it('speaks the page language: the dialog in German', async () => {
-    const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    const { page } = ui;
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await page.getByRole('combobox', { name: 'Language' }).selectOption('de');
     await page.getByRole('button', { name: 'Maschine hinzufügen' }).click();
     const dialog = page.getByRole('dialog', { name: 'Maschine hinzufügen' });

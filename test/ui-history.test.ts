@@ -1,28 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { Sample, WriteBatch } from '../src/board/history/history-store.js';
 import { openLibsqlHistory } from '../src/board/store/sqlite/history-store.js';
 import { SECRETS } from './helpers/agent-fixtures.js';
-import {
-  BOARD_TOKEN,
-  card,
-  type Fleet,
-  launchBrowser,
-  openBoard,
-  reportBody,
-  startFleet,
-  useBrowserTestBounds,
-  type WatchedPage,
-  watchedPage,
-} from './helpers/browser.js';
+import { BOARD_TOKEN, card, openBoard, reportBody, useBrowserPage } from './helpers/browser.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const IMAGES = fileURLToPath(new URL('../docs/images/', import.meta.url));
-
-useBrowserTestBounds();
 
 /**
  * Thirty days of a machine's past, written into the board's history file before the board
@@ -86,47 +73,31 @@ async function seedHistory(file: string, name: string): Promise<void> {
 /** The machine page: charts, range, zoom, strip, uptime and state changes; late in amber. */
 describe('UI: history', () => {
   const dir = tempDir('panoptes-ui-history-');
-  let fleet: Fleet;
-  let browser: Browser;
-  let context: BrowserContext;
-  let watched: WatchedPage;
-
-  beforeAll(async () => {
-    mkdirSync(IMAGES, { recursive: true });
-    mkdirSync(`${dir.path}/board/data`, { recursive: true });
-    await seedHistory(`${dir.path}/board/data/history.db`, 'web1');
-    [fleet, browser] = await Promise.all([
-      startFleet(dir, {
+  const ui = useBrowserPage({
+    dir,
+    fleet: async () => {
+      // The board reads its history file at start: seeded before the fleet starts.
+      mkdirSync(IMAGES, { recursive: true });
+      mkdirSync(`${dir.path}/board/data`, { recursive: true });
+      await seedHistory(`${dir.path}/board/data/history.db`, 'web1');
+      return {
         configured: [{ name: 'web1', services: { backup: { start: ['true'], board: ['start'] } } }],
         board: { stale_after: 600 },
-      }),
-      launchBrowser(),
-    ]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await fleet?.stop();
-    dir.cleanup();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1400, height: 1100 } });
-    watched = await watchedPage(context);
-  });
-  afterEach(async () => {
-    await watched.expectClean();
-    await context.close();
+      };
+    },
+    page: { viewport: { width: 1400, height: 1100 } },
   });
 
   const openMachine = async (page: Page) => {
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await card(page, 'web1').getByRole('link', { name: /web1/ }).first().click();
     await page.getByRole('heading', { level: 1, name: 'web1' }).waitFor();
     await page.locator('.chart canvas').first().waitFor();
   };
 
   it('shows uptime on each card and opens a machine page with its own URL, charts under the CSP', async () => {
-    const page = watched.page;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    const { page } = ui;
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     // The outage of an hour two days ago: 24 h is whole, 7 days is not.
     await expect
       .poll(() => card(page, 'web1').getByTestId('card-uptime').textContent())
@@ -159,7 +130,7 @@ describe('UI: history', () => {
   });
 
   it('picks a range, zooms by dragging across a chart and zooms back out (screenshot)', async () => {
-    const page = watched.page;
+    const { page } = ui;
     await openMachine(page);
     await page.getByRole('button', { name: '7d' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('7d');
@@ -192,12 +163,11 @@ describe('UI: history', () => {
   });
 
   it('works on a phone: no sideways scrolling (screenshot)', async () => {
-    const phone = await browser.newContext({
+    const w = await ui.open({
       viewport: { width: 390, height: 844 },
       isMobile: true,
       hasTouch: true,
     });
-    const w = await watchedPage(phone);
     try {
       await openMachine(w.page);
       const overflow = await w.page.evaluate(
@@ -207,14 +177,14 @@ describe('UI: history', () => {
       await w.page.screenshot({ path: `${IMAGES}ui-history-phone.png`, fullPage: true });
       await w.expectClean();
     } finally {
-      await phone.close();
+      await w.page.context().close();
     }
   });
 
   it('shows an announced machine that misses two of its intervals as late, in amber', async () => {
-    const page = watched.page;
-    await fleet.report({ ...reportBody('lab9', 'http://127.0.0.1:9/', []), interval_s: 1 });
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    const { page } = ui;
+    await ui.fleet.report({ ...reportBody('lab9', 'http://127.0.0.1:9/', []), interval_s: 1 });
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     const badge = card(page, 'lab9').getByTestId('late-badge');
     await badge.waitFor({ timeout: 15_000 });
     expect(await card(page, 'lab9').getAttribute('data-state')).toBe('up');

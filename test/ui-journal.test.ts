@@ -1,34 +1,33 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SECRETS } from './helpers/agent-fixtures.js';
-import {
-  BOARD_TOKEN,
-  card,
-  type Fleet,
-  launchBrowser,
-  openBoard,
-  reportBody,
-  startFleet,
-  useBrowserTestBounds,
-  type WatchedPage,
-  watchedPage,
-} from './helpers/browser.js';
+import { BOARD_TOKEN, card, openBoard, reportBody, useBrowserPage } from './helpers/browser.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
-
-useBrowserTestBounds();
 
 /** The journal panel: recent entries, live, filterable by machine and outcome. */
 describe('UI: the journal', () => {
   const dir = tempDir('panoptes-ui-journal-');
-  let fleet: Fleet;
-  let browser: Browser;
-  let context: BrowserContext;
-  let watched: WatchedPage;
+  const ui = useBrowserPage({
+    dir,
+    fleet: {
+      configured: [
+        {
+          name: 'web1',
+          services: {
+            ok: { start: ['true'], board: ['start'] },
+            bad: { start: ['false'], board: ['start'] },
+          },
+        },
+        { name: 'db2', services: { ok: { start: ['true'], board: ['start'] } } },
+      ],
+    },
+    page: { viewport: { width: 1400, height: 1000 } },
+  });
 
   /** What another client (not this page) does: a POST /api/do with the board token. */
   const act = async (machine: string, what: string, action: string) => {
-    const r = await fetch(`${fleet.board.url}/api/do/${machine}/${what}/${action}`, {
+    const r = await fetch(`${ui.fleet.board.url}/api/do/${machine}/${what}/${action}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${BOARD_TOKEN}` },
       signal: AbortSignal.timeout(10_000),
@@ -46,40 +45,12 @@ describe('UI: the journal', () => {
       );
 
   beforeAll(async () => {
-    [fleet, browser] = await Promise.all([
-      startFleet(dir, {
-        configured: [
-          {
-            name: 'web1',
-            services: {
-              ok: { start: ['true'], board: ['start'] },
-              bad: { start: ['false'], board: ['start'] },
-            },
-          },
-          { name: 'db2', services: { ok: { start: ['true'], board: ['start'] } } },
-        ],
-      }),
-      launchBrowser(),
-    ]);
     await act('web1', 'ok', 'start');
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await fleet?.stop();
-    dir.cleanup();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-    watched = await watchedPage(context);
-  });
-  afterEach(async () => {
-    await watched.expectClean();
-    await context.close();
   });
 
   it('lists recent entries, newest first, and adds new ones live', async () => {
-    const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    const { page } = ui;
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await expect.poll(() => entries(page)).toEqual(['done do web1/ok/start']);
     const first = page.locator('#journal li.entry').first();
     expect(await first.locator('.entry-who').textContent()).toBe('board token · 200');
@@ -87,7 +58,7 @@ describe('UI: the journal', () => {
 
     await act('web1', 'bad', 'start');
     await act('db2', 'ok', 'start');
-    await fleet.report(reportBody('lab7', 'http://lab7.example/', []));
+    await ui.fleet.report(reportBody('lab7', 'http://lab7.example/', []));
     await expect
       .poll(() => entries(page))
       .toEqual([
@@ -99,8 +70,8 @@ describe('UI: the journal', () => {
   });
 
   it('filters by machine and by outcome; the filters live in the address', async () => {
-    const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    const { page } = ui;
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await expect.poll(async () => (await entries(page)).length).toBeGreaterThanOrEqual(4);
     const journal = page.getByRole('complementary', { name: 'Journal' });
 
@@ -127,8 +98,8 @@ describe('UI: the journal', () => {
   });
 
   it('a machine’s "Journal" button shows that machine’s entries; the panel can be hidden', async () => {
-    const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    const { page } = ui;
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await card(page, 'web1').getByRole('button', { name: 'Show the journal of web1' }).click();
     // Both at once: while the filtered list loads it is empty, and every() of nothing is true.
     await expect

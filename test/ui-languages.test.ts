@@ -1,17 +1,13 @@
 import { readFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { SECRETS } from './helpers/agent-fixtures.js';
 import {
   BOARD_TOKEN,
   card,
-  type Fleet,
-  launchBrowser,
   openBoard,
-  startFleet,
-  useBrowserTestBounds,
+  useBrowserPage,
   type WatchedPage,
-  watchedPage,
 } from './helpers/browser.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
@@ -63,49 +59,30 @@ function untranslated(page: Page): Promise<string[]> {
   });
 }
 
-useBrowserTestBounds();
-
 describe('UI: languages', () => {
   const dir = tempDir('panoptes-ui-lang-');
-  let fleet: Fleet;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  const open = async (options: { locale?: string } = {}): Promise<WatchedPage> => {
-    const context = await browser.newContext({
-      viewport: { width: 1400, height: 1000 },
-      ...options,
-    });
-    contexts.push(context);
-    return watchedPage(context);
-  };
-
-  beforeAll(async () => {
-    [fleet, browser] = await Promise.all([
-      startFleet(dir, {
-        configured: [
-          {
-            name: 'web1',
-            services: { backup: { start: ['true'], stop: ['true'], board: ['start', 'stop'] } },
-          },
-        ],
-        down: ['down1'],
-        lang: { zz: pseudo },
-      }),
-      launchBrowser(),
-    ]);
+  const ui = useBrowserPage({
+    dir,
+    fleet: {
+      configured: [
+        {
+          name: 'web1',
+          services: { backup: { start: ['true'], stop: ['true'], board: ['start', 'stop'] } },
+        },
+      ],
+      down: ['down1'],
+      lang: { zz: pseudo },
+    },
+    page: false,
   });
-  afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
-    await browser?.close();
-    await fleet?.stop();
-    dir.cleanup();
-  });
+
+  const open = (options: { locale?: string } = {}): Promise<WatchedPage> =>
+    ui.open({ viewport: { width: 1400, height: 1000 }, ...options });
 
   it('offers the board’s languages and defaults to the browser’s language', async () => {
     const watched = await open({ locale: 'de-DE' });
     const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     const select = page.getByRole('combobox', { name: 'Sprache' });
     await select.waitFor();
     expect(await select.locator('option').allTextContents()).toEqual([
@@ -128,7 +105,7 @@ describe('UI: languages', () => {
   it('a chosen language persists over reloads and new tabs, over the browser’s', async () => {
     const watched = await open({ locale: 'de-DE' });
     const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await page.getByRole('combobox', { name: 'Sprache' }).selectOption('fr');
     await expect
       .poll(() => page.getByTestId('summary').textContent())
@@ -139,7 +116,7 @@ describe('UI: languages', () => {
       .toContain('En marche\u00a0: 1');
     expect(await page.getByRole('combobox', { name: 'Langue' }).inputValue()).toBe('fr');
     const other = await page.context().newPage();
-    await openBoard(other, fleet.board.url, BOARD_TOKEN);
+    await openBoard(other, ui.fleet.board.url, BOARD_TOKEN);
     await expect
       .poll(() => other.getByTestId('summary').textContent())
       .toContain('En panne\u00a0: 1');
@@ -152,7 +129,7 @@ describe('UI: languages', () => {
   it('every visible string comes from the catalogue; a missing key falls back to English', async () => {
     const watched = await open({ locale: 'en-US' });
     const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await page.getByRole('combobox', { name: 'Language' }).selectOption('zz');
     await expect.poll(() => page.locator('html').getAttribute('lang')).toBe('zz');
     await expect.poll(() => card(page, 'web1').locator('.metric').count()).toBe(4);

@@ -1,19 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SECRETS } from './helpers/agent-fixtures.js';
-import {
-  BOARD_TOKEN,
-  card,
-  type Fleet,
-  launchBrowser,
-  openBoard,
-  reportBody,
-  startFleet,
-  useBrowserTestBounds,
-  watchedPage,
-} from './helpers/browser.js';
+import { BOARD_TOKEN, card, openBoard, reportBody, useBrowserPage } from './helpers/browser.js';
 import { closedPort } from './helpers/fleet.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
@@ -30,73 +20,64 @@ function luminance(color: string): number {
 const background = (page: Page) =>
   page.evaluate(() => getComputedStyle(document.body).backgroundColor);
 
-useBrowserTestBounds();
-
 /** Phone, desktop and wall screen; light and dark themes; the screenshots for the docs. */
 describe('UI: layout and themes', () => {
   const dir = tempDir('panoptes-ui-layout-');
-  let fleet: Fleet;
-  let browser: Browser;
-
+  const ui = useBrowserPage({
+    dir,
+    fleet: {
+      configured: [
+        {
+          name: 'build7',
+          services: {
+            ci: { start: ['true'], stop: ['true'], board: ['start', 'stop'] },
+            cache: { start: ['true'], status: ['true'], board: [] },
+          },
+        },
+        {
+          name: 'db2',
+          services: { vacuum: { start: ['true'], board: ['start'] } },
+        },
+        {
+          name: 'web1',
+          services: {
+            backup: {
+              start: ['true'],
+              stop: ['true'],
+              status: ['true'],
+              board: ['start', 'stop'],
+            },
+            deploy: { start: ['true'], board: ['start'] },
+          },
+        },
+      ],
+      down: ['nas1'],
+    },
+    page: false,
+  });
   beforeAll(async () => {
     mkdirSync(IMAGES, { recursive: true });
-    [fleet, browser] = await Promise.all([
-      startFleet(dir, {
-        configured: [
-          {
-            name: 'build7',
-            services: {
-              ci: { start: ['true'], stop: ['true'], board: ['start', 'stop'] },
-              cache: { start: ['true'], status: ['true'], board: [] },
-            },
-          },
-          {
-            name: 'db2',
-            services: { vacuum: { start: ['true'], board: ['start'] } },
-          },
-          {
-            name: 'web1',
-            services: {
-              backup: {
-                start: ['true'],
-                stop: ['true'],
-                status: ['true'],
-                board: ['start', 'stop'],
-              },
-              deploy: { start: ['true'], board: ['start'] },
-            },
-          },
-        ],
-        down: ['nas1'],
-      }),
-      launchBrowser(),
-    ]);
     // An announced machine behind one-way NAT, with an action waiting for it.
-    await fleet.report(
+    await ui.fleet.report(
       reportBody(`lab3`, `http://127.0.0.1:${await closedPort()}/`, [
         { name: 'train', state: 'running', board: ['start', 'stop'] },
       ]),
     );
-    await fetch(`${fleet.board.url}/api/do/lab3/train/stop`, {
+    await fetch(`${ui.fleet.board.url}/api/do/lab3/train/stop`, {
       method: 'POST',
       headers: { authorization: `Bearer ${BOARD_TOKEN}` },
     }).then((r) => r.text());
-    await fleet.bell('db2', 'claude-db', 'attention', 'Apply migration 0042 to production?');
-    await fleet.bell('build7', 'codex-ci', 'error', 'cargo test: 2 tests failed in parser');
-    await fleet.bell('web1', 'claude-web', 'finished', 'Landing page done');
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await fleet?.stop();
-    dir.cleanup();
+    await ui.fleet.bell('db2', 'claude-db', 'attention', 'Apply migration 0042 to production?');
+    await ui.fleet.bell('build7', 'codex-ci', 'error', 'cargo test: 2 tests failed in parser');
+    await ui.fleet.bell('web1', 'claude-web', 'finished', 'Landing page done');
   });
 
   /** Opens the demo board in a fresh context and waits until it shows everything. */
   const show = async (options: BrowserContextOptions) => {
-    const context = await browser.newContext(options);
-    const watched = await watchedPage(context);
+    const watched = await ui.open(options);
     const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    const context = page.context();
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await expect.poll(() => page.locator('article.alarm').count()).toBe(2);
     await expect.poll(() => card(page, 'web1').locator('.metric').count()).toBe(4);
     await page.locator('#journal li.entry').first().waitFor();

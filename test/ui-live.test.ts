@@ -1,32 +1,18 @@
-import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { type RunningProgram, startAgent, startProgram } from '../harness/processes.js';
 import { BOARD_KEY, OPERATOR, REGISTRATION, SECRETS } from './helpers/agent-fixtures.js';
-import {
-  BOARD_TOKEN,
-  card,
-  launchBrowser,
-  openBoard,
-  recordRequests,
-  useBrowserTestBounds,
-  type WatchedPage,
-  watchedPage,
-} from './helpers/browser.js';
+import { BOARD_TOKEN, card, openBoard, recordRequests, useBrowserPage } from './helpers/browser.js';
 import { closedPort } from './helpers/fleet.js';
-import { type RunningProgram, startAgent, startProgram } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
-
-useBrowserTestBounds();
 
 /** A lost connection says so, and the page resumes with a fresh board when the board is back. */
 describe('UI: live connection', () => {
   const dir = tempDir('panoptes-ui-live-');
+  const ui = useBrowserPage({ dir });
   let agent: RunningProgram;
   let board: RunningProgram | undefined;
-  let browser: Browser;
-  let context: BrowserContext;
-  let watched: WatchedPage;
   let port: number;
 
   const writeBoard = (machines: Record<string, unknown>[]) =>
@@ -52,23 +38,18 @@ describe('UI: live connection', () => {
       ),
     );
     writeBoard([{ name: 'web1', url: agent.url, key: BOARD_KEY }]);
-    [board, browser] = await Promise.all([startBoardOnPort(), launchBrowser()]);
-    context = await browser.newContext();
-    watched = await watchedPage(context);
+    board = await startBoardOnPort();
   });
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
     await board?.stop();
     await agent?.stop();
-    dir.cleanup();
   });
 
   it('shows "reconnecting" when the board goes away and resumes with a fresh board', async () => {
-    const { page } = watched;
+    const { page } = ui;
     // While the board is gone, the socket's failed attempts are logged by Chromium itself; while
     // it is closing, a request may get its 503 (return503OnClosing), which Chromium logs too.
-    watched.allow(
+    ui.watched.allow(
       /WebSocket connection to .* failed|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|status of 503/,
     );
     const requests = recordRequests(page);
@@ -108,7 +89,7 @@ describe('UI: live connection', () => {
     }).then((r) => r.text());
     await card(page, 'lab1').waitFor();
     expect(requests.filter((r) => r.url.endsWith('/api/board')).length).toBe(before);
-    await watched.expectClean();
+    await ui.watched.expectClean();
   });
 
   // Every answer, message, log line and data file of this file's tests, searched for every secret.

@@ -1,23 +1,9 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Receiver } from '../src/board/notify/channels/receivers.js';
 import { SECRETS } from './helpers/agent-fixtures.js';
-import {
-  BOARD_TOKEN,
-  card,
-  type Fleet,
-  launchBrowser,
-  openBoard,
-  reportBody,
-  startFleet,
-  useBrowserTestBounds,
-  type WatchedPage,
-  watchedPage,
-} from './helpers/browser.js';
+import { BOARD_TOKEN, card, openBoard, reportBody, useBrowserPage } from './helpers/browser.js';
 import { notifySecrets, scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
-
-useBrowserTestBounds();
 
 const HOOK_KEY = 'ui-notify-hook-key-0a1b2c3d4e';
 
@@ -31,40 +17,33 @@ declare global {
 describe('UI: notifications', () => {
   const dir = tempDir('panoptes-ui-notify-');
   const hook = new Receiver();
-  let fleet: Fleet;
-  let browser: Browser;
-  let context: BrowserContext;
-  let watched: WatchedPage;
   let notify: { channels: { name: string; url: string }[] } = { channels: [] };
 
+  // Registered before the fixture: the receiver is up before the board, and stops after it.
   beforeAll(async () => {
     await hook.start();
     notify = {
       channels: [{ name: 'hook', url: `http://${hook.host}/panoptes?key=${HOOK_KEY}` }],
     };
-    [fleet, browser] = await Promise.all([
-      startFleet(dir, {
-        configured: [],
-        board: {
-          stale_after: 3,
-          notify: { ...notify, rules: [{ events: ['down', 'up', 'bell'], channels: ['hook'] }] },
-        },
-      }),
-      launchBrowser(),
-    ]);
   });
   afterAll(async () => {
-    await browser?.close();
-    await fleet?.stop();
     await hook.stop();
-    dir.cleanup();
+  });
+  const ui = useBrowserPage({
+    dir,
+    fleet: () => ({
+      configured: [],
+      board: {
+        stale_after: 3,
+        notify: { ...notify, rules: [{ events: ['down', 'up', 'bell'], channels: ['hook'] }] },
+      },
+    }),
+    page: { viewport: { width: 1400, height: 1000 } },
   });
   beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-    await context.grantPermissions(['notifications'], { origin: fleet.board.url });
-    watched = await watchedPage(context);
+    await ui.context.grantPermissions(['notifications'], { origin: ui.fleet.board.url });
     // Records each notification the page raises (headless Chromium shows none).
-    await watched.page.addInitScript(() => {
+    await ui.page.addInitScript(() => {
       const Real = window.Notification;
       window.__notes = [];
       class Recorded {
@@ -81,17 +60,13 @@ describe('UI: notifications', () => {
       Object.defineProperty(window, 'Notification', { value: Recorded, configurable: true });
     });
   });
-  afterEach(async () => {
-    await watched.expectClean();
-    await context.close();
-  });
 
   const lab = (name: string) => `http://${name}.lab:8701`;
 
   it('shows channels by name and kind (never the address), the rules, and tests a channel', async () => {
-    await fleet.report(reportBody('lab1', lab('lab1'), []));
-    const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await ui.fleet.report(reportBody('lab1', lab('lab1'), []));
+    const { page } = ui;
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     const panel = page.getByTestId('notify-panel');
     await panel.locator('summary').click();
     await expect
@@ -113,7 +88,7 @@ describe('UI: notifications', () => {
 
     hook.answer = () => ({ status: 500, body: 'the receiver is broken' });
     // The browser logs the 502 answer as a failed resource: expected here.
-    watched.allow(/status of 502/);
+    ui.watched.allow(/status of 502/);
     await page.getByRole('button', { name: 'Send a test message through hook' }).click();
     await expect
       .poll(() => panel.locator('.test-result').textContent())
@@ -122,9 +97,9 @@ describe('UI: notifications', () => {
   });
 
   it('silences a machine from its card, shows it, and ends it', async () => {
-    await fleet.report(reportBody('lab2', lab('lab2'), []));
-    const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await ui.fleet.report(reportBody('lab2', lab('lab2'), []));
+    const { page } = ui;
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     const lab2 = card(page, 'lab2');
     await lab2.getByRole('button', { name: 'Silence notifications for lab2' }).click();
     const form = lab2.getByRole('form', { name: 'Silence notifications for lab2' });
@@ -135,7 +110,7 @@ describe('UI: notifications', () => {
     // The view is rebuilt on the board's clock (changes coalesced for 250 ms): poll it.
     const silencedFor = async () => {
       const board = await (
-        await fetch(`${fleet.board.url}/api/board`, {
+        await fetch(`${ui.fleet.board.url}/api/board`, {
           headers: { authorization: `Bearer ${BOARD_TOKEN}` },
         })
       ).json();
@@ -148,21 +123,21 @@ describe('UI: notifications', () => {
   });
 
   it('raises browser notifications for a machine going down and a bell, once allowed', async () => {
-    const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    const { page } = ui;
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await page.getByTestId('notify-panel').locator('summary').click();
     const box = page.getByLabel(/Show browser notifications/);
     await box.check();
     expect(await box.isChecked()).toBe(true);
     // lab3 reports while the page watches, so the page sees it up before it goes down.
-    await fleet.report(reportBody('lab3', lab('lab3'), []));
+    await ui.fleet.report(reportBody('lab3', lab('lab3'), []));
     await expect.poll(() => card(page, 'lab3').getAttribute('data-state')).toBe('up');
     // lab3 stops reporting: stale after 3 s, down.
     await expect.poll(() => card(page, 'lab3').getAttribute('data-state')).toBe('down');
     await expect
       .poll(() => page.evaluate(() => window.__notes ?? []))
       .toContainEqual(expect.stringMatching(/^lab3 is down\|no report for/));
-    await fleet.report({
+    await ui.fleet.report({
       ...reportBody('lab3', lab('lab3'), []),
       sessions: [
         {

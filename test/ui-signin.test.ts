@@ -1,56 +1,23 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SECRETS } from './helpers/agent-fixtures.js';
-import {
-  BOARD_TOKEN,
-  type Fleet,
-  launchBrowser,
-  openBoard,
-  recordRequests,
-  startFleet,
-  useBrowserTestBounds,
-  type WatchedPage,
-  watchedPage,
-} from './helpers/browser.js';
+import { BOARD_TOKEN, openBoard, recordRequests, useBrowserPage } from './helpers/browser.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
-
-useBrowserTestBounds();
 
 /** Sign-in, the token's handling in the browser, and the page's security headers. */
 describe('UI: sign-in and the token', () => {
   const dir = tempDir('panoptes-ui-signin-');
-  let fleet: Fleet;
-  let browser: Browser;
-  let context: BrowserContext;
-  let watched: WatchedPage;
-
-  beforeAll(async () => {
-    [fleet, browser] = await Promise.all([
-      startFleet(dir, {
-        configured: [{ name: 'web1', services: { backup: { start: ['true'], board: ['start'] } } }],
-      }),
-      launchBrowser(),
-    ]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await fleet?.stop();
-    dir.cleanup();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext();
-    watched = await watchedPage(context);
-  });
-  afterEach(async () => {
-    await watched.expectClean();
-    await context.close();
+  const ui = useBrowserPage({
+    dir,
+    fleet: {
+      configured: [{ name: 'web1', services: { backup: { start: ['true'], board: ['start'] } } }],
+    },
   });
 
   it('/?token=… signs in, keeps the token for this tab, and takes it off the address and history', async () => {
-    const { page } = watched;
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
-    await expect.poll(() => page.url()).toBe(`${fleet.board.url}/`);
+    const { page } = ui;
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
+    await expect.poll(() => page.url()).toBe(`${ui.fleet.board.url}/`);
     expect(await page.evaluate(() => sessionStorage.getItem('panoptes.token'))).toBe(BOARD_TOKEN);
     expect(await page.evaluate(() => localStorage.getItem('panoptes.token'))).toBeNull();
     await expect.poll(() => page.locator('article[data-machine="web1"]').count()).toBe(1);
@@ -62,8 +29,8 @@ describe('UI: sign-in and the token', () => {
     await page.reload();
     await page.getByTestId('summary').waitFor();
     await live();
-    const other = await context.newPage();
-    await other.goto(`${fleet.board.url}/`);
+    const other = await ui.context.newPage();
+    await other.goto(`${ui.fleet.board.url}/`);
     await expect.poll(() => other.getByLabel('Board token').count()).toBe(1);
     await other.close();
 
@@ -79,11 +46,11 @@ describe('UI: sign-in and the token', () => {
   });
 
   it('fetches carry the token in the Authorization header; only the WebSocket has ?token=', async () => {
-    const { page } = watched;
+    const { page } = ui;
     const requests = recordRequests(page);
     const sockets: string[] = [];
     page.on('websocket', (ws) => sockets.push(ws.url()));
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await expect.poll(() => page.locator('[data-status="live"]').count()).toBe(1);
 
     const api = requests.filter((r) => new URL(r.url).pathname.startsWith('/api/'));
@@ -105,10 +72,10 @@ describe('UI: sign-in and the token', () => {
   });
 
   it('without a token a small form asks for it; a wrong token says so; the right one signs in', async () => {
-    const { page } = watched;
+    const { page } = ui;
     // The one wrong attempt is answered 401, which Chromium logs as a failed resource.
-    watched.allow(/Failed to load resource: the server responded with a status of 401/);
-    await page.goto(`${fleet.board.url}/`);
+    ui.watched.allow(/Failed to load resource: the server responded with a status of 401/);
+    await page.goto(`${ui.fleet.board.url}/`);
     const field = page.getByLabel('Board token');
     await field.waitFor();
     expect(await page.getByRole('button', { name: 'Sign in' }).count()).toBe(1);
@@ -133,8 +100,8 @@ describe('UI: sign-in and the token', () => {
   });
 
   it("a wrong token's late 401 does not sign out the right token entered after it", async () => {
-    const { page } = watched;
-    watched.allow(/Failed to load resource: the server responded with a status of 401/);
+    const { page } = ui;
+    ui.watched.allow(/Failed to load resource: the server responded with a status of 401/);
     const WRONG = 'not-the-board-token-either';
     // Every request made with the wrong token, except the view that refuses it, answers late:
     // after the right token has been entered.
@@ -148,7 +115,7 @@ describe('UI: sign-in and the token', () => {
       }
       await route.continue().catch(() => undefined);
     });
-    await page.goto(`${fleet.board.url}/`);
+    await page.goto(`${ui.fleet.board.url}/`);
     await page.getByLabel('Board token').fill(WRONG);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').waitFor();
@@ -164,17 +131,17 @@ describe('UI: sign-in and the token', () => {
   });
 
   it('a wrong token in the address is refused and taken off the address too', async () => {
-    const { page } = watched;
-    watched.allow(/Failed to load resource: the server responded with a status of 401/);
-    await page.goto(`${fleet.board.url}/?token=wrong-token-0123456789abc`);
+    const { page } = ui;
+    ui.watched.allow(/Failed to load resource: the server responded with a status of 401/);
+    await page.goto(`${ui.fleet.board.url}/?token=wrong-token-0123456789abc`);
     await page.getByRole('alert').waitFor();
     expect(await page.getByRole('alert').textContent()).toContain('did not accept this token');
-    expect(page.url()).toBe(`${fleet.board.url}/`);
+    expect(page.url()).toBe(`${ui.fleet.board.url}/`);
   });
 
   it('is served with a strict CSP and security headers, and the CSP is enforced', async () => {
-    const { page } = watched;
-    const response = await page.goto(`${fleet.board.url}/?token=${BOARD_TOKEN}`);
+    const { page } = ui;
+    const response = await page.goto(`${ui.fleet.board.url}/?token=${BOARD_TOKEN}`);
     const headers = response?.headers() ?? {};
     const csp = headers['content-security-policy'] ?? '';
     expect(csp).toContain("default-src 'none'");
@@ -190,7 +157,7 @@ describe('UI: sign-in and the token', () => {
     await page.getByTestId('summary').waitFor();
     // The live socket is same-origin: 'self' allows it (no violation was reported).
     await expect.poll(() => page.locator('[data-status="live"]').count()).toBe(1);
-    const html = await (await fetch(`${fleet.board.url}/`)).text();
+    const html = await (await fetch(`${ui.fleet.board.url}/`)).text();
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(html).not.toMatch(/<style|style="/);
 
@@ -212,7 +179,7 @@ describe('UI: sign-in and the token', () => {
     expect(ran).toEqual({ injected: false, other: 'blocked' });
     const violations = await page.evaluate(() => window.__cspViolations ?? []);
     expect(violations.some((v) => v.includes('connect-src'))).toBe(true);
-    watched.allow(/csp: |Content Security Policy|Trusted Type|TrustedScript/);
+    ui.watched.allow(/csp: |Content Security Policy|Trusted Type|TrustedScript/);
 
     // Hashed assets are cached for good; unknown paths are the JSON 404.
     const asset = await page.evaluate(
@@ -221,20 +188,20 @@ describe('UI: sign-in and the token', () => {
     const assetResponse = await fetch(asset);
     expect(assetResponse.headers.get('cache-control')).toContain('immutable');
     expect(assetResponse.headers.get('content-security-policy')).toBe(csp);
-    const missing = await fetch(`${fleet.board.url}/nothing-here`);
+    const missing = await fetch(`${ui.fleet.board.url}/nothing-here`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toEqual({ detail: 'Not Found' });
   });
 
   it('nothing the browser receives holds a machine key, operator token or registration token', async () => {
-    const { page } = watched;
+    const { page } = ui;
     const bodies: string[] = [];
     page.on('response', async (r) => {
       bodies.push(await r.text().catch(() => ''));
     });
     const frames: string[] = [];
     page.on('websocket', (ws) => ws.on('framereceived', (f) => frames.push(String(f.payload))));
-    await openBoard(page, fleet.board.url, BOARD_TOKEN);
+    await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
     await expect.poll(() => frames.length).toBeGreaterThan(0);
     bodies.push(await page.content());
     const all = [...bodies, ...frames].join('\n');

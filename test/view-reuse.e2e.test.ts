@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startBoard } from '../harness/processes.js';
 import { writeBoardConfig } from './helpers/fleet.js';
-import { type RunningProgram, startBoard } from './helpers/processes.js';
 import { tempDir } from './helpers/tmp.js';
 
 const TOKEN = 'view-reuse-board-token-0123456789';

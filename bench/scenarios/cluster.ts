@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
+import { startPostgres } from '../../harness/postgres.js';
 import { token, writeBoardConfig } from '../board-kit.js';
 import { overviewJson } from '../fleet/overview.js';
-import { startPostgres } from '../postgres-server.js';
 import { cpuSeconds, type Program } from '../processes.js';
 import { sleep } from '../stats.js';
 import { type BenchContext, count, launchBoard, scenarioDir } from './context.js';

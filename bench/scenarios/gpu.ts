@@ -1,8 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { standInSmiEnv } from '../../harness/gpu.js';
 import { token } from '../board-kit.js';
-import { type Program, ROOT, startProgram } from '../processes.js';
+import { type Program, ROOT, startScript } from '../processes.js';
 import { alternate } from '../wrk.js';
 import type { BenchContext } from './context.js';
 
@@ -21,8 +22,7 @@ export async function gpuScenario(ctx: BenchContext): Promise<void> {
   const agentToken = token();
   const calls = join(ctx.tmp, 'gpu-calls');
   writeFileSync(calls, '');
-  const standIn = join(ROOT, 'test/fixtures/gpu');
-  const start = (name: string, path: string, env: NodeJS.ProcessEnv = {}): Promise<Program> => {
+  const start = (name: string, env: NodeJS.ProcessEnv): Promise<Program> => {
     const file = join(ctx.tmp, `${name}.yaml`);
     writeFileSync(
       file,
@@ -33,19 +33,16 @@ export async function gpuScenario(ctx: BenchContext): Promise<void> {
         gpu_interval: INTERVAL_S,
       }),
     );
-    return startProgram(
+    return startScript(
       `agent ${name}`,
       join(ROOT, 'dist/agent/main.js'),
       ['--config', file, '--port', '0', '--host', '127.0.0.1'],
-      { env: { PATH: path, ...env } },
+      { env },
     );
   };
   const systemPath = process.env.PATH ?? '/usr/bin:/bin';
-  const plain = await start('plain', systemPath);
-  const slow = await start('slow-gpu', `${standIn}:${systemPath}`, {
-    PANOPTES_FAKE_SMI_SLEEP: String(SLOW_S),
-    PANOPTES_FAKE_SMI_CALLS: calls,
-  });
+  const plain = await start('plain', { PATH: systemPath });
+  const slow = await start('slow-gpu', standInSmiEnv({ sleepS: SLOW_S, calls }, systemPath));
   try {
     const headers = { authorization: `Bearer ${agentToken}` };
     // The first slow read has begun (the agent reads at start); the overview must not wait for it.

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { type PgServer, startPostgres } from '../postgres-server.js';
+import { type PgServer, startPostgres } from '../../harness/postgres.js';
 import { ROOT } from '../processes.js';
 import { median, quantile } from '../stats.js';
 import { type BenchContext, count, scenarioDir } from './context.js';

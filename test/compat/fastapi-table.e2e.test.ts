@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startBoard } from '../../harness/processes.js';
 import { writeBoardConfig } from '../helpers/fleet.js';
-import { type RunningProgram, startBoard } from '../helpers/processes.js';
 import { rawRequest, requestBytes } from '../helpers/raw-http.js';
 import { tempDir } from '../helpers/tmp.js';
 

@@ -1,7 +1,7 @@
 import openapiTS from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startBoard } from '../../harness/processes.js';
 import { Recorder, writeBoardConfig } from '../helpers/fleet.js';
-import { type RunningProgram, startBoard } from '../helpers/processes.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const TOKEN = 'openapi-board-token-0123456789';

@@ -1,39 +1,19 @@
 /// <reference lib="dom" />
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { expect, vi } from 'vitest';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, vi } from 'vitest';
 import { stringify } from 'yaml';
+import { launchBrowser } from '../../harness/browser.js';
+import { type RunningProgram, startAgent, startBoard } from '../../harness/processes.js';
 import { BOARD_KEY, OPERATOR, REGISTRATION } from './agent-fixtures.js';
 import { closedPort } from './fleet.js';
-import { type RunningProgram, startAgent, startBoard } from './processes.js';
 import type { TempDir } from './tmp.js';
 
 /**
  * Bounds for the browser tests: a page waits on real processes on a machine whose two cores are
  * shared with every other test file, so a condition may take seconds (never a timing assertion).
  */
-export function useBrowserTestBounds(): void {
+function useBrowserTestBounds(): void {
   vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000, expect: { poll: { timeout: 15_000 } } });
-}
-
-/** Debian's Chromium (CI installs it; `npx playwright install` cannot work here). */
-export const CHROMIUM = process.env.PANOPTES_CHROMIUM ?? '/usr/bin/chromium';
-
-/** Headless, and quiet: no background connections to hosts this machine cannot reach. */
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    timeout: 20_000,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
 }
 
 /** A page that records every console error, uncaught exception and CSP violation. */
@@ -104,6 +84,116 @@ export function card(page: Page, name: string) {
   return page.locator(`article[data-machine="${name}"]`);
 }
 
+// --- The fixture of the browser tests ---
+
+export interface BrowserPageOptions {
+  /** The test's directory: the fleet's files go there; removed once everything has stopped. */
+  dir: TempDir;
+  /**
+   * A fleet for the page to talk to, started while the browser launches: its options, or a
+   * function giving them (called after the hooks registered before this fixture have run).
+   */
+  fleet?: FleetOptions | (() => FleetOptions | Promise<FleetOptions>);
+  /**
+   * Each test's page: the options of its browser context (a fresh one per test, checked clean
+   * after it), or `false` when the tests open their own pages with `open`.
+   */
+  page?: BrowserContextOptions | false;
+}
+
+/** What `useBrowserPage` gives a test file; each accessor throws outside a test or hook. */
+export interface BrowserPage {
+  readonly browser: Browser;
+  /** The fleet of `options.fleet`. */
+  readonly fleet: Fleet;
+  /** This test's context and watched page (unless `page: false`). */
+  readonly context: BrowserContext;
+  readonly watched: WatchedPage;
+  readonly page: Page;
+  /** A watched page in a new context of its own, closed after the file unless closed before. */
+  open(options?: BrowserContextOptions): Promise<WatchedPage>;
+}
+
+/**
+ * The set-up every browser test file shares, registered where it is called (first in a
+ * describe, so that the file's own hooks run after its beforeAll and before its afterAll):
+ * Debian's Chromium and, beside it, the fleet of `options.fleet`; for each test a fresh context
+ * and a watched page that must end clean; after all, the browser closed, the fleet stopped and
+ * the directory removed. It also sets the bounds of `useBrowserTestBounds`.
+ */
+export function useBrowserPage(options: BrowserPageOptions): BrowserPage {
+  useBrowserTestBounds();
+  let browser: Browser | undefined;
+  let fleet: Fleet | undefined;
+  let context: BrowserContext | undefined;
+  let watched: WatchedPage | undefined;
+  const opened: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    const fleetOptions =
+      typeof options.fleet === 'function' ? await options.fleet() : options.fleet;
+    // Both settle before a failure is thrown, so that afterAll can close what did start.
+    const [launched, started] = await Promise.allSettled([
+      launchBrowser(),
+      fleetOptions === undefined ? undefined : startFleet(options.dir, fleetOptions),
+    ]);
+    if (launched.status === 'fulfilled') browser = launched.value;
+    if (started.status === 'fulfilled') fleet = started.value;
+    if (launched.status === 'rejected') throw launched.reason;
+    if (started.status === 'rejected') throw started.reason;
+  });
+  afterAll(async () => {
+    for (const c of opened) await c.close().catch(() => undefined);
+    await browser?.close();
+    await fleet?.stop();
+    options.dir.cleanup();
+  });
+  const pageOptions = options.page ?? {};
+  if (pageOptions !== false) {
+    beforeEach(async () => {
+      context = await need(browser, 'the browser').newContext(pageOptions);
+      watched = await watchedPage(context);
+    });
+    afterEach(async () => {
+      try {
+        await watched?.expectClean();
+      } finally {
+        await context?.close();
+        context = undefined;
+        watched = undefined;
+      }
+    });
+  }
+
+  return {
+    get browser() {
+      return need(browser, 'the browser');
+    },
+    get fleet() {
+      return need(fleet, 'the fleet');
+    },
+    get context() {
+      return need(context, "this test's context");
+    },
+    get watched() {
+      return need(watched, "this test's page");
+    },
+    get page() {
+      return need(watched, "this test's page").page;
+    },
+    async open(contextOptions = {}) {
+      const c = await need(browser, 'the browser').newContext(contextOptions);
+      opened.push(c);
+      return watchedPage(c);
+    },
+  };
+}
+
+function need<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`${what} is there only in a test or hook`);
+  return value;
+}
+
 // --- A small real fleet: a board, configured agents, an announcing agent ---
 
 export const BOARD_TOKEN = 'ui-e2e-board-token-5b2f8d1c';
@@ -130,6 +220,16 @@ export interface AgentSpec {
   announce?: { interval: number; location: string };
 }
 
+export interface FleetOptions {
+  configured: AgentSpec[];
+  announced?: AgentSpec[];
+  /** Agents the board is not told about (the test announces them itself, with their URL). */
+  standalone?: AgentSpec[];
+  down?: string[];
+  board?: Record<string, unknown>;
+  lang?: Record<string, unknown>;
+}
+
 /** Writes an agent's YAML file and returns its path. */
 function writeAgent(dir: TempDir, spec: AgentSpec, boardUrl: string | null): string {
   const config: Record<string, unknown> = {
@@ -150,18 +250,7 @@ function writeAgent(dir: TempDir, spec: AgentSpec, boardUrl: string | null): str
  * Starts the configured agents, then a board polling them (plus `down` machines on dead ports),
  * then the announcing agents. Everything listens on 127.0.0.1.
  */
-export async function startFleet(
-  dir: TempDir,
-  options: {
-    configured: AgentSpec[];
-    announced?: AgentSpec[];
-    /** Agents the board is not told about (the test announces them itself, with their URL). */
-    standalone?: AgentSpec[];
-    down?: string[];
-    board?: Record<string, unknown>;
-    lang?: Record<string, unknown>;
-  },
-): Promise<Fleet> {
+export async function startFleet(dir: TempDir, options: FleetOptions): Promise<Fleet> {
   const agents = new Map<string, RunningProgram>();
   const agentFiles = new Map<string, string>();
   const started: RunningProgram[] = [];

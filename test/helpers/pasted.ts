@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { type RunningProgram, startShell } from './processes.js';
+import { type RunningProgram, startShell } from '../../harness/processes.js';
 import { which } from './systemd.js';
 
 /** The tool the pasted command checks the agent file's SHA-256 with. */

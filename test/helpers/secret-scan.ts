@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import WebSocket from 'ws';
-import { type RunningProgram, startedPrograms } from './processes.js';
+import { type RunningProgram, startedPrograms } from '../../harness/processes.js';
 
 /**
  * Every response body and header block `fetch` received and every WebSocket message (`ws`)

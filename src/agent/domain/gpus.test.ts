@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { gpuFixture, H100_LOAD } from '../../../harness/gpu.js';
 import { GPU_ERROR_MAX } from '../../shared/wire/overview.js';
 import { GpuParseError, gpuErrorText, parseNvidiaCsv, parseRocmJson } from './gpus.js';
 
-const FIXTURES = new URL('../../../test/fixtures/gpu/', import.meta.url);
-const fixture = (path: string) => readFileSync(new URL(path, FIXTURES), 'utf8');
 const MIB = 1024 * 1024;
 
 /** What `--format=csv,noheader,nounits` prints for a recorded `--format=csv` capture. */
@@ -17,25 +15,15 @@ function noUnits(csv: string): string {
     .join('\n')}\n`;
 }
 
-const H100 = {
-  index: 0,
-  name: 'NVIDIA H100 80GB HBM3',
-  util: 1,
-  mem_used: 19818 * MIB,
-  mem_total: 81559 * MIB,
-  temp_c: 59,
-  power_w: 631.95,
-};
-
 describe('parseNvidiaCsv', () => {
   it('reads the recorded H100 under load, without units (the agent query) and with', () => {
-    const csv = fixture('captures/h100-load.csv');
-    expect(parseNvidiaCsv(noUnits(csv))).toEqual([H100]);
-    expect(parseNvidiaCsv(csv)).toEqual([H100]);
+    const csv = gpuFixture('captures/h100-load.csv');
+    expect(parseNvidiaCsv(noUnits(csv))).toEqual([H100_LOAD]);
+    expect(parseNvidiaCsv(csv)).toEqual([H100_LOAD]);
   });
 
   it('reads two GPUs, and a share from a percentage', () => {
-    const gpus = parseNvidiaCsv(noUnits(fixture('captures/two-gpus-composed.csv')));
+    const gpus = parseNvidiaCsv(noUnits(gpuFixture('captures/two-gpus-composed.csv')));
     expect(gpus.map((g) => [g.index, g.name, g.util])).toEqual([
       [0, 'NVIDIA H100 80GB HBM3', 1],
       [1, 'NVIDIA L40S', 0.09],
@@ -44,8 +32,8 @@ describe('parseNvidiaCsv', () => {
   });
 
   it('reads [N/A] and [Not Supported] as null, with and without units', () => {
-    const csv = fixture('captures/h100-mig-idle.csv');
-    const mig = { ...H100, util: null, mem_used: 59 * MIB, temp_c: 42, power_w: 71.15 };
+    const csv = gpuFixture('captures/h100-mig-idle.csv');
+    const mig = { ...H100_LOAD, util: null, mem_used: 59 * MIB, temp_c: 42, power_w: 71.15 };
     expect(parseNvidiaCsv(csv)).toEqual([mig]);
     expect(parseNvidiaCsv(noUnits(csv))).toEqual([mig]);
     expect(
@@ -85,7 +73,7 @@ describe('parseNvidiaCsv', () => {
 
 describe('parseRocmJson', () => {
   it('reads the recorded four MI100s (ROCm 6.0.2)', () => {
-    const gpus = parseRocmJson(fixture('rocm/mi100_rocm602.json'));
+    const gpus = parseRocmJson(gpuFixture('rocm/mi100_rocm602.json'));
     expect(gpus).toHaveLength(4);
     expect(gpus[0]).toEqual({
       index: 0,
@@ -105,7 +93,7 @@ describe('parseRocmJson', () => {
   });
 
   it('reads the recorded RX 6700 XT (ROCm 6.1.2), after a warning line', () => {
-    const json = `WARNING: AMD GPU device(s) is/are in a low-power state.\n${fixture('rocm/rx6700xt_rocm612.json')}`;
+    const json = `WARNING: AMD GPU device(s) is/are in a low-power state.\n${gpuFixture('rocm/rx6700xt_rocm612.json')}`;
     expect(parseRocmJson(json)).toEqual([
       {
         index: 0,

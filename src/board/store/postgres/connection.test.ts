@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PgServer, startPostgres } from '../../../../test/helpers/postgres.js';
+import { type PgServer, startPostgres } from '../../../../harness/postgres.js';
 import { openPool } from './connection.js';
 
 let server: PgServer;

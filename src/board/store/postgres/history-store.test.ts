@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PgServer, startPostgres } from '../../../../test/helpers/postgres.js';
+import { type PgServer, startPostgres } from '../../../../harness/postgres.js';
 import type { StateEvent, WriteBatch } from '../../history/history-store.js';
 import { rawSample } from '../../history/tiers.js';
 import { upMsWithin } from '../../history/uptime.js';

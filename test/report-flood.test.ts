@@ -1,9 +1,9 @@
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { type RunningProgram, startBoard } from '../harness/processes.js';
 import { rssOf } from './helpers/faulty-agents.js';
 import { Recorder, writeBoardConfig } from './helpers/fleet.js';
-import { type RunningProgram, startBoard } from './helpers/processes.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

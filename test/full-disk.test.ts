@@ -2,13 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startBoard } from '../harness/processes.js';
 import { eventually, Recorder, writeBoardConfig } from './helpers/fleet.js';
-import { type RunningProgram, startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
-const TOKEN = 'round3-board-token-7f9b1d3e5a'; // secret-scan: token
-const REGISTRATION = 'round3-registration-8a0c2e4b6d'; // secret-scan: token
+const TOKEN = 'full-disk-board-token-7f9b1d3e5a'; // secret-scan: token
+const REGISTRATION = 'full-disk-registration-8a0c2e4b6d'; // secret-scan: token
 
 /**
  * The board's data directory on a filesystem of its own (a 4 MiB tmpfs in a private mount
@@ -27,13 +27,13 @@ function canMountPrivately(dir: string): boolean {
 }
 
 /**
- * Issue 25, item 3: with its data directory on a full filesystem the board answered
- * `POST /api/do` (an action it must queue) with 500 and logged every failed write again
- * (23 error lines in 15 s). Now: 503 with a detail that says it cannot store it now, one log
- * line when writing starts to fail and one, with a count, when it works again.
+ * With its data directory on a full filesystem the board answers what it must store (an action
+ * to queue, a silence) with 503 and a detail that says it cannot store it now, not 500; it logs
+ * one line when writing starts to fail and one, with a count, when it works again, not one per
+ * failed write.
  */
-describe('hardening round 3: a full disk', () => {
-  const dir = tempDir('panoptes-round3-disk-');
+describe('a full disk: 503 for what must be stored, one log line each way', () => {
+  const dir = tempDir('panoptes-full-disk-');
   const data = join(dir.path, 'data');
   const mountable = canMountPrivately(data);
   const http = new Recorder();
@@ -160,7 +160,7 @@ describe('hardening round 3: a full disk', () => {
   );
 
   it.runIf(!mountable)('is skipped here: this machine cannot mount a private tmpfs', () => {
-    console.log('hardening-full-disk: unshare -m with mount is not permitted on this machine');
+    console.log('full-disk: unshare -m with mount is not permitted on this machine');
   });
 
   scanForSecretsAfterAll(() => ({ secrets: [TOKEN, REGISTRATION], dirs: [dir.path] }));

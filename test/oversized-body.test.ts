@@ -2,16 +2,16 @@ import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { agentYaml, OPERATOR } from './helpers/agent-fixtures.js';
 import { writeBoardConfig } from './helpers/fleet.js';
-import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
-const TOKEN = 'round3-board-token-3b5d7f9a1c'; // secret-scan: token
-const REGISTRATION = 'round3-registration-4c6e8a0b2d'; // secret-scan: token
+const TOKEN = 'oversized-board-token-3b5d7f9a1c'; // secret-scan: token
+const REGISTRATION = 'oversized-registration-4c6e8a0b2d'; // secret-scan: token
 const TOO_LARGE = { detail: 'Request body is too large (limit 1 MiB)' };
-/** 3 MB: what issue 25 measured with (≤ 1 MB bodies never lost their answer). */
+/** 3 MB: well over the 1 MiB limit, so the client is still sending when the board answers. */
 const BODY = JSON.stringify({ name: 'big', location: 'http://big', pad: 'a'.repeat(3_000_000) });
 const TRIES = 20;
 
@@ -97,12 +97,11 @@ function rawUpload(
 }
 
 /**
- * Issue 25, item 1: an over-limit body's 413 reaches the client. Before the fix the board
- * answered from the Content-Length and closed while the client was still sending, and the
- * client saw EPIPE/ECONNRESET instead (16 of 30 on /api/report).
+ * An over-limit body's 413 reaches the client. Answering from the Content-Length and closing
+ * while the client is still sending makes it see EPIPE/ECONNRESET instead of the answer.
  */
-describe('hardening round 3: the 413 the client never read', () => {
-  const dir = tempDir('panoptes-round3-413-');
+describe('an over-limit body: the client reads its 413, and nobody holds the socket', () => {
+  const dir = tempDir('panoptes-oversized-');
   let board: RunningProgram;
   let agent: RunningProgram;
   const bodyFile = dir.write('body.json', BODY);

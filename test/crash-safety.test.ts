@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PgServer, startPostgres } from '../harness/postgres.js';
+import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { eventually, Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
-import { type PgServer, startPostgres } from './helpers/postgres.js';
-import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

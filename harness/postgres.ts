@@ -14,10 +14,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 
 /**
- * A private PostgreSQL server for a test: `initdb` into a temporary directory (as the `postgres`
- * user when the test runs as root, which PostgreSQL refuses), started with `pg_ctl` on a free
- * port on 127.0.0.1 with `fsync=off`, and stopped (its directory removed) at the end. It never
- * touches a system-wide cluster. Password authentication over TCP (scram-sha-256), so the
+ * A private PostgreSQL server for a test or a bench run: `initdb` into a temporary directory (as
+ * the `postgres` user when running as root, which PostgreSQL refuses), started with `pg_ctl` on a
+ * free port on 127.0.0.1 with `fsync=off`, and stopped (its directory removed) at the end. It
+ * never touches a system-wide cluster. Password authentication over TCP (scram-sha-256), so the
  * password in the store URL is a real secret the tests can look for.
  */
 export interface PgServer {

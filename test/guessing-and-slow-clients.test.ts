@@ -2,9 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { rssOf } from './helpers/faulty-agents.js';
 import { eventually, Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
-import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

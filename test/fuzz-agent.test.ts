@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startAgent } from '../harness/processes.js';
 import { Recorder, writeAgentConfig } from './helpers/fleet.js';
 import {
   anyPath,
@@ -16,7 +17,6 @@ import {
   segment,
   upgradeHeads,
 } from './helpers/fuzz.js';
-import { type RunningProgram, startAgent } from './helpers/processes.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
 import { isErrorShape, parseRawAnswers } from './helpers/fuzz.js';
-import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -2,13 +2,13 @@ import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'libsql';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startBoard } from '../harness/processes.js';
 import { eventually, Recorder, writeBoardConfig } from './helpers/fleet.js';
-import { startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
-const TOKEN = 'round3-board-token-9b1d3f5a7c'; // secret-scan: token
-const REGISTRATION = 'round3-registration-0c2e4a6b8d'; // secret-scan: token
+const TOKEN = 'shutdown-board-token-9b1d3f5a7c'; // secret-scan: token
+const REGISTRATION = 'shutdown-registration-0c2e4a6b8d'; // secret-scan: token
 
 /** Raw history rows in a history.db, read with (or, copied alone, without) its WAL. */
 function rawRows(file: string): number {
@@ -21,12 +21,11 @@ function rawRows(file: string): number {
 }
 
 /**
- * Issue 25, item 4: a clean stop left history.db's write-ahead log behind (190 KB), so the
- * data directory was whole only after a WAL replay. Now the stop checkpoints it: history.db
- * alone, copied without its -wal, holds every row.
+ * A clean stop checkpoints history.db's write-ahead log, so that the data directory is whole
+ * without a WAL replay: history.db alone, copied without its -wal, holds every row.
  */
-describe('hardening round 3: a clean shutdown leaves the history file whole', () => {
-  const dir = tempDir('panoptes-round3-stop-');
+describe('a clean shutdown leaves the history file whole', () => {
+  const dir = tempDir('panoptes-shutdown-');
   const http = new Recorder();
   afterAll(() => dir.cleanup());
 

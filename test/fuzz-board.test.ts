@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
 import {
   anyPath,
@@ -21,7 +22,6 @@ import {
   upgradeHeads,
   validName,
 } from './helpers/fuzz.js';
-import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
+import { startBoard } from '../harness/processes.js';
 import { writeBoardConfig } from './helpers/fleet.js';
-import { startBoard } from './helpers/processes.js';
 import { scanForSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { agentYaml, OPERATOR } from './helpers/agent-fixtures.js';
 import { Recorder, writeBoardConfig } from './helpers/fleet.js';
-import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
-const TOKEN = 'round3-board-token-5d7f9b1c3e'; // secret-scan: token
-const REGISTRATION = 'round3-registration-6e8a0c2d4f'; // secret-scan: token
-/** The reason issue 25 showed stored, echoed, journaled and sent. */
+const TOKEN = 'free-text-board-token-5d7f9b1c3e'; // secret-scan: token
+const REGISTRATION = 'free-text-registration-6e8a0c2d4f'; // secret-scan: token
+/** Control, escape and bidi-override characters, as an outsider would send them. */
 const REASON = 'rack\u0000move\u202E\u2066gnp.exe\r\nfake entry\u001b[31m';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are what the test looks for
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
@@ -18,12 +18,12 @@ interface Issue {
 }
 
 /**
- * Issue 25, item 2: free text an outsider or an agent can set is refused with 422
- * (`string_pattern_mismatch` at the field) when it carries control or bidi-override characters;
- * a journal detail that quotes a client has them replaced. Before: stored, echoed, journaled.
+ * Free text an outsider or an agent can set is refused with 422 (`string_pattern_mismatch` at
+ * the field) when it carries control or bidi-override characters; a journal detail that quotes
+ * a client has them replaced. Else they would be stored, echoed, journaled and sent.
  */
-describe('hardening round 3: control and bidi characters in free text', () => {
-  const dir = tempDir('panoptes-round3-text-');
+describe('control and bidi characters in free text are refused at the field, or replaced', () => {
+  const dir = tempDir('panoptes-free-text-');
   const http = new Recorder();
   let board: RunningProgram;
   let agent: RunningProgram;
