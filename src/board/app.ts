@@ -8,7 +8,10 @@ import type { Logger } from '../shared/logger.js';
 import { setServerCertificate } from '../shared/tls/server-certificate.js';
 import { VERSION } from '../shared/version.js';
 import { Coordinator } from './cluster/coordinator.js';
+import { ForgetNotices } from './cluster/forget-notices.js';
 import { Membership } from './cluster/membership.js';
+import { NotifyClaims } from './cluster/notify-claims.js';
+import { Ownership } from './cluster/ownership.js';
 import type { BoardSettings } from './config/config.js';
 import { casChanged } from './config/settings-diff.js';
 import { ActionQueue } from './domain/action-queue.js';
@@ -40,7 +43,6 @@ import { uiRoutes } from './http/ui-routes.js';
 import { BUILTIN_LANG_DIR, Languages } from './lang/languages.js';
 import { MetricsExporter } from './metrics/metrics-exporter.js';
 import { registerStoreMetrics } from './metrics/store-metrics.js';
-import type { NotifyEvent } from './notify/event.js';
 import { Notifier, type NotifierDeps } from './notify/notifier.js';
 import { Silences } from './notify/silences.js';
 import { createAgentClient } from './polling/agent-client.js';
@@ -50,17 +52,6 @@ import { IdentityStore } from './store/identity-store.js';
 import { openStore } from './store/open-store.js';
 import { SilenceStore } from './store/silence-store.js';
 import { machineMemory } from './view/machine-memory.js';
-
-/**
- * Of several boards, an event of the same kind for the same machine and channel claimed by
- * another board this recently is not sent again (two boards that both thought they owned it).
- */
-const CLAIM_WINDOW_MS = 30_000;
-
-/** A notification's claim: channel, kind, machine (and session, metric, path). */
-function claimKey(channel: string, e: NotifyEvent): string {
-  return [channel, e.event, e.machine, e.session ?? '', e.metric ?? '', e.path ?? ''].join('\n');
-}
 
 export interface BoardAppDeps {
   settings: BoardSettings;
@@ -99,7 +90,9 @@ export interface BoardApp {
   notifier: Notifier;
   /** The boards sharing this board's store (GET /api/cluster), and this one's heartbeat. */
   membership: Membership;
-  /** Of several boards: who polls what, and the records they share. */
+  /** Of several boards: who polls what (a single board owns everything). */
+  ownership: Ownership;
+  /** Of several boards: the records they share. */
   coordinator: Coordinator;
   silences: Silences;
   /** The board's history (null: off, or its file could not be used). */
@@ -162,9 +155,13 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     }),
     () => clock.now(),
   );
+  const self = () => current.boardId;
+  const ownership = new Ownership(membership, self);
+  const notices = new ForgetNotices({ self, records: store.records, ownership });
   const coordinator = new Coordinator({
-    self: () => current.boardId,
+    self,
     membership,
+    ownership,
     registry,
     records: store.records,
     syncShared: async () => {
@@ -201,8 +198,8 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     queue,
     journal,
     persistIdentities: () => identities.save(registry),
-    owns: (name) => coordinator.owns(name),
-    forgotten: (name, revoked) => coordinator.forgotten(name, revoked),
+    owns: (name) => ownership.owns(name),
+    forgotten: (name, revoked) => notices.publish(name, revoked),
     onError: (error) => {
       if (!isStoreUnavailable(error)) logger.error({ err: error }, 'board background work failed');
     },
@@ -220,7 +217,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     new SilenceStore(tables.silences, loaded.silences),
   );
   silences.restore();
-  silences.owns = (name) => coordinator.owns(name);
+  silences.owns = (name) => ownership.owns(name);
   const notifier = new Notifier(
     {
       clock,
@@ -234,21 +231,15 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     settings.notify,
   );
   // Of several boards, each sends for the machines it owns (every event once).
-  notifier.mayNotify = (name) => coordinator.notifies(name);
-  notifier.claim = (channel, events) => {
-    if (!coordinator.clustered()) return null;
-    const items = events.map((e) => ({ key: claimKey(channel, e), event: JSON.stringify(e) }));
-    return store.claims
-      .claim(current.boardId, items, clock.now(), CLAIM_WINDOW_MS)
-      .then((claimed) => {
-        const got = new Set(claimed);
-        return events.filter((e) => got.has(claimKey(channel, e)));
-      });
-  };
-  // A board that dies with messages unsent: another takes its claims (Coordinator.pull).
-  notifier.settled = (channel, events) => {
-    store.claims.settle(events.map((e) => claimKey(channel, e))).catch(() => undefined);
-  };
+  notifier.mayNotify = (name) => ownership.notifies(name);
+  const claims = new NotifyClaims({
+    self,
+    table: store.claims,
+    ownership,
+    now: () => clock.now(),
+  });
+  notifier.claim = (channel, events) => claims.claim(channel, events);
+  notifier.settled = (channel, events) => claims.settle(channel, events);
   await notifier.restorePending();
   registry.changes.subscribe((set) => {
     // Silences that ran out end first, so what fires in this very set is sent.
@@ -278,9 +269,9 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     events,
     journal,
     health,
-    view: (set) => coordinator.view(set),
+    view: (set) => ownership.view(set),
   });
-  if (history !== null) history.shared = () => coordinator.clustered();
+  if (history !== null) history.shared = () => ownership.clustered();
   // Before the first sweep: which boards are alive (so this one polls only its share) and what
   // they published (so its first polls are no first sightings). A store away: later.
   await membership
@@ -377,6 +368,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     },
     trustedProxies,
     membership,
+    ownership,
     coordinator,
     notifier,
     silences,
