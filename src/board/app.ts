@@ -131,20 +131,22 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     settings.machines,
     settings.maxAnnounced,
     machineMemory(clock),
-    settings.maxAnnouncedBytes,
+    { maxAnnouncedBytes: settings.maxAnnouncedBytes, boardId: settings.boardId },
   );
-  registry.boardId = settings.boardId;
   registry.restore(loaded.identities);
   const queue = new ActionQueue(clock, tables.queue, loaded.queue);
   for (const m of registry.announced()) registry.setQueued(m.name, queue.count(m.name));
-  const journal = new Journal(clock, events, tables.journal, loaded.journal);
-  journal.boardId = settings.boardId;
   // On PostgreSQL, journal ids come from the store in blocks and the journal served is the
   // store's, however many boards are alive; this board's own while the store cannot write.
-  if (store.journal.reserve !== undefined) {
-    journal.reserve = store.journal.reserve;
-    journal.shared = async (limit) => (health.available ? store.journal.recent(limit) : null);
-  }
+  const journal = new Journal(clock, events, tables.journal, loaded.journal, {
+    boardId: settings.boardId,
+    ...(store.journal.reserve === undefined
+      ? {}
+      : {
+          reserve: store.journal.reserve,
+          shared: async (limit: number) => (health.available ? store.journal.recent(limit) : null),
+        }),
+  });
   let current = settings;
   const membership = new Membership(
     tables.boards,
@@ -215,9 +217,17 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     registry,
     journal,
     new SilenceStore(tables.silences, loaded.silences),
+    (name) => ownership.owns(name),
   );
   silences.restore();
-  silences.owns = (name) => ownership.owns(name);
+  // Of several boards, each sends for the machines it owns, claiming each event first (every
+  // event once).
+  const claims = new NotifyClaims({
+    self,
+    table: store.claims,
+    ownership,
+    now: () => clock.now(),
+  });
   const notifier = new Notifier(
     {
       clock,
@@ -226,20 +236,12 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       deliveries: store.deliveries,
       publicUrl: settings.publicUrl,
       silenced: (name, now) => silences.silenced(name, now),
+      mayNotify: (name) => ownership.notifies(name),
+      claims,
       ...deps.notify,
     },
     settings.notify,
   );
-  // Of several boards, each sends for the machines it owns (every event once).
-  notifier.mayNotify = (name) => ownership.notifies(name);
-  const claims = new NotifyClaims({
-    self,
-    table: store.claims,
-    ownership,
-    now: () => clock.now(),
-  });
-  notifier.claim = (channel, events) => claims.claim(channel, events);
-  notifier.settled = (channel, events) => claims.settle(channel, events);
   await notifier.restorePending();
   registry.changes.subscribe((set) => {
     // Silences that ran out end first, so what fires in this very set is sent.
@@ -270,8 +272,8 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     journal,
     health,
     view: (set) => ownership.view(set),
+    shared: () => ownership.clustered(),
   });
-  if (history !== null) history.shared = () => ownership.clustered();
   // Before the first sweep: which boards are alive (so this one polls only its share) and what
   // they published (so its first polls are no first sightings). A store away: later.
   await membership

@@ -22,8 +22,9 @@ async function pair() {
   const forgotten: { board: string; name: string; revoked: boolean }[] = [];
   const clock = new ManualClock(1_000_000);
   const make = (id: string) => {
-    const registry = new Registry(clock, new EventHub(), machines, 100, machineMemory(clock));
-    registry.boardId = id;
+    const registry = new Registry(clock, new EventHub(), machines, 100, machineMemory(clock), {
+      boardId: id,
+    });
     const membership = new Membership(
       store.boards,
       () => ({ id, machines: machines.length, failoverAfterMs: 10_000 }),

@@ -50,18 +50,17 @@ export async function openHistory(deps: {
   health: WriteHealth;
   /** The part of each change set this board records (of several boards: what it owns). */
   view?: (set: ChangeSet) => ChangeSet;
+  /** Whether other boards write this store too. Absent: none do. */
+  shared?: () => boolean;
 }): Promise<OpenedHistory> {
   const { settings, store, clock, logger, registry, events, health, journal } = deps;
   if (settings === null) return { history: null, unavailable: null };
   let history: History;
   try {
     const engine = await store.openHistory(() => clock.now());
-    history = new History(
-      engine,
-      settings ?? HISTORY_DEFAULTS,
-      clock,
-      (error) => health.failed('history', error),
-      () => {
+    history = new History(engine, settings ?? HISTORY_DEFAULTS, clock, {
+      onError: (error) => health.failed('history', error),
+      onWritten: () => {
         health.succeeded();
         const dropped = history.recorder.shed;
         if (dropped === 0) return;
@@ -77,8 +76,9 @@ export async function openHistory(deps: {
           })
           .catch(() => undefined);
       },
-      () => health.whenBack(),
-    );
+      whenBack: () => health.whenBack(),
+      ...(deps.shared === undefined ? {} : { shared: deps.shared }),
+    });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     logger.error(
