@@ -15,9 +15,11 @@ describe('startScheduler', () => {
     const never = new Promise<void>(() => undefined);
     const boardApp = {
       board: { sweep: () => never, upkeep: async () => undefined },
-      coordinator: {
+      ownership: {
         sweepStarting: () => undefined,
         boardsLost: () => false,
+      },
+      coordinator: {
         // The first pull hangs (a slow store): the heartbeat must not wait for it.
         pull: () => {
           pulls += 1;

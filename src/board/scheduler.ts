@@ -31,7 +31,7 @@ export function startScheduler(boardApp: BoardApp, log: Logger): Scheduler {
     // (history, notifications, identities and /metrics ride on it).
     looping = true;
     const started = Date.now();
-    boardApp.coordinator.sweepStarting();
+    boardApp.ownership.sweepStarting();
     sweeping = board
       .sweep()
       .then(() => undefined)
@@ -57,7 +57,7 @@ export function startScheduler(boardApp: BoardApp, log: Logger): Scheduler {
       .then(() => {
         // A board died since this sweep started: its machines are polled now, not after the
         // rest of the interval.
-        if (sweepTimer !== null && boardApp.coordinator.boardsLost()) {
+        if (sweepTimer !== null && boardApp.ownership.boardsLost()) {
           clearTimeout(sweepTimer);
           runSweep();
         }

@@ -63,7 +63,7 @@ export function testBoard(raw: Partial<Parameters<typeof boardSettings>[0]> = {}
     settings.machines,
     settings.maxAnnounced,
     machineMemory(clock),
-    settings.maxAnnouncedBytes,
+    { maxAnnouncedBytes: settings.maxAnnouncedBytes },
   );
   const store = new MemoryStore();
   const queue = new ActionQueue(clock, store.queue, []);

@@ -5,7 +5,9 @@ import { Registry } from '../domain/registry.js';
 import { MemoryStore } from '../store/memory/state-store.js';
 import { machineMemory } from '../view/machine-memory.js';
 import { Coordinator } from './coordinator.js';
+import { ForgetNotices } from './forget-notices.js';
 import { Membership } from './membership.js';
+import { Ownership } from './ownership.js';
 
 const machines = Array.from({ length: 20 }, (_, i) => ({
   name: `m${i}`,
@@ -20,16 +22,21 @@ async function pair() {
   const forgotten: { board: string; name: string; revoked: boolean }[] = [];
   const clock = new ManualClock(1_000_000);
   const make = (id: string) => {
-    const registry = new Registry(clock, new EventHub(), machines, 100, machineMemory(clock));
-    registry.boardId = id;
+    const registry = new Registry(clock, new EventHub(), machines, 100, machineMemory(clock), {
+      boardId: id,
+    });
     const membership = new Membership(
       store.boards,
       () => ({ id, machines: machines.length, failoverAfterMs: 10_000 }),
       () => clock.now(),
     );
+    const self = () => id;
+    const ownership = new Ownership(membership, self);
+    const notices = new ForgetNotices({ self, records: store.records, ownership });
     const coordinator = new Coordinator({
-      self: () => id,
+      self,
       membership,
+      ownership,
       registry,
       records: store.records,
       syncShared: async () => undefined,
@@ -43,7 +50,7 @@ async function pair() {
         throw error;
       },
     });
-    return { registry, membership, coordinator };
+    return { registry, membership, ownership, notices, coordinator };
   };
   const a = make('a');
   const b = make('b');
@@ -77,37 +84,36 @@ async function publishedTo(from: Side, to: Side, clock: ManualClock): Promise<vo
 describe('Coordinator', () => {
   it('splits the machines between the live boards, each machine to one', async () => {
     const { a, b } = await pair();
-    const ownedByA = machines.filter((m) => a.coordinator.owns(m.name)).length;
-    const ownedByB = machines.filter((m) => b.coordinator.owns(m.name)).length;
+    const ownedByA = machines.filter((m) => a.ownership.owns(m.name)).length;
+    const ownedByB = machines.filter((m) => b.ownership.owns(m.name)).length;
     expect(ownedByA + ownedByB).toBe(machines.length);
-    for (const m of machines)
-      expect(a.coordinator.owns(m.name)).not.toBe(b.coordinator.owns(m.name));
+    for (const m of machines) expect(a.ownership.owns(m.name)).not.toBe(b.ownership.owns(m.name));
   });
 
   it('what one board polled shows on the other, with the board that polled it', async () => {
     const { a, b, clock } = await pair();
-    for (const m of machines.filter((x) => a.coordinator.owns(x.name))) {
+    for (const m of machines.filter((x) => a.ownership.owns(x.name))) {
       const machine = a.registry.get(m.name);
       if (machine !== undefined) a.registry.observe(machine, { ok: true, overview: { cpus: 2 } });
     }
     await publishedTo(a, b, clock);
     for (const m of machines) {
       const onB = b.registry.get(m.name);
-      if (a.coordinator.owns(m.name)) {
+      if (a.ownership.owns(m.name)) {
         expect(onB?.state).toBe('up');
         expect(onB?.board).toBe('a');
       } else expect(onB?.board).toBeNull();
     }
     // b records and notifies only for what it owns.
-    const view = b.coordinator.view(closeChangeSet(b, clock));
-    expect(view.transitions.every((t) => b.coordinator.owns(t.name))).toBe(true);
-    expect([...view.machines()].every((m) => b.coordinator.owns(m.name))).toBe(true);
+    const view = b.ownership.view(closeChangeSet(b, clock));
+    expect(view.transitions.every((t) => b.ownership.owns(t.name))).toBe(true);
+    expect([...view.machines()].every((m) => b.ownership.owns(m.name))).toBe(true);
   });
 
   it('a machine forgotten on one board is forgotten by the other, revoked if its key was', async () => {
     const { a, b, forgotten } = await pair();
-    await a.coordinator.forgotten('lab3');
-    await a.coordinator.forgotten('lab5', true);
+    await a.notices.publish('lab3');
+    await a.notices.publish('lab5', true);
     await b.coordinator.pull();
     expect(forgotten).toEqual([
       { board: 'b', name: 'lab3', revoked: false },
@@ -131,6 +137,6 @@ describe('Coordinator', () => {
     const { a, clock } = await pair();
     clock.advance(10_000);
     closeChangeSet(a, clock);
-    for (const m of machines) expect(a.coordinator.notifies(m.name)).toBe(false);
+    for (const m of machines) expect(a.ownership.notifies(m.name)).toBe(false);
   });
 });

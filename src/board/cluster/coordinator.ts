@@ -4,8 +4,10 @@ import type { Registry } from '../domain/registry.js';
 import type { NotifyEvent } from '../notify/event.js';
 import type { ClaimsTable, RecordsTable, RecordToPublish } from '../store/state.js';
 import { recordBytes } from '../view/machine-record.js';
+import { readForgetNotice } from './forget-notices.js';
 import type { Membership } from './membership.js';
-import { ownerOf } from './owners.js';
+import { claimChannel } from './notify-claims.js';
+import type { Ownership } from './ownership.js';
 import { observeRemote } from './remote-record.js';
 
 /** The numbers and sessions a publishing board took from an overview (checked loosely: boards trust each other). */
@@ -46,33 +48,28 @@ interface Published {
 }
 
 /**
- * Several boards on one store, as one board (DESIGN section 9). Each configured machine is
- * polled by its owner among the live boards (rendezvous hashing, owners.ts); after each change
- * set a board publishes the records it observed (its polls, the reports it took) and the others
- * read them — woken by LISTEN/NOTIFY, and every second regardless — through the same observe
- * path as a poll. An action queued on another board wakes this one the same way. The owner of a machine, and only it, records its history and sends its
- * notifications (`view`), so every event is recorded and sent once while the boards agree on
- * who is alive. With one live board nothing here changes what a board does.
+ * Several boards on one store, as one board (DESIGN section 9): the records they share. Each
+ * configured machine is polled by its owner among the live boards (ownership.ts); after each
+ * change set a board publishes the records it observed (its polls, the reports it took) and the
+ * others read them — woken by LISTEN/NOTIFY, and every second regardless — through the same
+ * observe path as a poll. An action queued on another board wakes this one the same way, and
+ * messages a dead board left unsent are taken over. With one live board nothing here changes
+ * what a board does.
  */
 export class Coordinator {
   private readonly cursors = new Map<string, number>();
-  private liveAtSweep: string[] = [];
   private publishing: Promise<void> = Promise.resolve();
   private pulling: Promise<void> | null = null;
   private pullAgain = false;
   /** The live boards the last publish saw: a change (a board joined) republishes everything. */
   private publishedFor = '';
-  /** The live boards of this run of synchronous code (see live()), and their key. */
-  private liveNow: { ids: string[]; key: string } | null = null;
-  private ownerCache: { live: string; owners: Map<string, string | null> } = {
-    live: '',
-    owners: new Map(),
-  };
 
   constructor(
     private readonly deps: {
       self: () => string;
       membership: Membership;
+      /** Who owns what among the live boards. */
+      ownership: Ownership;
       registry: Registry;
       records: RecordsTable;
       /**
@@ -94,92 +91,9 @@ export class Coordinator {
     },
   ) {}
 
-  /** A sweep starts: the boards alive now (see `boardsLost`). */
-  sweepStarting(): void {
-    this.liveAtSweep = this.deps.membership.liveIds();
-  }
-
-  /** Whether a board alive when the last sweep started is dead now (its machines are ours to poll). */
-  boardsLost(): boolean {
-    const live = new Set(this.deps.membership.liveIds());
-    return this.liveAtSweep.some((id) => !live.has(id));
-  }
-
-  /** Whether other boards are alive (false: a single board, which owns everything). */
-  clustered(): boolean {
-    return this.live().ids.length > 1;
-  }
-
-  /**
-   * The live boards' ids, read once per run of synchronous code: a loop over 15,000 machines
-   * (the stale check, a change set's view) asks `owns` of each, and reading the membership
-   * each time cost the stale check 20–40 ms at 15,000 announced machines.
-   */
-  private live(): { ids: string[]; key: string } {
-    if (this.liveNow === null) {
-      const ids = this.deps.membership.liveIds();
-      this.liveNow = { ids, key: ids.join('\n') };
-      queueMicrotask(() => {
-        this.liveNow = null;
-      });
-    }
-    return this.liveNow;
-  }
-
-  /** Whether this board polls `name`, records its history and sends its notifications. */
-  owns(name: string): boolean {
-    const { ids: live, key } = this.live();
-    if (live.length <= 1) return true;
-    if (this.ownerCache.live !== key) this.ownerCache = { live: key, owners: new Map() };
-    let owner = this.ownerCache.owners.get(name);
-    if (owner === undefined) {
-      owner = ownerOf(name, live);
-      this.ownerCache.owners.set(name, owner);
-    }
-    return owner === this.deps.self();
-  }
-
-  /** The change set as this board records and notifies it: only the machines it owns. */
-  view(set: ChangeSet): ChangeSet {
-    const seeded = (t: ChangeSet['transitions'][number]) =>
-      t.remote === true && t.previous === null;
-    if (!this.clustered()) {
-      return set.transitions.some(seeded)
-        ? { ...set, transitions: set.transitions.filter((t) => !seeded(t)) }
-        : set;
-    }
-    const owns = (x: { name: string }) => this.owns(x.name);
-    // A first sighting learnt from another board was that board's to record.
-    const mine = (t: ChangeSet['transitions'][number]) => this.owns(t.name) && !seeded(t);
-    let size = 0;
-    for (const m of set.machines()) if (this.owns(m.name)) size += 1;
-    const machines = set.machines;
-    const self = this;
-    return {
-      ...set,
-      transitions: set.transitions.filter(mine),
-      late: set.late.filter(owns),
-      bells: set.bells.filter(owns),
-      machines: function* () {
-        for (const m of machines()) if (self.owns(m.name)) yield m;
-      },
-      size,
-    };
-  }
-
-  /**
-   * Whether this board sends the notifications of `name`: its owner does; none while it is cut
-   * off from the store with other boards about (they take its machines, and their
-   * notifications, meanwhile).
-   */
-  notifies(name: string): boolean {
-    if (!this.clustered()) return true;
-    return this.owns(name) && !this.deps.membership.cutOff();
-  }
-
   /** A change set closed: the records this board observed in it go to the store, for the others. */
   onChangeSet(set: ChangeSet): void {
-    if (!this.clustered()) {
+    if (!this.deps.ownership.clustered()) {
       this.publishedFor = '';
       return;
     }
@@ -211,18 +125,6 @@ export class Coordinator {
       });
   }
 
-  /**
-   * A machine forgotten on this board: the others forget it too (a record that says so, which
-   * a later report of the machine replaces). One whose key was revoked with it says so: the
-   * others refuse its reports from the moment they forget it, not from their next read of the
-   * shared enrollments (a report taken in between would list it again).
-   */
-  async forgotten(name: string, revoked = false): Promise<void> {
-    if (!this.clustered()) return;
-    const record = JSON.stringify({ name, forgotten: true, revoked });
-    await this.deps.records.publish(this.deps.self(), [{ name, record, meta: '{}' }]);
-  }
-
   /** Reads what the other boards published since the last read (every second, and when woken). */
   pull(): Promise<void> {
     if (this.pulling !== null) {
@@ -235,7 +137,7 @@ export class Coordinator {
         for (const board of this.deps.membership.otherIds()) await this.pullFrom(board);
         // An action queued through another board is handed over by whichever board the machine
         // reports to next; one taken (a result) or expired there leaves the queue here too.
-        if (this.clustered()) await this.deps.syncShared();
+        if (this.deps.ownership.clustered()) await this.deps.syncShared();
         await this.takeOverDeliveries();
       } while (this.pullAgain);
     })().finally(() => {
@@ -275,7 +177,7 @@ export class Coordinator {
     const taken = await this.deps.claims.takeOver(this.deps.self(), dead, now - TAKEOVER_MS, now);
     const byChannel = new Map<string, NotifyEvent[]>();
     for (const item of taken) {
-      const channel = item.key.split('\n')[0] ?? '';
+      const channel = claimChannel(item.key);
       const events = byChannel.get(channel) ?? [];
       events.push(JSON.parse(item.event) as NotifyEvent);
       byChannel.set(channel, events);
@@ -312,10 +214,9 @@ export class Coordinator {
     if (meta === null) return;
     const at = text.indexOf(OVERVIEW_KEY);
     if (at < 0) {
-      // No overview: a machine another board forgot (see `forgotten`).
-      const rec = JSON.parse(text) as { name?: unknown; forgotten?: unknown; revoked?: unknown };
-      if (typeof rec.name === 'string' && rec.forgotten === true)
-        this.deps.forget(rec.name, rec.revoked === true);
+      // No overview: a machine another board forgot (see ForgetNotices).
+      const notice = readForgetNotice(text);
+      if (notice !== null) this.deps.forget(notice.name, notice.revoked);
       return;
     }
     const rec = JSON.parse(`${text.slice(0, at)}}`) as Published;
@@ -334,13 +235,13 @@ export class Coordinator {
     if (machine.origin === 'configured') {
       // Its owner polls it; a record from a board that polled it before a failover is older
       // news, except as the state to start from (its first poll here is then no first sighting).
-      if (this.owns(machine.name) && machine.observed) return;
+      if (this.deps.ownership.owns(machine.name) && machine.observed) return;
     } else {
       const newer = seen !== null && (machine.lastSeen === null || seen > machine.lastSeen);
       const ownerSaysDown =
         rec.state === 'down' &&
         machine.state === 'up' &&
-        !this.owns(machine.name) &&
+        !this.deps.ownership.owns(machine.name) &&
         (seen ?? 0) >= (machine.lastSeen ?? 0);
       if (!newer && !ownerSaysDown) return;
     }

@@ -45,7 +45,7 @@ export class Membership {
   /**
    * Whether this board has been cut off from the store for `failover_after`: the others count it
    * dead by now and have taken its machines; it goes on with the boards it last saw alive (it
-   * does not take theirs), and sends no notification (see Coordinator.forNotifier).
+   * does not take theirs), and sends no notification (see Ownership.notifies).
    */
   cutOff(): boolean {
     const { failoverAfterMs } = this.self();

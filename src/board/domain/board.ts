@@ -73,6 +73,8 @@ export interface BoardDeps {
   forgotten?: (name: string, revoked: boolean) => Promise<void>;
   /** Machines added from the board, with their keys (beside board.yaml's announced_keys). */
   enrollments?: EnrolledKeys;
+  /** Key proofs accepted per name (the identity snapshot keeps their times). Absent: a new check. */
+  keyProofs?: KeyProofCheck;
 }
 
 export { AUTH_JOURNAL_PER_MINUTE } from './journal-policy.js';
@@ -88,11 +90,12 @@ export class Board {
   private readonly silent = new Set<string>();
   private readonly configured: Map<string, MachineConfig>;
   /** Key proofs accepted per name (restored from the store at start). */
-  readonly keyProofs = new KeyProofCheck();
+  readonly keyProofs: KeyProofCheck;
   /** The keys held for announced machines. */
   readonly keys: MachineKeys;
 
   constructor(private readonly deps: BoardDeps) {
+    this.keyProofs = deps.keyProofs ?? new KeyProofCheck();
     this.notes = new JournalPolicy(deps.journal, deps.clock);
     this.configured = new Map(deps.settings.machines.map((m) => [m.name, m]));
     this.keys = new MachineKeys(deps.settings.announcedKeys, deps.enrollments);

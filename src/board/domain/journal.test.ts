@@ -16,13 +16,9 @@ const entry = (outcome: string, detail = 'x') => ({
 
 describe('Journal', () => {
   it('refusals and announcements fill at most half of it: what was done stays', async () => {
-    const journal = new Journal(
-      new ManualClock(),
-      new EventHub(),
-      new MemoryStore().journal,
-      [],
-      10,
-    );
+    const journal = new Journal(new ManualClock(), new EventHub(), new MemoryStore().journal, [], {
+      capacity: 10,
+    });
     await journal.record(entry('done', 'kept'));
     for (let i = 0; i < 50; i += 1) await journal.record(entry(i % 2 ? 'refused' : 'announced'));
     const all = journal.recent(100);
@@ -35,13 +31,17 @@ describe('Journal', () => {
 
   it('drops what the bound pushed out from its store too, in batches, and reloads the same', async () => {
     const store = new MemoryStore();
-    const journal = new Journal(new ManualClock(), new EventHub(), store.journal, [], 100);
+    const journal = new Journal(new ManualClock(), new EventHub(), store.journal, [], {
+      capacity: 100,
+    });
     for (let i = 0; i < 1000; i += 1) await journal.record(entry('done', `d${i}`));
     const stored = await store.journal.load();
     // At most one batch (500) of dropped entries is still in the store.
     expect(stored.length).toBeLessThanOrEqual(100 + 500);
     expect(stored.at(-1)?.detail).toBe('d999');
-    const again = new Journal(new ManualClock(), new EventHub(), store.journal, stored, 100);
+    const again = new Journal(new ManualClock(), new EventHub(), store.journal, stored, {
+      capacity: 100,
+    });
     expect(again.recent(100)).toEqual(journal.recent(100));
     // Ids go on from the last one, not from 1.
     expect((await again.record(entry('done'))).id).toBe(1001);
@@ -60,15 +60,20 @@ describe('Journal', () => {
 
   it('serves the shared store where there is one, and its own entries while the store is away', async () => {
     const store = new MemoryStore();
-    const journal = new Journal(new ManualClock(), new EventHub(), store.journal, []);
-    await journal.record(entry('done', 'here'));
-    expect((await journal.served(10)).map((e) => e.detail)).toEqual(['here']);
-    const other = { ...(journal.recent(1)[0] as JournalEntry), id: 900, detail: 'there' };
+    const own = new Journal(new ManualClock(), new EventHub(), store.journal, []);
+    await own.record(entry('done', 'here'));
+    expect((await own.served(10)).map((e) => e.detail)).toEqual(['here']);
+    // The same entries, now beside another board's.
+    const loaded = await store.journal.load();
+    const other = { ...(loaded[0] as JournalEntry), id: 900, detail: 'there' };
     let away: 'no' | 'known' | 'failing' = 'no';
-    journal.shared = async (limit) => {
+    const shared = async (limit: number) => {
       if (away === 'failing') throw new Error('connection refused');
-      return away === 'known' ? null : [other, ...journal.recent(limit)].slice(0, limit);
+      return away === 'known' ? null : [other, ...loaded].slice(0, limit);
     };
+    const journal = new Journal(new ManualClock(), new EventHub(), store.journal, loaded, {
+      shared,
+    });
     expect((await journal.served(10)).map((e) => e.detail)).toEqual(['there', 'here']);
     for (const how of ['known', 'failing'] as const) {
       away = how;

@@ -28,6 +28,26 @@ function outsiders(e: JournalEntry): boolean {
 const TARGET_MAX = 200;
 const DETAIL_MAX = 1000;
 
+/** What a journal may be given beside its store and the entries it starts from. */
+export interface JournalOptions {
+  /** How many entries are kept (default 10,000). */
+  capacity?: number;
+  /** This board's id (board_id): every entry it writes carries it. Absent: none. */
+  boardId?: string | null;
+  /**
+   * Of several boards sharing a store: reserves a block of `JOURNAL_ID_BLOCK` ids for this board
+   * (resolving with the first), so no two boards number an entry alike. Absent: ids are local.
+   */
+  reserve?: (() => Promise<number>) | null;
+  /**
+   * Of several boards sharing a store: the newest entries of all of them, read from it. Given
+   * by the engine, not by how many boards are alive, so a board left alone still serves the
+   * entries of the others; it answers null while the store cannot. Absent: this board's
+   * entries are the whole journal.
+   */
+  shared?: ((limit: number) => Promise<JournalEntry[] | null>) | null;
+}
+
 /**
  * The record of what was done on the board and what it refused. Bounded: the most recent
  * `capacity` entries are kept, in memory and on disk; older ones are compacted away.
@@ -38,19 +58,10 @@ export class Journal {
   private refused = 0;
   private nextId: number;
   /** This board's id (board_id): every entry it writes carries it. */
-  boardId: string | null = null;
-  /**
-   * Of several boards sharing a store: reserves a block of `JOURNAL_ID_BLOCK` ids for this board
-   * (resolving with the first), so no two boards number an entry alike. Null: ids are local.
-   */
-  reserve: (() => Promise<number>) | null = null;
-  /**
-   * Of several boards sharing a store: the newest entries of all of them, read from it. Set by
-   * the engine, not by how many boards are alive, so a board left alone still serves the
-   * entries of the others; it answers null while the store cannot. Null: this board's entries
-   * are the whole journal.
-   */
-  shared: ((limit: number) => Promise<JournalEntry[] | null>) | null = null;
+  private readonly boardId: string | null;
+  private readonly reserve: (() => Promise<number>) | null;
+  private readonly shared: ((limit: number) => Promise<JournalEntry[] | null>) | null;
+  private readonly capacity: number;
   private block = { next: 0, end: 0 };
   /** Ids pushed out of the bound and not yet dropped from the store. */
   private gone: number[] = [];
@@ -60,8 +71,12 @@ export class Journal {
     private readonly events: BoardEvents,
     private readonly store: JournalStore,
     loaded: readonly JournalEntry[],
-    private readonly capacity = 10_000,
+    options: JournalOptions = {},
   ) {
+    this.boardId = options.boardId ?? null;
+    this.reserve = options.reserve ?? null;
+    this.shared = options.shared ?? null;
+    this.capacity = options.capacity ?? 10_000;
     const byId = new Map<number, JournalEntry>();
     for (const e of loaded) byId.set(e.id, e);
     const sorted = [...byId.values()].sort((a, b) => a.id - b.id);

@@ -27,6 +27,16 @@ export function foldName(name: string): string {
   return name.toLowerCase();
 }
 
+/** What a registry may be given beside its machines. */
+export interface RegistryOptions {
+  /** This board's id (board_id), written into the records it observes. Absent: none. */
+  boardId?: string | null;
+  /** The length all announced machines' overview JSON may take together. Absent: unbounded. */
+  maxAnnouncedBytes?: number;
+  /** Where state changes, bells and changed names are gathered. Absent: a new collector. */
+  changes?: ChangeCollector;
+}
+
 /**
  * Every machine the board knows, configured and announced. Polls and reports both go through
  * `observe`; the board view is cached as bytes and rebuilt only after a change.
@@ -43,7 +53,10 @@ export class Registry {
   /** Bumped whenever the set of announced identities changes (for the snapshot writer). */
   identityVersion = 0;
   /** This board's id (board_id), written into the records it observes. */
-  boardId: string | null = null;
+  private readonly boardId: string | null;
+  private readonly maxAnnouncedBytes: number;
+  /** Where state changes, bells and changed names are gathered for the next change set. */
+  readonly changes: ChangeCollector;
 
   constructor(
     private readonly clock: Clock,
@@ -52,10 +65,11 @@ export class Registry {
     private readonly maxAnnounced: number,
     /** How the machines' data is kept and the view built (view/machineMemory). */
     readonly memory: MachineMemory,
-    private readonly maxAnnouncedBytes = Number.POSITIVE_INFINITY,
-    /** Where state changes, bells and changed names are gathered for the next change set. */
-    readonly changes: ChangeCollector = new ChangeCollector(),
+    options: RegistryOptions = {},
   ) {
+    this.boardId = options.boardId ?? null;
+    this.maxAnnouncedBytes = options.maxAnnouncedBytes ?? Number.POSITIVE_INFINITY;
+    this.changes = options.changes ?? new ChangeCollector();
     this.viewCache = memory.view;
     for (const c of configured) {
       this.add({

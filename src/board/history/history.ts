@@ -31,24 +31,36 @@ const UPTIME_CACHE_MS = 10_000;
 /** Of several boards: how often a name unknown here makes this board read the store's again. */
 const REFRESH_MS = 5000;
 
+/** How a history reports its writes, and what it knows of other boards. */
+export interface HistoryOptions {
+  /** A write failed. */
+  onError: (error: unknown) => void;
+  /** A batch was written. */
+  onWritten?: () => void;
+  /** Resolves when a failed batch may be tried again (the store is back); absent: it is lost. */
+  whenBack?: (() => Promise<void>) | null;
+  /** Whether other boards write this store too (of several: see Ownership). Absent: none do. */
+  shared?: () => boolean;
+}
+
 /** The board's history: records change sets into a store and answers the history API. */
 export class History {
   readonly recorder: HistoryRecorder;
   private uptimeCache: { at: number; rows: Map<string, UptimeRow> } | null = null;
   /** Forgotten names whose forgetting is not written yet: they answer 404 already. */
   private readonly forgetting = new Set<string>();
-  /** Whether other boards write this store too (set by the board; see Coordinator). */
-  shared: () => boolean = () => false;
+  /** Whether other boards write this store too. */
+  private readonly shared: () => boolean;
   private refreshedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly store: HistoryStore,
     readonly retention: HistorySettings,
     private readonly clock: Clock,
-    onError: (error: unknown) => void,
-    onWritten: () => void = () => undefined,
-    whenBack: (() => Promise<void>) | null = null,
+    options: HistoryOptions,
   ) {
+    const { onError, onWritten = () => undefined, whenBack = null } = options;
+    this.shared = options.shared ?? (() => false);
     this.recorder = new HistoryRecorder(
       store,
       retention,

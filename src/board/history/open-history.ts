@@ -1,9 +1,6 @@
 import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
-import type { ChangeSet } from '../domain/change-set.js';
-import type { EventHub } from '../domain/events.js';
 import type { Journal } from '../domain/journal.js';
-import type { Registry } from '../domain/registry.js';
 import { History } from './history.js';
 import type { HistoryStore } from './history-store.js';
 import { HISTORY_DEFAULTS, type HistorySettings } from './settings.js';
@@ -32,36 +29,31 @@ export interface OpenedHistory {
 }
 
 /**
- * Opens the history on the board's store and wires it to the change sets (`history: false`:
- * none). A history that cannot be opened (a file corrupt or locked, a schema from a newer
- * version) is logged once, clearly, and the board goes on without history. A sweep that cannot
- * be written waits (bounded, oldest dropped first) until the store is back; how much was dropped
- * is said in one journal entry once it is.
+ * Opens the history on the board's store (`history: false`: none); the board then hands it the
+ * change sets it records and the machines forgotten. A history that cannot be opened (a file
+ * corrupt or locked, a schema from a newer version) is logged once, clearly, and the board goes
+ * on without history. A sweep that cannot be written waits (bounded, oldest dropped first) until
+ * the store is back; how much was dropped is said in one journal entry once it is.
  */
 export async function openHistory(deps: {
   settings: HistorySettings | null | undefined;
   store: HistorySource;
   clock: Clock;
   logger: Logger;
-  registry: Registry;
-  events: EventHub;
   journal: Journal;
   /** Where a failed write is counted (an outage is logged once, not each sweep). */
   health: WriteHealth;
-  /** The part of each change set this board records (of several boards: what it owns). */
-  view?: (set: ChangeSet) => ChangeSet;
+  /** Whether other boards write this store too. Absent: none do. */
+  shared?: () => boolean;
 }): Promise<OpenedHistory> {
-  const { settings, store, clock, logger, registry, events, health, journal } = deps;
+  const { settings, store, clock, logger, health, journal } = deps;
   if (settings === null) return { history: null, unavailable: null };
   let history: History;
   try {
     const engine = await store.openHistory(() => clock.now());
-    history = new History(
-      engine,
-      settings ?? HISTORY_DEFAULTS,
-      clock,
-      (error) => health.failed('history', error),
-      () => {
+    history = new History(engine, settings ?? HISTORY_DEFAULTS, clock, {
+      onError: (error) => health.failed('history', error),
+      onWritten: () => {
         health.succeeded();
         const dropped = history.recorder.shed;
         if (dropped === 0) return;
@@ -77,8 +69,9 @@ export async function openHistory(deps: {
           })
           .catch(() => undefined);
       },
-      () => health.whenBack(),
-    );
+      whenBack: () => health.whenBack(),
+      ...(deps.shared === undefined ? {} : { shared: deps.shared }),
+    });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     logger.error(
@@ -87,8 +80,5 @@ export async function openHistory(deps: {
     );
     return { history: null, unavailable: `History is unavailable: ${why}` };
   }
-  const view = deps.view ?? ((set: ChangeSet) => set);
-  registry.changes.subscribe((set) => history.record(view(set)));
-  events.subscribe({ machineRemoved: (name) => history.forgotten(name) });
   return { history, unavailable: null };
 }

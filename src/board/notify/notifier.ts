@@ -8,7 +8,7 @@ import { deliver } from './deliver.js';
 import { DeliveryQueue } from './delivery-queue.js';
 import type { NotifyEvent } from './event.js';
 import { linkPart } from './markup.js';
-import type { DeliveryTable } from './ports.js';
+import type { DeliveryTable, NotificationClaims } from './ports.js';
 import { renderMessage } from './render.js';
 import { type ChannelBatch, RuleEngine } from './rule-engine.js';
 import { describeRules, type RuleView } from './rule-view.js';
@@ -23,6 +23,10 @@ export interface NotifierDeps {
   publicUrl: string | null;
   /** Whether notifications for a machine are silenced (the silences). */
   silenced(name: string, now: number): boolean;
+  /** Whether this board sends what concerns a machine (of several boards: its owner). Absent: it does. */
+  mayNotify?: (machine: string) => boolean;
+  /** Of several boards sharing a store: events claimed before they are sent. Absent: none. */
+  claims?: NotificationClaims;
   /** Test seams: the queue's waits between tries, the sending itself. */
   backoffMs?: readonly number[];
   send?: ConstructorParameters<typeof DeliveryQueue>[0]['send'];
@@ -115,7 +119,9 @@ export class Notifier {
   }
 
   /** Told of each message's final outcome (delivered, or failed for good): its claims are settled. */
-  settled: (channel: string, events: NotifyEvent[]) => void = () => undefined;
+  private settled(channel: string, events: NotifyEvent[]): void {
+    this.deps.claims?.settle(channel, events);
+  }
 
   /** Sends events another board claimed and never settled (it died): no claim, no owner check. */
   resend(channel: string, events: NotifyEvent[]): void {
@@ -125,10 +131,12 @@ export class Notifier {
   }
 
   /**
-   * Claims a channel's events before they are sent (set by the board; of several boards sharing
-   * a store): answers the events to send, or null when every event is this board's to send.
+   * Claims a channel's events before they are sent (of several boards sharing a store): answers
+   * the events to send, or null when every event is this board's to send.
    */
-  claim: (channel: string, events: NotifyEvent[]) => Promise<NotifyEvent[]> | null = () => null;
+  private claim(channel: string, events: NotifyEvent[]): Promise<NotifyEvent[]> | null {
+    return this.deps.claims?.claim(channel, events) ?? null;
+  }
 
   private send(name: string, channel: Channel, batch: ChannelBatch): void {
     if (batch.silenced.length > 0) {
@@ -156,7 +164,9 @@ export class Notifier {
   }
 
   /** Whether this board sends what concerns `machine` (of several boards: its owner). */
-  mayNotify: (machine: string) => boolean = () => true;
+  private mayNotify(machine: string): boolean {
+    return this.deps.mayNotify?.(machine) ?? true;
+  }
 
   /** GET /api/notify: channels by name and kind, and the rules; never a URL or a secret. */
   describe(): { channels: { name: string; kind: string }[]; rules: RuleView[] } {

@@ -1,6 +1,7 @@
-/** What notify needs of the store, as notify names it; the engines in store/ implement it. */
+/** What notify needs of the store and of the other boards, as notify names it; store/ and cluster/ implement it. */
 
 import type { Pending } from './delivery-queue.js';
+import type { NotifyEvent } from './event.js';
 
 /** One machine's silence. */
 export interface SilenceRecord {
@@ -24,4 +25,15 @@ export interface DeliveryTable {
   keep(pending: readonly Pending[]): Promise<void>;
   /** The kept deliveries, removed from the store as they are read. */
   take(): Promise<Pending[]>;
+}
+
+/**
+ * Of several boards sharing a store: each event is claimed before it is sent, so one claimed by
+ * another board is not sent twice (cluster/notify-claims.ts).
+ */
+export interface NotificationClaims {
+  /** The events this board is to send, once claimed; null: every event is this board's. */
+  claim(channel: string, events: NotifyEvent[]): Promise<NotifyEvent[]> | null;
+  /** The message of these events reached its final outcome (delivered, or failed for good). */
+  settle(channel: string, events: NotifyEvent[]): void;
 }

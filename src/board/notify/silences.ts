@@ -15,14 +15,14 @@ export const SILENCE_MINUTES_MAX = 43_200;
 export class Silences {
   private readonly reasons = new Map<string, string>();
   private changes = 0;
-  /** Whether this board journals a machine's silence running out (of several: its owner). */
-  owns: (name: string) => boolean = () => true;
 
   constructor(
     private readonly clock: Clock,
     private readonly registry: Registry,
     private readonly journal: Journal,
     private readonly store: SilenceKeeper,
+    /** Whether this board journals a machine's silence running out (of several: its owner). */
+    private readonly owns: (name: string) => boolean = () => true,
   ) {}
 
   /** Brings back the silences saved before a restart (those still running, of machines known). */

@@ -1,0 +1,51 @@
+import type { NotifyEvent } from '../notify/event.js';
+import type { NotificationClaims } from '../notify/ports.js';
+import type { ClaimsTable } from '../store/state.js';
+import type { Ownership } from './ownership.js';
+
+/**
+ * Of several boards, an event of the same kind for the same machine and channel claimed by
+ * another board this recently is not sent again (two boards that both thought they owned it).
+ */
+const CLAIM_WINDOW_MS = 30_000;
+
+/** A notification's claim: channel, kind, machine (and session, metric, path). */
+function claimKey(channel: string, e: NotifyEvent): string {
+  return [channel, e.event, e.machine, e.session ?? '', e.metric ?? '', e.path ?? ''].join('\n');
+}
+
+/** The channel a claim's key names (see claimKey). */
+export function claimChannel(key: string): string {
+  return key.split('\n')[0] ?? '';
+}
+
+/**
+ * Notifications claimed in the store before they are sent, of several boards: each event goes
+ * out once. Settled once delivered (or failed for good); a board that dies with messages unsent
+ * leaves its claims to another, which takes them over (Coordinator.pull).
+ */
+export class NotifyClaims implements NotificationClaims {
+  constructor(
+    private readonly deps: {
+      self: () => string;
+      table: ClaimsTable;
+      ownership: Ownership;
+      now: () => number;
+    },
+  ) {}
+
+  claim(channel: string, events: NotifyEvent[]): Promise<NotifyEvent[]> | null {
+    if (!this.deps.ownership.clustered()) return null;
+    const items = events.map((e) => ({ key: claimKey(channel, e), event: JSON.stringify(e) }));
+    return this.deps.table
+      .claim(this.deps.self(), items, this.deps.now(), CLAIM_WINDOW_MS)
+      .then((claimed) => {
+        const got = new Set(claimed);
+        return events.filter((e) => got.has(claimKey(channel, e)));
+      });
+  }
+
+  settle(channel: string, events: NotifyEvent[]): void {
+    this.deps.table.settle(events.map((e) => claimKey(channel, e))).catch(() => undefined);
+  }
+}

@@ -1,0 +1,102 @@
+import type { Clock } from '../../shared/clock.js';
+import type { Logger } from '../../shared/logger.js';
+import { KeyProofCheck } from '../../shared/wire/key-proof.js';
+import type { BoardSettings } from '../config/config.js';
+import { ActionQueue } from '../domain/action-queue.js';
+import type { AgentClient } from '../domain/agent-client.js';
+import { Board } from '../domain/board.js';
+import { EventHub } from '../domain/events.js';
+import { Journal, type JournalOptions } from '../domain/journal.js';
+import { Registry } from '../domain/registry.js';
+import { isStoreUnavailable } from '../domain/store-unavailable.js';
+import { Enrollments } from '../enroll/enrollments.js';
+import { Silences } from '../notify/silences.js';
+import { IdentityStore } from '../store/identity-store.js';
+import type { OpenedStore } from '../store/open-store.js';
+import { SilenceStore } from '../store/silence-store.js';
+import { machineMemory } from '../view/machine-memory.js';
+import type { ClusterBasis } from './build-ownership.js';
+
+/** The board's model and use cases, restored from the store. */
+export interface Domain {
+  events: EventHub;
+  registry: Registry;
+  queue: ActionQueue;
+  journal: Journal;
+  enrollments: Enrollments;
+  board: Board;
+  identities: IdentityStore;
+  silences: Silences;
+}
+
+/** Builds the domain from what the store held: machines, queue, journal, keys and silences. */
+export function buildDomain(
+  state: OpenedStore,
+  settings: BoardSettings,
+  clock: Clock,
+  client: AgentClient,
+  cluster: Pick<ClusterBasis, 'ownership' | 'notices'>,
+  logger: Logger,
+): Domain {
+  const { tables, loaded } = state;
+  const { ownership, notices } = cluster;
+  const events = new EventHub();
+  const registry = new Registry(
+    clock,
+    events,
+    settings.machines,
+    settings.maxAnnounced,
+    machineMemory(clock),
+    { maxAnnouncedBytes: settings.maxAnnouncedBytes, boardId: settings.boardId },
+  );
+  registry.restore(loaded.identities);
+  const queue = new ActionQueue(clock, tables.queue, loaded.queue);
+  for (const m of registry.announced()) registry.setQueued(m.name, queue.count(m.name));
+  const journal = new Journal(clock, events, tables.journal, loaded.journal, {
+    boardId: settings.boardId,
+    ...sharedJournal(state),
+  });
+  const enrollments = new Enrollments(tables.enrollments, () => clock.now(), loaded.enrollments);
+  const keyProofs = new KeyProofCheck();
+  const identities = new IdentityStore(tables.identities, (name) => keyProofs.lastAccepted(name));
+  const board = new Board({
+    enrollments,
+    settings,
+    clock,
+    client,
+    registry,
+    queue,
+    journal,
+    keyProofs,
+    persistIdentities: () => identities.save(registry),
+    owns: (name) => ownership.owns(name),
+    forgotten: (name, revoked) => notices.publish(name, revoked),
+    onError: (error) => {
+      if (!isStoreUnavailable(error)) logger.error({ err: error }, 'board background work failed');
+    },
+  });
+  for (const i of loaded.identities) {
+    if (i.key_proof_at !== null) keyProofs.restore(i.name, i.key_proof_at);
+  }
+  const silences = new Silences(
+    clock,
+    registry,
+    journal,
+    new SilenceStore(tables.silences, loaded.silences),
+    (name) => ownership.owns(name),
+  );
+  silences.restore();
+  return { events, registry, queue, journal, enrollments, board, identities, silences };
+}
+
+/**
+ * On PostgreSQL, journal ids come from the store in blocks and the journal served is the
+ * store's, however many boards are alive; this board's own while the store cannot write.
+ */
+function sharedJournal({ store, health }: OpenedStore): JournalOptions {
+  if (store.journal.reserve === undefined) return {};
+  return {
+    reserve: store.journal.reserve,
+    shared: async (limit) => (health.available ? store.journal.recent(limit) : null),
+  };
+}

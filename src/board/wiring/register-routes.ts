@@ -1,0 +1,134 @@
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../shared/clock.js';
+import { TrustedProxies } from '../../shared/http/client-address.js';
+import { FailureLimiter } from '../../shared/http/failure-limiter.js';
+import { createHttpApp } from '../../shared/http/http-app.js';
+import type { Logger } from '../../shared/logger.js';
+import { VERSION } from '../../shared/version.js';
+import type { Membership } from '../cluster/membership.js';
+import type { BoardSettings } from '../config/config.js';
+import type { Board } from '../domain/board.js';
+import { AgentFile } from '../enroll/agent-file.js';
+import { enrollRoutes } from '../enroll/enroll-routes.js';
+import { Enroller } from '../enroll/enroller.js';
+import type { History } from '../history/history.js';
+import { actionRoutes } from '../http/action-routes.js';
+import { type AuthOptions, installAuth, TokenChanges, type TokenRule } from '../http/auth.js';
+import { boardRoutes } from '../http/board-routes.js';
+import { clusterRoutes } from '../http/cluster-routes.js';
+import { historyRoutes } from '../http/history-routes.js';
+import { journalRoutes } from '../http/journal-routes.js';
+import { liveRoutes } from '../http/live-routes.js';
+import { metaRoutes } from '../http/meta-routes.js';
+import { metricsRoutes } from '../http/metrics-routes.js';
+import { notifyRoutes } from '../http/notify-routes.js';
+import { installReportFastPath } from '../http/report-fast-path.js';
+import { silenceRoutes } from '../http/silence-routes.js';
+import { uiRoutes } from '../http/ui-routes.js';
+import { Languages } from '../lang/languages.js';
+import type { MetricsExporter } from '../metrics/metrics-exporter.js';
+import type { Notifier } from '../notify/notifier.js';
+import type { Domain } from './build-domain.js';
+import type { CurrentSettings } from './current-settings.js';
+
+/** The HTTP app and what a reload changes in it. */
+export interface Http {
+  app: FastifyInstance;
+  /** The reverse proxies the board believes (`set()` swaps the list). */
+  trustedProxies: TrustedProxies;
+  /** Read by the token rule at each request: a reload replaces the two tokens in place. */
+  auth: AuthOptions;
+  tokens: TokenRule;
+  /** Told when the board token changes (live clients holding the old one are closed). */
+  tokenChanges: TokenChanges;
+}
+
+/** Builds the HTTP app (TLS, keep-alive, OpenAPI) and its token rule, before any route. */
+export async function openHttp(
+  settings: BoardSettings,
+  logger: Logger,
+  board: Board,
+  clock: Clock,
+): Promise<Http> {
+  const trustedProxies = new TrustedProxies(settings.trustedProxies ?? []);
+  const app = await createHttpApp({
+    logger,
+    tls: settings.tls,
+    keepAliveTimeoutMs: settings.keepAliveMs,
+    trustedProxies,
+    openapi: {
+      title: 'Panoptes',
+      version: VERSION,
+      description:
+        'The board: every machine as of the last sweep, actions relayed or queued, the journal and the language catalogues. ' +
+        'Live updates: GET /api/live is a WebSocket (token in the Authorization header or ?token=), not an HTTP operation: ' +
+        'it sends {"type":"board","board":…} once, then {"type":"machine","machine":…}, {"type":"removed","name":…} and {"type":"journal","entry":…}.',
+      bearerDescription:
+        'Authorization: Bearer <board token> (or the registration token, for POST /api/report only)',
+      queryDescription:
+        '?token=<board token> (or the registration token, for POST /api/report only)',
+    },
+  });
+  const auth: AuthOptions = {
+    boardToken: settings.boardToken,
+    registrationToken: settings.registrationToken,
+    board,
+    limiter: new FailureLimiter(() => clock.now()),
+  };
+  const tokens = installAuth(app, auth);
+  return { app, trustedProxies, auth, tokens, tokenChanges: new TokenChanges() };
+}
+
+/** What the routes serve. */
+export interface Served {
+  domain: Domain;
+  exporter: MetricsExporter;
+  notifier: Notifier;
+  history: History | null;
+  /** Why history is unavailable (503), or null. */
+  historyUnavailable: string | null;
+  membership: Membership;
+}
+
+/** Where the files the board serves are. */
+export interface ServedFiles {
+  builtinLangDir: string;
+  uiDir: string;
+  agentFile: string;
+}
+
+/** Registers every route: the API, the live socket, enrolment, the UI, the report fast path. */
+export async function registerRoutes(
+  http: Http,
+  served: Served,
+  files: ServedFiles,
+  current: CurrentSettings,
+  logger: Logger,
+): Promise<void> {
+  const { app, tokens, tokenChanges, trustedProxies } = http;
+  const { board, registry, events, enrollments, silences } = served.domain;
+  const { exporter, notifier, history, membership } = served;
+  const languages = new Languages(files.builtinLangDir, current.get().configDir, logger);
+  await app.register(metaRoutes, { languages });
+  await app.register(boardRoutes, { board });
+  await app.register(actionRoutes, { board });
+  await app.register(journalRoutes, { board });
+  await app.register(liveRoutes, { registry, events, tokens, tokenChanges });
+  await app.register(metricsRoutes, { exporter });
+  await app.register(notifyRoutes, { notifier });
+  await app.register(silenceRoutes, { silences });
+  await app.register(historyRoutes, { registry, history, unavailable: served.historyUnavailable });
+  await app.register(clusterRoutes, { membership });
+  const agentFile = new AgentFile(files.agentFile);
+  await app.register(enrollRoutes, {
+    enroller: new Enroller({ board, enrollments, agentFile, settings: () => current.get() }),
+    enrollments,
+    agentFile,
+    address: () => {
+      const { publicUrl, tls } = current.get();
+      return { publicUrl, tls: tls !== null };
+    },
+  });
+  await app.register(uiRoutes, { dir: files.uiDir });
+  installReportFastPath(app, { board, tokens, trustedProxies, logger });
+}
