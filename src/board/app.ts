@@ -15,6 +15,7 @@ import { ActionQueue } from './domain/action-queue.js';
 import type { AgentClient } from './domain/agent-client.js';
 import { Board } from './domain/board.js';
 import { EventHub } from './domain/events.js';
+import { Inbox } from './domain/inbox.js';
 import { Journal } from './domain/journal.js';
 import { Registry } from './domain/registry.js';
 import { isStoreUnavailable } from './domain/store-unavailable.js';
@@ -35,6 +36,7 @@ import { metaRoutes } from './http/meta-routes.js';
 import { metricsRoutes } from './http/metrics-routes.js';
 import { notifyRoutes } from './http/notify-routes.js';
 import { installReportFastPath } from './http/report-fast-path.js';
+import { sessionRoutes } from './http/session-routes.js';
 import { silenceRoutes } from './http/silence-routes.js';
 import { uiRoutes } from './http/ui-routes.js';
 import { BUILTIN_LANG_DIR, Languages } from './lang/languages.js';
@@ -174,6 +176,8 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
       }
       const seen = silences.version;
       silences.sync(await store.silences.load(), seen);
+      // The attention inbox: acknowledgements given through the other boards.
+      await inbox.syncFrom(() => store.acks.load());
     },
     keyProofAt: (name) => board.keyProofs.lastAccepted(name),
     claims: store.claims,
@@ -221,6 +225,15 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   );
   silences.restore();
   silences.owns = (name) => coordinator.owns(name);
+
+  // --- The attention inbox (GET /api/sessions, POST …/ack): the sessions of every machine and
+  // the acknowledgements kept in the store. Its routes are registered below (sessionRoutes),
+  // the other boards' acks read in syncShared above. ---
+  const inbox = new Inbox(clock, registry, journal, tables.acks, await store.acks.load(), (error) =>
+    logger.warn({ err: error }, 'forgetting acknowledgements failed'),
+  );
+  registry.changes.subscribe((set) => inbox.onChangeSet(set));
+  // --- end of the attention inbox ---
   const notifier = new Notifier(
     {
       clock,
@@ -333,6 +346,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   await app.register(metricsRoutes, { exporter });
   await app.register(notifyRoutes, { notifier });
   await app.register(silenceRoutes, { silences });
+  await app.register(sessionRoutes, { inbox }); // the attention inbox (see above)
   await app.register(historyRoutes, { registry, history, unavailable });
   await app.register(clusterRoutes, { membership });
   const agentFile = new AgentFile(deps.agentFile ?? AGENT_FILE);

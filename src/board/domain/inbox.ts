@@ -210,6 +210,12 @@ export class Inbox {
     this.replace(records);
   }
 
+  /** Reads the store's acks and takes them (`sync`). */
+  async syncFrom(load: () => Promise<AckRecord[]>): Promise<void> {
+    const seen = this.version;
+    this.sync(await load(), seen);
+  }
+
   /**
    * Forgets the acks that cover nothing any more: those of machines forgotten, and of the
    * machines that changed, those whose session rang again or is no longer listed (only from an
