@@ -79,6 +79,12 @@ const BOARD_CODE: Record<string, Place[]> = {
     fn('notify/silences.ts', 'set'),
     fn('notify/silences.ts', 'notFound'),
   ],
+  'GET /api/sessions': [route('http/session-routes.ts', '/api/sessions')],
+  'POST /api/sessions/{machine}/{session}/ack': [
+    route('http/session-routes.ts', '/api/sessions/:machine/:session/ack'),
+    fn('domain/inbox.ts', 'acknowledge'),
+    fn('domain/inbox.ts', 'notFound'),
+  ],
   'DELETE /api/machines/{name}/silence': [
     route('http/silence-routes.ts', '/api/machines/:name/silence', 'delete'),
     fn('notify/silences.ts', 'end'),

@@ -65,6 +65,22 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
     await report(name);
     return () => undefined;
   };
+  /** An announced machine whose session `claude · webshop` wants a person. */
+  const rang = (name: string) => async () => {
+    await b.board.report('registration', {
+      name,
+      location: `http://127.0.0.1:1/${name}`,
+      sessions: [
+        {
+          session: 'claude · webshop',
+          why: 'attention',
+          text: 'needs a decision',
+          at: '2026-03-01T00:00:00.000Z',
+        },
+      ],
+    } as never);
+    return () => undefined;
+  };
   const boardEtag = async () => {
     const { etag, release } = b.board.registry.view();
     release();
@@ -212,6 +228,33 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
         { status: 200, why: 'a machine' },
         { status: 404, why: 'no machine of that name', path: '/api/machines/nosuch/silence' },
         { status: 503, why: 'the store cannot end the silence', arrange: storeRefuses },
+      ],
+    },
+    'GET /api/sessions': {
+      path: '/api/sessions?state=open&limit=10',
+      provocations: [
+        { status: 200, why: 'every session', path: '/api/sessions' },
+        { status: 422, why: 'a state other than open or all', path: '/api/sessions?state=new' },
+        { status: 422, why: 'a limit over 10,000', path: '/api/sessions?limit=10001' },
+      ],
+    },
+    'POST /api/sessions/{machine}/{session}/ack': {
+      path: `/api/sessions/lab-bell/${encodeURIComponent('claude · webshop')}/ack`,
+      // A session's name is free text: a line feed is what does not validate.
+      invalidParams: { session: 'a%0Ab' },
+      provocations: [
+        { status: 200, why: 'a session of a machine', arrange: rang('lab-bell') },
+        { status: 404, why: 'no machine of that name', path: '/api/sessions/nosuch/s/ack' },
+        { status: 404, why: 'no session of that name', path: '/api/sessions/lab-bell/nosuch/ack' },
+        {
+          status: 503,
+          why: 'the store cannot keep the acknowledgement',
+          path: `/api/sessions/lab-kept-bell/${encodeURIComponent('claude · webshop')}/ack`,
+          arrange: async () => {
+            await rang('lab-kept-bell')();
+            return storeRefuses();
+          },
+        },
       ],
     },
     'GET /api/notify': { path: '/api/notify', provocations: [] },

@@ -40,12 +40,14 @@ export const JournalEntry = Type.Object({
   at: Type.String({ description: 'ISO 8601' }),
   who: Type.Union([Type.Literal('board'), Type.Literal('registration'), Type.Literal('anonymous')]),
   op: Type.String({
-    description: 'do, forget, report, auth, announce, expire, notify, silence, enroll',
+    description: 'do, forget, report, auth, announce, expire, notify, silence, enroll, ack',
   }),
-  target: Type.String({ description: 'machine, machine/what/action, or (notify) a channel name' }),
+  target: Type.String({
+    description: 'machine, machine/what/action, machine/session (ack), or (notify) a channel name',
+  }),
   outcome: Type.String({
     description:
-      'done, failed, refused, queued, delivered, expired, forgotten, announced, silenced, unsilenced or enrolled',
+      'done, failed, refused, queued, delivered, expired, forgotten, announced, silenced, unsilenced, enrolled or acknowledged',
   }),
   status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status, if any' }),
   detail: Type.String(),

@@ -31,6 +31,10 @@ const OPERATIONS: Record<string, string> = {
   'POST /api/machines/{name}/enroll': 'enroll_machine_api_machines__name__enroll_post',
   'GET /api/enrollments': 'list_enrollments_api_enrollments_get',
   'GET /agent/panoptes-agent.mjs': 'get_agent_file_agent_panoptes_agent_mjs_get',
+  // The attention inbox.
+  'GET /api/sessions': 'list_sessions_api_sessions_get',
+  'POST /api/sessions/{machine}/{session}/ack':
+    'acknowledge_session_api_sessions__machine___session__ack_post',
 };
 
 type Operation = {

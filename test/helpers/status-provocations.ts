@@ -48,6 +48,11 @@ export interface OperationEntry {
   body?: unknown;
   /** Whether the program's other token opens this operation (else it is refused with 403). */
   otherTokenOpens?: boolean;
+  /**
+   * A value (as sent: percent-encoded) that does not validate, by path parameter, for those that
+   * take free text (where `-not%20valid-` would be valid).
+   */
+  invalidParams?: Record<string, string>;
   /** The answers particular to this operation. */
   provocations: Provocation[];
 }
@@ -147,7 +152,12 @@ export function genericProvocations(
     out.push({
       status: 422,
       why: `a path parameter ${p.name} that does not validate`,
-      path: withParam(template, entry.path, p.name, '-not%20valid-'),
+      path: withParam(
+        template,
+        entry.path,
+        p.name,
+        entry.invalidParams?.[p.name] ?? '-not%20valid-',
+      ),
     });
   }
   out.push(...otherPathProvocations(template, doc));

@@ -2,6 +2,7 @@ import type { QueuedAction } from '../domain/action-queue.js';
 import { isStoreUnavailable } from '../domain/store-unavailable.js';
 import type { JournalEntry } from '../schemas.js';
 import type {
+  AckRecord,
   BoardRow,
   BoardStore,
   EnrollmentRecord,
@@ -109,6 +110,15 @@ export class GuardedTables {
   readonly enrollments = {
     put: (record: EnrollmentRecord): Promise<void> =>
       this.health.guard('enrollments', () => this.store.enrollments.put(record)),
+  };
+
+  readonly acks = {
+    /** An acknowledgement given to a person: refused (503) while the store cannot write it. */
+    put: (record: AckRecord): Promise<void> =>
+      this.health.guard('acks', () => this.store.acks.put(record)),
+    /** Acks that cover nothing any more: left behind if the store is away (they do no harm). */
+    remove: (records: readonly AckRecord[]): Promise<void> =>
+      this.health.guard('acks', () => this.store.acks.remove(records)),
   };
 
   /** Writes what waits (in order), then a heartbeat; throws at the first write that fails. */

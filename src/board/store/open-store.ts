@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../shared/logger.js';
 import type { StoreSettings } from '../config/config.js';
 import type { QueuedAction } from '../domain/action-queue.js';
+import type { AckRecord } from '../domain/inbox.js';
 import type { JournalEntry } from '../schemas.js';
 import { GuardedTables } from './guarded-tables.js';
 import { type ImportReport, importLegacy } from './legacy/import-legacy.js';
@@ -25,6 +26,7 @@ export interface OpenedStore {
     identities: StoredIdentity[];
     silences: SilenceRecord[];
     enrollments: EnrollmentRecord[];
+    acks: AckRecord[];
   };
   imported: ImportReport | null;
 }
@@ -51,6 +53,7 @@ export async function openStore(
     identities: await store.identities.load(),
     silences: await store.silences.load(),
     enrollments: await store.enrollments.load(),
+    acks: await store.acks.load(),
   };
   logger.info(
     { store: store.where, engine: store.engine },

@@ -177,6 +177,32 @@ export function stateContract(kind: string, factory: StoreFactory): void {
       await back.close();
     });
 
+    it('acks: one per machine and session; an older bell never replaces a newer one; removals only of the bell given', async () => {
+      const store = await factory.fresh();
+      expect(await store.acks.load()).toEqual([]);
+      const ack = (machine: string, session: string, second: number, ackedAt: number) => ({
+        machine,
+        session,
+        bell_at: new Date(1_700_000_000_000 + second * 1000).toISOString(),
+        acked_at: 1_700_000_000_000 + ackedAt,
+      });
+      await store.acks.put(ack('web1', 'claude · webshop', 10, 1));
+      await store.acks.put(ack('web1', 'codex ci', 20, 2));
+      await store.acks.put(ack('lab2', 'a', 5, 3));
+      // The same session acknowledged again at its next bell; then a late ack of the old one.
+      await store.acks.put(ack('web1', 'claude · webshop', 30, 4));
+      await store.acks.put(ack('web1', 'claude · webshop', 10, 5));
+      // A removal of a bell that is no longer the one stored removes nothing.
+      await store.acks.remove([ack('web1', 'claude · webshop', 10, 1), ack('lab2', 'a', 5, 3)]);
+      const back = await again(store);
+      expect(await back.acks.load()).toEqual([
+        ack('web1', 'claude · webshop', 30, 4),
+        ack('web1', 'codex ci', 20, 2),
+      ]);
+      await back.acks.remove([]);
+      await back.close();
+    });
+
     it('deliveries: kept ones are taken once, in order', async () => {
       const store = await factory.fresh();
       await store.deliveries.keep([pending('hook'), pending('ops')]);

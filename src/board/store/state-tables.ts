@@ -64,6 +64,14 @@ const ENROLLMENTS = (int: string) =>
   `CREATE TABLE enrollments (name TEXT PRIMARY KEY, key TEXT, enrolled_at ${int} NOT NULL,
     revoked_at ${int});`;
 
+/**
+ * Migration 8: the attention inbox's acknowledgements, one per machine and session (`bell_at`:
+ * the bell acknowledged; a newer one of the session is open again).
+ */
+const SESSION_ACKS = (int: string) =>
+  `CREATE TABLE session_acks (machine TEXT NOT NULL, session TEXT NOT NULL,
+    bell_at TEXT NOT NULL, acked_at ${int} NOT NULL, PRIMARY KEY (machine, session));`;
+
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
   sqlite: [
@@ -74,6 +82,7 @@ export const STATE_TABLES = {
     CLAIMS('INTEGER'),
     CLAIMED_EVENTS,
     ENROLLMENTS('INTEGER'),
+    SESSION_ACKS('INTEGER'),
   ],
   postgres: [
     tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
@@ -83,5 +92,6 @@ export const STATE_TABLES = {
     CLAIMS('BIGINT'),
     CLAIMED_EVENTS,
     ENROLLMENTS('BIGINT'),
+    SESSION_ACKS('BIGINT'),
   ],
 } as const;

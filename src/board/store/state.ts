@@ -1,9 +1,11 @@
 import type { QueuedAction } from '../domain/action-queue.js';
+import type { AckRecord } from '../domain/inbox.js';
 import type { HistoryStore } from '../history/history-store.js';
 import type { Pending } from '../notify/delivery-queue.js';
 import type { DeliveryTable, SilenceRecord } from '../notify/ports.js';
 import type { JournalEntry } from '../schemas.js';
 
+export type { AckRecord } from '../domain/inbox.js';
 export type { SilenceRecord } from '../notify/ports.js';
 
 /**
@@ -86,6 +88,22 @@ export interface EnrollmentTable {
   put(record: EnrollmentRecord): Promise<void>;
   /** Every row, by name. */
   load(): Promise<EnrollmentRecord[]>;
+}
+
+/**
+ * Acknowledged sessions of the attention inbox, one row per machine and session. Where boards
+ * share the store, `put` wakes the others (RecordsTable.listen), so they read it at once.
+ */
+export interface AckTable {
+  /**
+   * Inserts or replaces the row of its machine and session, unless the row there is of a newer
+   * bell (`bell_at`).
+   */
+  put(record: AckRecord): Promise<void>;
+  /** Drops rows by machine and session, each only while its `bell_at` is the one given. */
+  remove(records: readonly AckRecord[]): Promise<void>;
+  /** Every row, by machine, then session. */
+  load(): Promise<AckRecord[]>;
 }
 
 /** One board's heartbeat row (several boards may share a PostgreSQL store). */
@@ -188,6 +206,7 @@ export interface BoardStore {
   readonly identities: IdentityTable;
   readonly silences: SilenceTable;
   readonly enrollments: EnrollmentTable;
+  readonly acks: AckTable;
   readonly deliveries: DeliveryTable;
   readonly boards: BoardsTable;
   readonly records: RecordsTable;

@@ -6,6 +6,7 @@ import { ActionQueue } from '../domain/action-queue.js';
 import type { AgentClient } from '../domain/agent-client.js';
 import { Board } from '../domain/board.js';
 import { EventHub } from '../domain/events.js';
+import { Inbox } from '../domain/inbox.js';
 import { Journal, type JournalOptions } from '../domain/journal.js';
 import { Registry } from '../domain/registry.js';
 import { isStoreUnavailable } from '../domain/store-unavailable.js';
@@ -27,6 +28,8 @@ export interface Domain {
   board: Board;
   identities: IdentityStore;
   silences: Silences;
+  /** The attention inbox: every machine's sessions and their acknowledgements. */
+  inbox: Inbox;
 }
 
 /** Builds the domain from what the store held: machines, queue, journal, keys and silences. */
@@ -86,7 +89,10 @@ export function buildDomain(
     (name) => ownership.owns(name),
   );
   silences.restore();
-  return { events, registry, queue, journal, enrollments, board, identities, silences };
+  const inbox = new Inbox(clock, registry, journal, tables.acks, loaded.acks, (error) =>
+    logger.warn({ err: error }, 'forgetting acknowledgements failed'),
+  );
+  return { events, registry, queue, journal, enrollments, board, identities, silences, inbox };
 }
 
 /**

@@ -23,6 +23,7 @@ import { metaRoutes } from '../http/meta-routes.js';
 import { metricsRoutes } from '../http/metrics-routes.js';
 import { notifyRoutes } from '../http/notify-routes.js';
 import { installReportFastPath } from '../http/report-fast-path.js';
+import { sessionRoutes } from '../http/session-routes.js';
 import { silenceRoutes } from '../http/silence-routes.js';
 import { uiRoutes } from '../http/ui-routes.js';
 import { Languages } from '../lang/languages.js';
@@ -106,7 +107,7 @@ export async function registerRoutes(
   logger: Logger,
 ): Promise<void> {
   const { app, tokens, tokenChanges, trustedProxies } = http;
-  const { board, registry, events, enrollments, silences } = served.domain;
+  const { board, registry, events, enrollments, silences, inbox } = served.domain;
   const { exporter, notifier, history, membership } = served;
   const languages = new Languages(files.builtinLangDir, current.get().configDir, logger);
   await app.register(metaRoutes, { languages });
@@ -117,6 +118,7 @@ export async function registerRoutes(
   await app.register(metricsRoutes, { exporter });
   await app.register(notifyRoutes, { notifier });
   await app.register(silenceRoutes, { silences });
+  await app.register(sessionRoutes, { inbox });
   await app.register(historyRoutes, { registry, history, unavailable: served.historyUnavailable });
   await app.register(clusterRoutes, { membership });
   const agentFile = new AgentFile(files.agentFile);

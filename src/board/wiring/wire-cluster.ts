@@ -16,7 +16,7 @@ export function wireCluster(
   logger: Logger,
 ): Coordinator {
   const { store, tables } = state;
-  const { board, enrollments, queue, registry, silences } = domain;
+  const { board, enrollments, queue, registry, silences, inbox } = domain;
   return new Coordinator({
     self: cluster.self,
     membership: cluster.membership,
@@ -30,6 +30,8 @@ export function wireCluster(
       }
       const seen = silences.version;
       silences.sync(await store.silences.load(), seen);
+      // Acknowledgements given through the other boards.
+      await inbox.syncFrom(() => store.acks.load());
     },
     keyProofAt: (name) => board.keyProofs.lastAccepted(name),
     claims: store.claims,

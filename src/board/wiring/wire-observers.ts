@@ -11,11 +11,11 @@ import type { ClusterBasis } from './build-ownership.js';
 
 /**
  * Subscribes what rides on each change set and on the journal, in this order: silences and
- * notifications, /metrics, the records shared with other boards, history. Answers the exporter.
+ * notifications, /metrics, the records shared with other boards, the inbox, history. Answers the exporter.
  */
 export function wireObservers(
   state: OpenedStore,
-  domain: Pick<Domain, 'registry' | 'events' | 'silences'>,
+  domain: Pick<Domain, 'registry' | 'events' | 'silences' | 'inbox'>,
   notifier: Notifier,
   coordinator: Coordinator,
   cluster: Pick<ClusterBasis, 'ownership'>,
@@ -23,7 +23,7 @@ export function wireObservers(
   logger: Logger,
 ): MetricsExporter {
   const { store, health, tables } = state;
-  const { registry, events, silences } = domain;
+  const { registry, events, silences, inbox } = domain;
   const { ownership } = cluster;
   registry.changes.subscribe((set) => {
     // Silences that ran out end first, so what fires in this very set is sent.
@@ -42,6 +42,8 @@ export function wireObservers(
   );
   registry.changes.subscribe((set) => exporter.onChangeSet(set));
   registry.changes.subscribe((set) => coordinator.onChangeSet(set));
+  // Acknowledgements of sessions that rang again, or that their machine no longer lists, go.
+  registry.changes.subscribe((set) => inbox.onChangeSet(set));
   events.subscribe({ journalAppended: (entry) => exporter.onJournal(entry) });
   if (history !== null) {
     // Of several boards, each records the machines it owns.

@@ -3,6 +3,7 @@ import type { HistoryStore } from '../../history/history-store.js';
 import type { Pending } from '../../notify/delivery-queue.js';
 import type { JournalEntry } from '../../schemas.js';
 import type {
+  AckRecord,
   BoardRow,
   BoardStore,
   EnrollmentRecord,
@@ -96,6 +97,39 @@ export class MemoryStore implements BoardStore {
       [...this.enrollmentRows.values()]
         .map((r) => ({ ...r }))
         .sort((a, b) => (a.name < b.name ? -1 : 1)),
+  };
+
+  /** By machine and session (a key that cannot be two pairs: names hold no line feed). */
+  private readonly ackRows = new Map<string, AckRecord>();
+
+  readonly acks = {
+    put: async (r: AckRecord) => {
+      this.writes += 1;
+      const key = `${r.machine}\n${r.session}`;
+      const held = this.ackRows.get(key);
+      if (held === undefined || held.bell_at <= r.bell_at) this.ackRows.set(key, { ...r });
+    },
+    remove: async (records: readonly AckRecord[]) => {
+      this.writes += 1;
+      for (const r of records) {
+        const key = `${r.machine}\n${r.session}`;
+        if (this.ackRows.get(key)?.bell_at === r.bell_at) this.ackRows.delete(key);
+      }
+    },
+    load: async () =>
+      [...this.ackRows.values()]
+        .map((r) => ({ ...r }))
+        .sort((a, b) =>
+          a.machine !== b.machine
+            ? a.machine < b.machine
+              ? -1
+              : 1
+            : a.session < b.session
+              ? -1
+              : a.session > b.session
+                ? 1
+                : 0,
+        ),
   };
 
   private boardRows = new Map<string, BoardRow>();

@@ -12,6 +12,7 @@ import {
   type QueueRow,
 } from '../rows.js';
 import type {
+  AckRecord,
   BoardRow,
   BoardStore,
   EnrollmentRecord,
@@ -190,6 +191,40 @@ export class PostgresStore implements BoardStore {
       (
         await this.pool.query<EnrollmentRecord>(
           'SELECT name, key, enrolled_at, revoked_at FROM enrollments ORDER BY name',
+        )
+      ).rows,
+  };
+
+  readonly acks = {
+    put: async (r: AckRecord) => {
+      // The others are woken at the commit (they read the acks then), not at their next read.
+      await this.pool.query(
+        `WITH put AS (INSERT INTO session_acks (machine, session, bell_at, acked_at)
+         VALUES ($1, $2, $3, $4) ON CONFLICT (machine, session) DO UPDATE
+         SET bell_at = EXCLUDED.bell_at, acked_at = EXCLUDED.acked_at
+         WHERE session_acks.bell_at COLLATE "C" <= EXCLUDED.bell_at RETURNING 1)
+         SELECT pg_notify('${WAKE_CHANNEL}', 'acks') FROM put`,
+        [r.machine, r.session, r.bell_at, r.acked_at],
+      );
+    },
+    remove: async (records: readonly AckRecord[]) => {
+      if (records.length === 0) return;
+      await this.pool.query(
+        `DELETE FROM session_acks a USING json_to_recordset($1::json)
+         AS r(machine text, session text, bell_at text)
+         WHERE a.machine = r.machine AND a.session = r.session AND a.bell_at = r.bell_at`,
+        [
+          JSON.stringify(
+            records.map((r) => ({ machine: r.machine, session: r.session, bell_at: r.bell_at })),
+          ),
+        ],
+      );
+    },
+    load: async () =>
+      (
+        await this.pool.query<AckRecord>(
+          `SELECT machine, session, bell_at, acked_at FROM session_acks
+           ORDER BY machine COLLATE "C", session COLLATE "C"`,
         )
       ).rows,
   };

@@ -14,6 +14,7 @@ import {
   type QueueRow,
 } from '../rows.js';
 import type {
+  AckRecord,
   BoardRow,
   BoardStore,
   EnrollmentRecord,
@@ -222,6 +223,30 @@ export class SqliteStore implements BoardStore {
       this.db
         .prepare('SELECT name, key, enrolled_at, revoked_at FROM enrollments ORDER BY name')
         .all() as EnrollmentRecord[],
+  };
+
+  readonly acks = {
+    put: (r: AckRecord) =>
+      this.commits.run((db) => {
+        db.prepare(
+          `INSERT INTO session_acks (machine, session, bell_at, acked_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (machine, session) DO UPDATE SET bell_at = excluded.bell_at,
+           acked_at = excluded.acked_at WHERE session_acks.bell_at <= excluded.bell_at`,
+        ).run(r.machine, r.session, r.bell_at, r.acked_at);
+      }),
+    remove: (records: readonly AckRecord[]) =>
+      this.commits.run((db) => {
+        const drop = db.prepare(
+          'DELETE FROM session_acks WHERE machine = ? AND session = ? AND bell_at = ?',
+        );
+        for (const r of records) drop.run(r.machine, r.session, r.bell_at);
+      }),
+    load: async () =>
+      this.db
+        .prepare(
+          'SELECT machine, session, bell_at, acked_at FROM session_acks ORDER BY machine, session',
+        )
+        .all() as AckRecord[],
   };
 
   readonly boards = {

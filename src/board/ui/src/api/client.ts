@@ -5,11 +5,13 @@ import {
   parseLanguages,
   parseLiveMessage,
   parseNotify,
+  parseSessions,
 } from './parse.js';
 import type {
   ActionName,
   Board,
   Catalogue,
+  InboxPage,
   JournalEntry,
   LanguageInfo,
   LiveMessage,
@@ -52,6 +54,10 @@ export interface Api {
   /** Silences a machine's notifications for `minutes`. */
   silence(machine: string, minutes: number, reason: string): Promise<void>;
   unsilence(machine: string): Promise<void>;
+  /** The attention inbox: the first `limit` sessions (`open`: only those waiting for a person). */
+  sessions(state: 'open' | 'all', limit: number): Promise<InboxPage>;
+  /** Acknowledges a session's bell (POST /api/sessions/{machine}/{session}/ack). */
+  acknowledge(machine: string, session: string): Promise<void>;
   /** GET a JSON document of the board's /api (unknown until a parser checked it). */
   getJson(path: string): Promise<unknown>;
   /** The WebSocket address: a browser cannot set headers on one, hence `?token=` (spec 5.2). */
@@ -206,6 +212,13 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
     },
     async unsilence(machine) {
       const r = await request('DELETE', `/api/machines/${seg(machine)}/silence`);
+      if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+    },
+    async sessions(state, limit) {
+      return parseSessions((await get(`/api/sessions?state=${state}&limit=${limit}`)).body);
+    },
+    async acknowledge(machine, session) {
+      const r = await request('POST', `/api/sessions/${seg(machine)}/${seg(session)}/ack`);
       if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
     },
     async getJson(path) {

@@ -5,6 +5,8 @@ import type {
   Board,
   Catalogue,
   Disk,
+  InboxPage,
+  InboxSession,
   JournalEntry,
   LanguageInfo,
   LiveMessage,
@@ -225,6 +227,30 @@ export function parseJournal(value: unknown): JournalEntry[] {
     }
   }
   return out;
+}
+
+/** GET /api/sessions. Sessions that cannot be read are skipped. */
+export function parseSessions(value: unknown): InboxPage {
+  const v = record(value, 'sessions');
+  const sessions: InboxSession[] = [];
+  for (const item of list(v.sessions)) {
+    if (!isRecord(item)) continue;
+    const machine = str(item.machine);
+    const session = str(item.session);
+    if (machine === null || session === null) continue;
+    sessions.push({
+      machine,
+      session: safeText(session),
+      why: str(item.why) ?? '',
+      text: safeText(str(item.text) ?? '', true),
+      at: time(item.at),
+      waitingS: Math.max(0, Math.trunc(num(item.waiting_s) ?? 0)),
+      acknowledgedAt: time(item.acknowledged_at),
+      machineDown: item.machine_state === 'down',
+    });
+  }
+  const total = Math.max(sessions.length, Math.trunc(num(v.total) ?? sessions.length));
+  return { sessions, total };
 }
 
 /** GET /api/languages. */

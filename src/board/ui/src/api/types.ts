@@ -120,6 +120,28 @@ export interface Catalogue {
   messages: Record<string, string>;
 }
 
+/** One session of the attention inbox (GET /api/sessions). */
+export interface InboxSession {
+  machine: string;
+  session: string;
+  why: string;
+  text: string;
+  /** When its latest bell rang (ms since the epoch), or null if the board sent no readable time. */
+  at: number | null;
+  /** Whole seconds it had waited when the board answered. */
+  waitingS: number;
+  /** When a person acknowledged its bell (ms since the epoch), or null. */
+  acknowledgedAt: number | null;
+  /** Its machine is down: this is what the machine listed when last heard from. */
+  machineDown: boolean;
+}
+
+/** GET /api/sessions: the first sessions in the inbox's order, and how many there are. */
+export interface InboxPage {
+  sessions: InboxSession[];
+  total: number;
+}
+
 /** One message of GET /api/live. */
 export type LiveMessage =
   | { type: 'board'; board: Board }

@@ -7,6 +7,7 @@ import { createBoardStore, rafScheduler } from '../state/board-store.js';
 import { alertsFor, showAlerts } from '../state/browser-notify.js';
 import { useClusterFeed } from '../state/cluster.js';
 import { EnrolledContext, useEnrollmentsFeed } from '../state/enrollments.js';
+import { createInboxFeed, inboxKey } from '../state/inbox.js';
 import { createJournalStore } from '../state/journal-store.js';
 import { useLanguages } from '../state/languages.js';
 import { SilenceContext } from '../state/notify-context.js';
@@ -24,6 +25,7 @@ import { AddMachine } from './add-machine.js';
 import { ClusterLine } from './cluster-line.js';
 import { ConfirmDialog } from './confirm-dialog.js';
 import { Filters } from './filters.js';
+import { InboxPanel } from './inbox-panel.js';
 import { JournalPanel } from './journal-panel.js';
 import { MachineList } from './machine-list.js';
 import { NotifyPanel } from './notify-panel.js';
@@ -51,6 +53,12 @@ export function BoardPage(props: BoardPageProps) {
   );
   const board = useMemo(() => createBoardStore(), []);
   const journal = useMemo(() => createJournalStore(rafScheduler), []);
+  // The attention inbox: a client of GET /api/sessions, read again when the live feed says a
+  // machine's bells or state changed, or an acknowledgement was journaled.
+  const inbox = useMemo(() => createInboxFeed(api), [api]);
+  useEffect(() => () => inbox.close(), [inbox]);
+  // Renders again when the inbox changes (the tab title counts its open sessions).
+  useVersion(inbox);
   const skew = useRef(0);
   const clock = useMemo(() => createClock(() => skew.current), []);
   const uptime = useUptimeFeed(api);
@@ -131,6 +139,7 @@ export function BoardPage(props: BoardPageProps) {
         message: (m, at) => {
           switch (m.type) {
             case 'board':
+              inbox.changed();
               board.replace(m.board, at);
               setLoadProblem(null);
               // Once per connection: whatever happened while away is in the journal.
@@ -145,13 +154,17 @@ export function BoardPage(props: BoardPageProps) {
                 }),
                 browserNotifyRef.current,
               );
+              if (inboxKey(board.machines.get(m.machine.name)) !== inboxKey(m.machine))
+                inbox.changed();
               board.upsert(m.machine, at);
               return;
             }
             case 'removed':
+              inbox.changed();
               board.remove(m.name, at);
               return;
             case 'journal':
+              if (m.entry.op === 'ack') inbox.changed();
               journal.add(m.entry);
               return;
           }
@@ -167,19 +180,19 @@ export function BoardPage(props: BoardPageProps) {
       cancelled = true;
       live?.close();
     };
-  }, [api, board, journal]);
+  }, [api, board, journal, inbox]);
 
   const counts = useMemo(() => {
     void version;
     return countMachines(board.machines.values());
   }, [board, version]);
 
+  // The tab title counts the open sessions: those the inbox lists (not acknowledged since).
+  const open = inbox.total;
   useEffect(() => {
     document.title =
-      counts.attention > 0
-        ? t('title.attention', { count: counts.attention, title: t('app.title') })
-        : t('app.title');
-  }, [counts.attention, t]);
+      open > 0 ? t('title.attention', { count: open, title: t('app.title') }) : t('app.title');
+  }, [open, t]);
 
   // The view lives in the address (debounced: a replaceState per keystroke is throttled).
   const urlTimer = useRef<number | undefined>(undefined);
@@ -297,6 +310,7 @@ export function BoardPage(props: BoardPageProps) {
       />
       <div class={`layout${journalOpen ? ' with-journal' : ''}`}>
         <main id="machines" tabIndex={-1} aria-labelledby="machines-heading">
+          <InboxPanel feed={inbox} problemText={problemText} />
           <h2 id="machines-heading" class="visually-hidden">
             {t('board.heading')}
           </h2>

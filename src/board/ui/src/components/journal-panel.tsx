@@ -18,6 +18,7 @@ const OUTCOMES: Record<string, MessageKey> = {
   announced: 'outcome.name.announced',
   silenced: 'outcome.name.silenced',
   unsilenced: 'outcome.name.unsilenced',
+  acknowledged: 'outcome.name.acknowledged',
 };
 
 const WHO: Record<string, MessageKey> = {

@@ -1,0 +1,112 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { Name } from '../../shared/wire/common.js';
+import { ONE_LINE_PATTERN } from '../../shared/wire/free-text.js';
+import type { Inbox, SessionState } from '../domain/inbox.js';
+import { Detail } from '../schemas.js';
+import { sendAnswer } from './send-answer.js';
+
+export const SESSIONS_LIMIT_MAX = 10_000;
+
+const SessionsQuery = Type.Object({
+  state: Type.Optional(
+    Type.Union([Type.Literal('open'), Type.Literal('all')], {
+      default: 'all',
+      description: 'open: only the sessions waiting for a person; all: every session',
+    }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: SESSIONS_LIMIT_MAX,
+      default: 1000,
+      description: 'at most this many sessions (the first in order); `total` counts them all',
+    }),
+  ),
+});
+
+const Iso = (description: string) => Type.String({ description: `ISO 8601: ${description}` });
+
+const SessionItem = Type.Object({
+  machine: Name,
+  session: Type.String(),
+  why: Type.String({ description: 'the latest bell: finished, attention or error' }),
+  text: Type.String(),
+  at: Iso('when the latest bell rang (the machine’s clock)'),
+  waiting_s: Type.Integer({ minimum: 0, description: 'whole seconds since `at`' }),
+  acknowledged_at: Type.Union([Iso('when a person acknowledged this bell'), Type.Null()], {
+    description: 'null: not acknowledged since the session last rang',
+  }),
+  machine_state: Type.Union([Type.Literal('up'), Type.Literal('down')], {
+    description: 'down: these are the sessions the machine listed when it was last heard from',
+  }),
+});
+
+const SessionList = Type.Object({
+  sessions: Type.Array(SessionItem),
+  total: Type.Integer({ minimum: 0, description: 'how many sessions matched (before `limit`)' }),
+});
+
+const AckParams = Type.Object({
+  machine: Name,
+  session: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: ONE_LINE_PATTERN,
+    description:
+      'the session’s name, URL-encoded: one line, no control or bidi-override characters',
+  }),
+});
+
+const AckAnswer = Type.Object({
+  machine: Name,
+  session: Type.String(),
+  acknowledged_at: Iso('when the bell was acknowledged (the first time, if it was before)'),
+});
+
+/** GET /api/sessions and POST /api/sessions/{machine}/{session}/ack: the attention inbox. */
+export async function sessionRoutes(
+  app: FastifyInstance,
+  options: { inbox: Inbox },
+): Promise<void> {
+  const { inbox } = options;
+
+  app.get(
+    '/api/sessions',
+    {
+      schema: {
+        operationId: 'list_sessions',
+        summary: 'The sessions of every machine: those waiting for a person first',
+        description:
+          'A session is open when its latest bell is attention or error and nobody acknowledged it since. ' +
+          'Open ones come first, longest waiting first; then the rest, newest first. ' +
+          'A down machine’s sessions are those it listed when last heard from (machine_state: down).',
+        querystring: SessionsQuery,
+        response: { 200: SessionList },
+      },
+    },
+    async (request) => {
+      const { state, limit } = request.query as { state: SessionState; limit: number };
+      return inbox.list(state, limit);
+    },
+  );
+
+  app.post(
+    '/api/sessions/:machine/:session/ack',
+    {
+      schema: {
+        operationId: 'acknowledge_session',
+        summary: 'Acknowledge a session’s bell: it is no longer open until it rings again',
+        description:
+          'Kept in the store (every board of a cluster sees it) and journaled (op ack). ' +
+          'Acknowledging a bell already acknowledged answers the first time.',
+        params: AckParams,
+        response: { 200: AckAnswer, 404: Detail, 503: Detail },
+      },
+    },
+    async (request, reply) => {
+      const { machine, session } = request.params as { machine: string; session: string };
+      return sendAnswer(reply, await inbox.acknowledge(request.who, machine, session));
+    },
+  );
+}
