@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PgServer, startPostgres } from '../harness/postgres.js';
+import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { BOARD_KEY, OPERATOR, REGISTRATION, SECRETS } from './helpers/agent-fixtures.js';
 import { eventually, Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
-import { type PgServer, startPostgres } from './helpers/postgres.js';
-import { type RunningProgram, startAgent, startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -1,17 +1,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SECRETS } from './helpers/agent-fixtures.js';
-import {
-  BOARD_TOKEN,
-  type Fleet,
-  launchBrowser,
-  openBoard,
-  startFleet,
-  useBrowserTestBounds,
-  watchedPage,
-} from './helpers/browser.js';
+import { BOARD_TOKEN, openBoard, useBrowserPage } from './helpers/browser.js';
 import { eventually } from './helpers/fleet.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
@@ -34,25 +26,31 @@ const pseudo = {
 const WEBSHOP = 'claude · webshop';
 const LONG_SESSION = `codex-${'x'.repeat(120)}`;
 
-useBrowserTestBounds();
-
 describe('UI: the attention inbox', () => {
   const dir = tempDir('panoptes-ui-inbox-');
-  let fleet: Fleet;
-  let browser: Browser;
+  const ui = useBrowserPage({
+    dir,
+    fleet: {
+      configured: [
+        { name: 'web1', services: {} },
+        { name: 'db2', services: {} },
+      ],
+      lang: { zz: pseudo },
+    },
+    page: false,
+  });
 
   const inbox = (page: Page) => page.getByTestId('inbox');
   const rows = (page: Page) => inbox(page).locator('li.inbox-item');
   const rowSessions = (page: Page) =>
     rows(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-session')));
   const open = async (options: BrowserContextOptions) => {
-    const context = await browser.newContext(options);
-    const watched = await watchedPage(context);
-    await openBoard(watched.page, fleet.board.url, BOARD_TOKEN);
-    return { context, watched, page: watched.page };
+    const watched = await ui.open(options);
+    await openBoard(watched.page, ui.fleet.board.url, BOARD_TOKEN);
+    return { context: watched.page.context(), watched, page: watched.page };
   };
   const openSessions = async () => {
-    const r = await fetch(`${fleet.board.url}/api/sessions?state=open`, {
+    const r = await fetch(`${ui.fleet.board.url}/api/sessions?state=open`, {
       headers: { authorization: `Bearer ${BOARD_TOKEN}` },
     });
     return ((await r.json()) as { sessions: { session: string }[] }).sessions.map((s) => s.session);
@@ -60,32 +58,17 @@ describe('UI: the attention inbox', () => {
 
   beforeAll(async () => {
     mkdirSync(IMAGES, { recursive: true });
-    [fleet, browser] = await Promise.all([
-      startFleet(dir, {
-        configured: [
-          { name: 'web1', services: {} },
-          { name: 'db2', services: {} },
-        ],
-        lang: { zz: pseudo },
-      }),
-      launchBrowser(),
-    ]);
-    await fleet.bell('db2', 'migrate', 'attention', 'Apply migration 0042 to production?');
+    await ui.fleet.bell('db2', 'migrate', 'attention', 'Apply migration 0042 to production?');
     await new Promise((r) => setTimeout(r, 5));
-    await fleet.bell('web1', WEBSHOP, 'error', 'npm test: 2 tests failed in checkout.spec.ts');
+    await ui.fleet.bell('web1', WEBSHOP, 'error', 'npm test: 2 tests failed in checkout.spec.ts');
     await new Promise((r) => setTimeout(r, 5));
-    await fleet.bell('web1', 'docs', 'finished', 'Docs written');
+    await ui.fleet.bell('web1', 'docs', 'finished', 'Docs written');
     await new Promise((r) => setTimeout(r, 5));
-    await fleet.bell('db2', LONG_SESSION, 'attention', `Allow ${'y'.repeat(300)}?`);
+    await ui.fleet.bell('db2', LONG_SESSION, 'attention', `Allow ${'y'.repeat(300)}?`);
     await eventually(
       async () => ((await openSessions()).length === 3 ? true : undefined),
       'the board lists the three open sessions',
     );
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await fleet?.stop();
-    dir.cleanup();
   });
 
   it('lists the open sessions, longest waiting first, with their machine, text and wait; the title counts them', async () => {
@@ -131,7 +114,7 @@ describe('UI: the attention inbox', () => {
     await page.getByTestId('summary').waitFor();
     await expect.poll(() => rowSessions(page)).toEqual(['migrate', LONG_SESSION]);
     // The session rings again: it is back, at the end (it has waited least).
-    await fleet.bell('web1', WEBSHOP, 'attention', 'One more question');
+    await ui.fleet.bell('web1', WEBSHOP, 'attention', 'One more question');
     await expect.poll(() => rowSessions(page)).toEqual(['migrate', LONG_SESSION, WEBSHOP]);
     await expect.poll(() => page.title()).toBe('(3) Panoptes');
     await watched.expectClean();
