@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { CliOptions } from '../../shared/cli.js';
 import { loadAgentConfig } from '../config.js';
+import { programIo } from '../ring/program.js';
 import { ENROLL_SECRETS, ENROLL_USAGE, parseEnrollArgs } from './enroll-args.js';
 import { enrolledConfig, readExisting, writePrivate } from './enroll-config.js';
 import { defaultUnitDir, enableUnit, UNIT_NAME, unitText } from './systemd-unit.js';
@@ -10,10 +11,10 @@ const say = (line: string) => process.stdout.write(`panoptes-agent: ${line}\n`);
 
 /** How this program was run, for a hint: `node panoptes-agent.mjs`, or the binary's path. */
 function selfName(): string {
-  const file = process.argv[1];
-  return file === undefined || file === process.execPath
-    ? process.execPath
-    : `node ${relative(process.cwd(), file) || file}`;
+  const [binary, file] = programIo().self;
+  return file === undefined
+    ? (binary ?? 'panoptes-agent')
+    : `node ${relative(process.cwd(), file)}`;
 }
 
 /**
