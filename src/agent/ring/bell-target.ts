@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Value } from 'typebox/value';
 import { ConfigError } from '../../shared/config/config-error.js';
@@ -42,8 +42,12 @@ export function agentUrl(settings: AgentSettings): string {
   return `${settings.tls === null ? 'http' : 'https'}://${shown}:${settings.port}`;
 }
 
-/** The agent's address and bell_token from its config file. */
-export function targetFromAgentConfig(file: string, env: NodeJS.ProcessEnv): BellTarget {
+/** The agent's address (unless `url` is given) and bell_token from its config file. */
+export function targetFromAgentConfig(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  url?: string,
+): BellTarget {
   let settings: AgentSettings;
   try {
     settings = loadAgentConfig(file, {}, env);
@@ -63,7 +67,7 @@ export function targetFromAgentConfig(file: string, env: NodeJS.ProcessEnv): Bel
       `${file} has no bell_token: enroll again (it adds one), or add one (at least ${TOKEN_MIN_LENGTH} characters; the agent takes it without a restart)`,
     );
   }
-  return { url: agentUrl(settings), token: settings.bellToken, from: file };
+  return { url: url ?? agentUrl(settings), token: settings.bellToken, from: file };
 }
 
 /** A bell file: `{"url": "http://…", "bell_token": "…"}`. */
@@ -91,10 +95,15 @@ export function readBellFile(file: string): BellTarget {
 /** Writes a bell file, 0600 (its directory 0700 when made); false when it already said this. */
 export function writeBellFile(file: string, target: { url: string; token: string }): boolean {
   const text = `${JSON.stringify({ url: target.url, bell_token: target.token }, null, 2)}\n`;
-  if (readIfThere(file) === text) return false;
-  privateDirs(dirname(file));
-  replaceUserFile(file, text);
-  return true;
+  const same = readIfThere(file) === text;
+  if (!same) {
+    privateDirs(dirname(file));
+    // No backup: it would keep a token that was replaced.
+    replaceUserFile(file, text, { backup: false });
+  }
+  // 0600 also when it was more open before.
+  chmodSync(file, 0o600);
+  return !same;
 }
 
 /** Where the bell's flags say the agent is, or a bell file or config named by a flag. */
@@ -117,7 +126,9 @@ export function findBellTarget(
 ): BellTarget {
   const found = ((): BellTarget => {
     if (flags.bellFile !== undefined) return readBellFile(resolve(cwd, flags.bellFile));
-    if (flags.config !== undefined) return targetFromAgentConfig(resolve(cwd, flags.config), env);
+    if (flags.config !== undefined) {
+      return targetFromAgentConfig(resolve(cwd, flags.config), env, flags.url);
+    }
     const token = env.PANOPTES_BELL_TOKEN || env.PANOPTES_AGENT_TOKEN;
     if (token) {
       return { url: env.PANOPTES_AGENT_URL || DEFAULT_AGENT_URL, token, from: 'the environment' };
@@ -125,7 +136,7 @@ export function findBellTarget(
     const bellFile = defaultBellFile(env);
     if (existsSync(bellFile)) return readBellFile(bellFile);
     const beside = join(programDir, ENROLLED_CONFIG_NAME);
-    if (existsSync(beside)) return targetFromAgentConfig(beside, env);
+    if (existsSync(beside)) return targetFromAgentConfig(beside, env, flags.url);
     throw new Error(
       `no bell token: pass --bell-file or --config, or set PANOPTES_BELL_TOKEN (or PANOPTES_AGENT_TOKEN); \`hooks install\` writes ${bellFile}`,
     );

@@ -41,11 +41,16 @@ export function privateDirs(dir: string): void {
 
 /**
  * Replaces a file of the user's with `text`, atomically (a new file renamed over it). A file that
- * was there keeps its mode and is copied first to `<file>.bak-<time>` (0600), and the path it is
- * written through is followed (settings kept in a dotfiles repository are often symlinks); a new
- * one is 0600, in directories made 0700. Returns the backup's path, or null for a new file.
+ * was there keeps its mode and is copied first to `<file>.bak-<time>` (0600) unless `backup` is
+ * false, and the path it is written through is followed (settings kept in a dotfiles repository
+ * are often symlinks); a new one is 0600, in directories made 0700. Returns the backup's path, or
+ * null for none.
  */
-export function replaceUserFile(file: string, text: string, now = new Date()): string | null {
+export function replaceUserFile(
+  file: string,
+  text: string,
+  options: { backup?: boolean; now?: Date } = {},
+): string | null {
   let target = file;
   let mode = 0o600;
   let backup: string | null = null;
@@ -58,8 +63,8 @@ export function replaceUserFile(file: string, text: string, now = new Date()): s
     existed = false;
     privateDirs(dirname(file));
   }
-  if (existed) {
-    const stamp = now.toISOString().replace(/[-:.]/g, '');
+  if (existed && options.backup !== false) {
+    const stamp = (options.now ?? new Date()).toISOString().replace(/[-:.]/g, '');
     for (let n = 0; backup === null; n++) {
       const name = `${file}.bak-${stamp}${n === 0 ? '' : `-${n}`}`;
       try {

@@ -148,7 +148,7 @@ function installTarget(
       ? join(io.programDir, ENROLLED_CONFIG_NAME)
       : resolve(io.cwd, flags.config);
   if (flags.config !== undefined || existsSync(config)) {
-    return withUrl(targetFromAgentConfig(config, io.env));
+    return withUrl(targetFromAgentConfig(config, io.env, flags.url));
   }
   if (existsSync(bellFile)) return withUrl(readBellFile(bellFile));
   throw new Error(
