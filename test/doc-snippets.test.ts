@@ -14,6 +14,7 @@ import { tempDir } from './helpers/tmp.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BOARD_TOKEN = 'doc-snippets-board-token-7c1e9a3f5b'; // secret-scan: token
+const BELL_TOKEN = 'doc-snippets-bell-token-2d8f4b6a1c'; // secret-scan: token
 
 /** A fenced block of a doc marked runnable: its info string is `sh test` (see CONTRIBUTING.md). */
 interface Snippet {
@@ -64,9 +65,9 @@ const snippets = runnableSnippets();
 /**
  * The shell snippets the docs mark runnable, run with bash as a reader would paste them, against
  * a real board and agent: `$B`, `$T`, `$R` (the board, its token, the registration token) and
- * `PANOPTES_AGENT_URL`, `PANOPTES_AGENT_TOKEN` (the agent of `web1`). A block passes when it
- * exits 0 under `set -euo pipefail` and every HTTP answer curl got is below 400 or one its
- * marker names.
+ * `PANOPTES_AGENT_URL`, `PANOPTES_AGENT_TOKEN`, `PANOPTES_BELL_TOKEN` (the agent of `web1`). A
+ * block passes when it exits 0 under `set -euo pipefail` and every HTTP answer curl got is below
+ * 400 or one its marker names.
  */
 describe('doc snippets marked `sh test`', () => {
   const dir = tempDir('panoptes-doc-snippets-');
@@ -91,6 +92,7 @@ describe('doc snippets marked `sh test`', () => {
         name: 'web1',
         token: OPERATOR,
         board_key: BOARD_KEY,
+        bell_token: BELL_TOKEN,
         data_dir: `${dir.path}/web1-data`,
         services: { backup: { start: ['true'], stop: ['true'], board: ['start'] } },
       }),
@@ -140,6 +142,7 @@ describe('doc snippets marked `sh test`', () => {
       R: REGISTRATION,
       PANOPTES_AGENT_URL: agent.url,
       PANOPTES_AGENT_TOKEN: OPERATOR,
+      PANOPTES_BELL_TOKEN: BELL_TOKEN,
       npm_config_update_notifier: 'false',
     };
   }, 60_000);
@@ -199,7 +202,7 @@ describe('doc snippets marked `sh test`', () => {
   });
 
   scanForSecretsAfterAll(() => ({
-    secrets: [BOARD_TOKEN, OPERATOR, BOARD_KEY, REGISTRATION],
+    secrets: [BOARD_TOKEN, OPERATOR, BOARD_KEY, BELL_TOKEN, REGISTRATION],
     // What the board and the agent wrote (the snippets' own tools, npx's log, are the reader's).
     dirs: [`${dir.path}/board`, `${dir.path}/web1-data`],
     // The enroll example's answer holds the new key and the registration token, by design.

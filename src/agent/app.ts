@@ -55,10 +55,11 @@ export const AGENT_KEEP_ALIVE_MS = 65_000;
 /** Builds an agent's Fastify instance with all its routes; nothing listens or runs yet. */
 export async function buildAgent(deps: AgentDeps): Promise<Agent> {
   const { settings } = deps;
-  // Read by the token rules at each request: a reload replaces the two credentials in place.
+  // Read by the token rules at each request: a reload replaces the credentials in place.
   const credentials = {
     token: settings.token,
     boardKey: settings.boardKey,
+    bellToken: settings.bellToken,
     limiter: new FailureLimiter(() => deps.clock.now()),
   };
   const services = new Services(settings.services, {
@@ -96,8 +97,9 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
       description:
         'The Panoptes agent: the overview of one machine, the actions it publishes, the bells ' +
         'of its sessions and a pass-through at /proxy/.',
-      bearerDescription: 'the agent token (or, where stated, the board key)',
-      queryDescription: 'the agent token (or, where stated, the board key) as ?token=',
+      bearerDescription: 'the agent token (or, where stated, the board key or the bell token)',
+      queryDescription:
+        'the agent token (or, where stated, the board key or the bell token) as ?token=',
     },
   });
   await app.register(healthRoutes);
@@ -119,6 +121,7 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     reconfigure(next) {
       credentials.token = next.token;
       credentials.boardKey = next.boardKey;
+      credentials.bellToken = next.bellToken;
       if (next.tls !== null) setServerCertificate(app.server, next.tls);
       return services.reconfigure(next.services);
     },

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * The one-file agent's entry (scripts/bundle-agent.mjs): `--version` answers before the rest of
- * the agent (Fastify, undici…) is loaded; anything else runs main.ts.
+ * The agent's entry (the one-file agent, scripts/bundle-agent.mjs, and the `panoptes-agent` bin):
+ * `--version` answers before the rest of the agent (Fastify, undici…) is loaded; `bell` and
+ * `hooks` load only what they need; anything else runs main.ts.
  */
 import { VERSION } from '../shared/version.js';
 
@@ -10,10 +11,30 @@ const USAGE = `panoptes-agent ${VERSION}: the Panoptes agent, one file
   node panoptes-agent.mjs --config FILE [--host HOST] [--port PORT]   run with a config file
   PANOPTES_BOARD_KEY=KEY PANOPTES_REGISTRATION_TOKEN=TOKEN node panoptes-agent.mjs enroll --board URL --name NAME …
                                   write a config for a board's key and run (see enroll --help)
+  node panoptes-agent.mjs hooks install claude|codex
+                                  make Claude Code or Codex ring this agent (see hooks --help)
+  node panoptes-agent.mjs bell [--session NAME] [--why WHY] [--text TEXT] [--hook | --codex]
+                                  ring the bell of a session (see bell --help)
   node panoptes-agent.mjs --version
 `;
 
-const first = process.argv[2];
+const COMMANDS = ['enroll', 'bell', 'hooks'];
+
+const [first, ...rest] = process.argv.slice(2);
 if (first === '--version') process.stdout.write(`panoptes-agent ${VERSION}\n`);
 else if (first === '--help' || first === '-h') process.stdout.write(USAGE);
-else await import('./main.js');
+else if (first === 'bell') {
+  const { runBell } = await import('./ring/bell-command.js');
+  process.exitCode = await runBell(rest, {
+    usage: 'node panoptes-agent.mjs bell',
+    prefix: 'panoptes-agent bell',
+  });
+} else if (first === 'hooks') {
+  const { runHooks } = await import('./ring/hooks-command.js');
+  process.exitCode = await runHooks(rest);
+} else if (first !== undefined && !first.startsWith('-') && !COMMANDS.includes(first)) {
+  process.stderr.write(
+    `panoptes-agent: unknown command ${JSON.stringify(first.slice(0, 40))}: ${COMMANDS.join(', ')}, or --config FILE to run (--help)\n`,
+  );
+  process.exitCode = 2;
+} else await import('./main.js');

@@ -193,6 +193,26 @@ describe('agent config', () => {
     ]);
   });
 
+  it('reads bell_token (env PANOPTES_BELL_TOKEN overrides), which must differ from the other two', () => {
+    const BELL = 'bell-token-0123456789';
+    const base = `name: web1\ntoken: ${TOKEN}\nboard_key: ${KEY}\n`;
+    expect(loadAgentConfig(file(base), {}, {}).bellToken).toBeNull();
+    expect(loadAgentConfig(file(`${base}bell_token: ${BELL}\n`), {}, {}).bellToken).toBe(BELL);
+    const fromEnv = loadAgentConfig(
+      file(base),
+      {},
+      { PANOPTES_BELL_TOKEN: 'bell-from-env-0123456' },
+    );
+    expect(fromEnv.bellToken).toBe('bell-from-env-0123456');
+    expect(problems(`${base}bell_token: ${TOKEN}\n`)).toEqual([
+      'bell_token: must differ from token (it has less power)',
+    ]);
+    expect(problems(`${base}bell_token: ${KEY}\n`)).toEqual([
+      'bell_token: must differ from board_key',
+    ]);
+    expect(problems(`${base}bell_token: short\n`)[0]).toMatch(/^bell_token: .*16/);
+  });
+
   it('requires name and token', () => {
     expect(problems('port: 1\n')).toEqual(['name: is required', 'token: is required']);
   });

@@ -50,6 +50,7 @@ export const AgentConfigFile = Type.Object(
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
     token: Token,
     board_key: Type.Optional(Token),
+    bell_token: Type.Optional(Token),
     location: Type.Optional(HttpUrl),
     proxy: Type.Optional(HttpUrl),
     data_dir: Type.Optional(Type.String({ minLength: 1 })),
@@ -118,6 +119,8 @@ export interface AgentSettings {
   port: number;
   token: string;
   boardKey: string | null;
+  /** Opens POST /api/bell alone: what the hooks of AI coding tools carry (null: none). */
+  bellToken: string | null;
   /** What browsers are told; null means "http://host:port as actually listening". */
   location: string | null;
   proxy: string | null;
@@ -137,11 +140,12 @@ export interface AgentSettings {
 }
 
 /** The fields of the agent's file that hold secrets. */
-const SECRET_FIELDS = new Set(['token', 'board_key', 'report.token']);
+const SECRET_FIELDS = new Set(['token', 'board_key', 'bell_token', 'report.token']);
 
 export const AGENT_ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: 'PANOPTES_AGENT_TOKEN', field: ['token'] },
   { env: 'PANOPTES_BOARD_KEY', field: ['board_key'] },
+  { env: 'PANOPTES_BELL_TOKEN', field: ['bell_token'] },
   { env: 'PANOPTES_REGISTRATION_TOKEN', field: ['report', 'token'] },
 ];
 
@@ -237,6 +241,13 @@ export function agentSettings(
   if (raw.board_key !== undefined && raw.board_key === raw.token) {
     problems.push({ field: 'board_key', problem: 'must differ from token (it has less power)' });
   }
+  if (raw.bell_token !== undefined) {
+    if (raw.bell_token === raw.token) {
+      problems.push({ field: 'bell_token', problem: 'must differ from token (it has less power)' });
+    } else if (raw.bell_token === raw.board_key) {
+      problems.push({ field: 'bell_token', problem: 'must differ from board_key' });
+    }
+  }
   const baseDir = dirname(file);
   const tls = raw.tls === undefined ? null : readTlsPair(raw.tls, baseDir, 'tls', problems);
   const reportCa =
@@ -250,6 +261,7 @@ export function agentSettings(
     port: cli.port ?? raw.port ?? AGENT_DEFAULTS.port,
     token: raw.token,
     boardKey: raw.board_key ?? null,
+    bellToken: raw.bell_token ?? null,
     location: raw.location ?? null,
     proxy: raw.proxy ?? null,
     dataDir: isAbsolute(dataDir) ? dataDir : join(baseDir, dataDir),

@@ -30,7 +30,8 @@ if (argv[0] === '--version') {
     if (cli !== null) await runAgent(cli);
   });
 } else {
-  runMain('panoptes-agent', () => runAgent(parseCli(argv)));
+  // async: a bad argument becomes runMain's one-line message, not an uncaught throw.
+  runMain('panoptes-agent', async () => runAgent(parseCli(argv)));
 }
 
 /** The agent with its config file: serves, reports if configured, reloads on SIGHUP. */

@@ -25,6 +25,7 @@ const RESTART_FIELDS: readonly Field[] = [
 const LIVE_FIELDS: readonly Field[] = [
   ['token', (s) => s.token],
   ['board_key', (s) => s.boardKey],
+  ['bell_token', (s) => s.bellToken],
   ['services', (s) => JSON.stringify(s.services)],
   ['tls', (s) => (s.tls === null ? null : `${s.tls.cert}\n${s.tls.key}`)],
   ['report.board', (s) => s.report?.board ?? null],

@@ -14,7 +14,8 @@ export function runMain(program: string, start: () => Promise<void>): void {
     } else if (
       error instanceof Error &&
       'code' in error &&
-      error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+      typeof error.code === 'string' &&
+      error.code.startsWith('ERR_PARSE_ARGS_')
     ) {
       process.stderr.write(`${program}: ${error.message}\n`);
     } else if (

@@ -23,7 +23,8 @@ export function enrolledConfig(existing: string | null, args: EnrollArgs): strin
   if (existing === null) {
     doc.commentBefore =
       ' Panoptes agent, written by `panoptes-agent.mjs enroll`. Keep this file private (mode 0600):\n' +
-      " token is the agent's own full-power token; board_key is what the board knows it by.\n" +
+      " token is the agent's own full-power token; board_key is what the board knows it by;\n" +
+      ' bell_token opens POST /api/bell alone (what `hooks install claude|codex` hands the hooks).\n' +
       ' Services to publish: see docs/agent.md.';
   }
   doc.set('name', args.name);
@@ -31,6 +32,7 @@ export function enrolledConfig(existing: string | null, args: EnrollArgs): strin
   if (args.port !== undefined) doc.set('port', args.port);
   if (!has('token')) doc.set('token', randomBytes(32).toString('base64url'));
   doc.set('board_key', args.key);
+  if (!has('bell_token')) doc.set('bell_token', randomBytes(32).toString('base64url'));
   if (!has('data_dir')) doc.set('data_dir', ENROLLED_DATA_DIR);
   doc.setIn(['report', 'board'], args.board);
   doc.setIn(['report', 'token'], args.registrationToken);

@@ -56,21 +56,23 @@ describe('the config enroll writes', () => {
   const args = (extra: string[] = []): EnrollArgs =>
     parseEnrollArgs([...ARGS, ...extra], '/m', ENV);
 
-  it('a new one: name, a fresh token of its own, the key, where to report', () => {
+  it('a new one: name, a fresh token and bell token of its own, the key, where to report', () => {
     const text = enrolledConfig(null, args(['--interval', '5']));
     const c = parse(text) as Record<string, unknown>;
     expect(c).toEqual({
       name: 'lab7',
       token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       board_key: KEY,
+      bell_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       data_dir: 'panoptes-agent-data',
       report: { board: 'https://board.example:8700', token: REG, interval: 5 },
     });
     expect(c.token).not.toBe(KEY);
+    expect(c.bell_token).not.toBe(c.token);
     expect(text).toMatch(/^# Panoptes agent, written by/);
   });
 
-  it('an existing one is updated in place: its token, services and comments stay', () => {
+  it('an existing one is updated in place: its token, services and comments stay; a bell token is added once', () => {
     const existing = [
       '# my lab box',
       'name: old-name',
@@ -88,14 +90,18 @@ describe('the config enroll writes', () => {
     const text = enrolledConfig(existing, args());
     expect(text).toContain('# my lab box');
     expect(text).toContain('# nightly');
+    const bell = (parse(text) as { bell_token: string }).bell_token;
     expect(parse(text)).toEqual({
       name: 'lab7',
       token: 'operator-token-0123456789',
       board_key: KEY,
+      bell_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       services: { backup: { start: ['/usr/local/bin/backup'], board: ['start'] } },
       report: { board: 'https://board.example:8700', token: REG },
       data_dir: 'panoptes-agent-data',
     });
+    // Enrolling again keeps it: the hooks that carry it go on working.
+    expect((parse(enrolledConfig(text, args())) as { bell_token: string }).bell_token).toBe(bell);
   });
 
   it('refuses a file that is not an agent config', () => {

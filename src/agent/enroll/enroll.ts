@@ -1,12 +1,21 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import type { CliOptions } from '../../shared/cli.js';
 import { loadAgentConfig } from '../config.js';
+import { programIo } from '../ring/program.js';
 import { ENROLL_SECRETS, ENROLL_USAGE, parseEnrollArgs } from './enroll-args.js';
 import { enrolledConfig, readExisting, writePrivate } from './enroll-config.js';
 import { defaultUnitDir, enableUnit, UNIT_NAME, unitText } from './systemd-unit.js';
 
 const say = (line: string) => process.stdout.write(`panoptes-agent: ${line}\n`);
+
+/** How this program was run, for a hint: `node panoptes-agent.mjs`, or the binary's path. */
+function selfName(): string {
+  const [binary, file] = programIo().self;
+  return file === undefined
+    ? (binary ?? 'panoptes-agent')
+    : `node ${relative(process.cwd(), file)}`;
+}
 
 /**
  * `node panoptes-agent.mjs enroll …`: writes the agent's config for the name and key the board
@@ -24,6 +33,7 @@ export async function enroll(argv: readonly string[]): Promise<CliOptions | null
   // The file as the agent will read it: a mistake is found now, not at the next start.
   loadAgentConfig(args.config);
   say(`enrolled as ${args.name} for ${args.board}; config in ${args.config} (mode 0600)`);
+  say(`bells from Claude Code or Codex here: ${selfName()} hooks install claude (or codex)`);
   if (!args.systemd) {
     say('starting the agent here (Ctrl-C stops it; enroll with --systemd to run it as a service)');
     return { config: args.config };

@@ -6,39 +6,51 @@ import type {} from '../../shared/http/http-app.js';
 import { presentedToken, tokenEquals } from '../../shared/http/tokens.js';
 import type { Role } from '../domain/services.js';
 
-/** The two credentials of an agent: the operator token and the (optional) board key. */
+/**
+ * The credentials of an agent: the operator token, the (optional) board key, and the (optional)
+ * bell token, which opens POST /api/bell alone.
+ */
 export interface Credentials {
   token: string;
   boardKey: string | null;
+  bellToken?: string | null;
   /** Counts wrong tokens per address; too many in a minute get 429 (as on the board). */
   limiter?: FailureLimiter;
 }
 
-/** Which credential a request presents (header or `?token=`), or null for none or a wrong one. */
-export function roleOf(request: FastifyRequest, credentials: Credentials): Role | null {
-  const presented = presentedToken(request.headers.authorization, request.query);
-  if (presented === null) return null;
-  // Both comparisons always run, so the time taken does not tell which one matched.
-  const operator = tokenEquals(presented, credentials.token);
-  const board = credentials.boardKey !== null && tokenEquals(presented, credentials.boardKey);
+/** Who presents a credential: the operator, the board, or a hook that may only ring bells. */
+export type Presenter = Role | 'bell';
+
+/** Which credential `value` is, or null. */
+function match(value: string, credentials: Credentials): Presenter | null {
+  // Every comparison always runs, so the time taken does not tell which one matched.
+  const operator = tokenEquals(value, credentials.token);
+  const board = credentials.boardKey !== null && tokenEquals(value, credentials.boardKey);
+  const bell =
+    typeof credentials.bellToken === 'string' && tokenEquals(value, credentials.bellToken);
   if (operator) return 'operator';
-  return board ? 'board' : null;
+  if (board) return 'board';
+  return bell ? 'bell' : null;
+}
+
+/** Which credential a request presents (header or `?token=`), or null for none or a wrong one. */
+export function roleOf(request: FastifyRequest, credentials: Credentials): Presenter | null {
+  const presented = presentedToken(request.headers.authorization, request.query);
+  return presented === null ? null : match(presented, credentials);
 }
 
 /** Whether a string is one of the agent's credentials (to keep it from reaching an upstream). */
 export function isCredential(value: string, credentials: Credentials): boolean {
-  const operator = tokenEquals(value, credentials.token);
-  const board = credentials.boardKey !== null && tokenEquals(value, credentials.boardKey);
-  return operator || board;
+  return match(value, credentials) !== null;
 }
 
 /**
- * A route-level onRequest hook: 401 without a valid credential; 403 for the board key on a route
- * that only the operator token opens. Route-level, so an unknown path is 404 without a token.
+ * A route-level onRequest hook: 401 without a valid credential; 403 for the board key or the bell
+ * token on a route they do not open. Route-level, so an unknown path is 404 without a token.
  */
 export function requireRole(
   credentials: Credentials,
-  allow: readonly Role[],
+  allow: readonly Presenter[],
 ): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const wait = credentials.limiter?.blockedFor(request.clientAddress) ?? 0;
@@ -55,7 +67,11 @@ export function requireRole(
       throw errors.notAuthenticated();
     }
     if (!allow.includes(role)) {
-      throw errors.forbidden('The board key does not open this endpoint; it needs the agent token');
+      throw errors.forbidden(
+        role === 'bell'
+          ? 'The bell token only opens POST /api/bell'
+          : 'The board key does not open this endpoint; it needs the agent token',
+      );
     }
   };
 }

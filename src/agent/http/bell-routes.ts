@@ -15,10 +15,11 @@ export async function bellRoutes(
   app.post(
     '/api/bell',
     {
-      onRequest: requireRole(options.credentials, ['operator']),
+      onRequest: requireRole(options.credentials, ['operator', 'bell']),
       schema: {
         summary: 'Ring the bell of a session',
         description:
+          'The agent token or the bell token (which opens this endpoint alone). ' +
           'JSON only. The latest bell of each session is kept in memory (at most 200 sessions; ' +
           'the one that rang least recently goes first) and shown in the overview.',
         body: Bell,

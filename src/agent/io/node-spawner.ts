@@ -5,7 +5,12 @@ import type { Child, Exit, Spawner } from '../domain/spawner.js';
 const PIPE_DRAIN_MS = 500;
 
 /** Environment variables a child must never inherit: the agent's own secrets. */
-const SECRET_ENV = ['PANOPTES_AGENT_TOKEN', 'PANOPTES_BOARD_KEY', 'PANOPTES_REGISTRATION_TOKEN'];
+const SECRET_ENV = [
+  'PANOPTES_AGENT_TOKEN',
+  'PANOPTES_BOARD_KEY',
+  'PANOPTES_BELL_TOKEN',
+  'PANOPTES_REGISTRATION_TOKEN',
+];
 
 /**
  * The agent's environment without its secrets, for the commands it runs: the PANOPTES_*
