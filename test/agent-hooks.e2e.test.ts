@@ -5,11 +5,11 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { type RunningProgram, startBoard } from '../harness/processes.js';
 import { stringArray } from '../src/agent/ring/codex-toml.js';
 import { eventually, REGISTRATION } from './helpers/agent-fixtures.js';
 import { type CmdlineWatch, watchCmdlines } from './helpers/cmdline-watch.js';
 import { paste, pasteBin } from './helpers/pasted.js';
-import { type RunningProgram, startBoard } from './helpers/processes.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
