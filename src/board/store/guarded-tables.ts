@@ -5,6 +5,8 @@ import type {
   BoardRow,
   BoardStore,
   EnrollmentRecord,
+  PushKeys,
+  PushSubscriptionRecord,
   SilenceRecord,
   StoredIdentity,
 } from './state.js';
@@ -109,6 +111,17 @@ export class GuardedTables {
   readonly enrollments = {
     put: (record: EnrollmentRecord): Promise<void> =>
       this.health.guard('enrollments', () => this.store.enrollments.put(record)),
+  };
+
+  /** Web Push: the key pair is kept before it is given out, a subscription before its id. */
+  readonly push = {
+    keys: (candidate: PushKeys, at: number): Promise<PushKeys> =>
+      this.health.guard('push', () => this.store.push.keys(candidate, at)),
+    subscribe: (record: PushSubscriptionRecord, max: number) =>
+      this.health.guard('push', () => this.store.push.subscribe(record, max)),
+    unsubscribe: (id: string): Promise<boolean> =>
+      this.health.guard('push', () => this.store.push.unsubscribe(id)),
+    list: (): Promise<PushSubscriptionRecord[]> => this.store.push.list(),
   };
 
   /** Writes what waits (in order), then a heartbeat; throws at the first write that fails. */

@@ -64,6 +64,18 @@ const ENROLLMENTS = (int: string) =>
   `CREATE TABLE enrollments (name TEXT PRIMARY KEY, key TEXT, enrolled_at ${int} NOT NULL,
     revoked_at ${int});`;
 
+// Migration 8 is taken (session acknowledgements, appended beside this one).
+
+/**
+ * Migration 9: Web Push. One VAPID key pair (id 1) for every board of the store, and the
+ * browsers' subscriptions (an endpoint once: subscribing again renews its keys).
+ */
+const PUSH = (int: string) =>
+  `CREATE TABLE push_keys (id INTEGER PRIMARY KEY, public_key TEXT NOT NULL,
+    private_key TEXT NOT NULL, created_at ${int} NOT NULL);
+  CREATE TABLE push_subscriptions (id TEXT PRIMARY KEY, endpoint TEXT NOT NULL UNIQUE,
+    p256dh TEXT NOT NULL, auth TEXT NOT NULL, created_at ${int} NOT NULL);`;
+
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
   sqlite: [
@@ -74,6 +86,7 @@ export const STATE_TABLES = {
     CLAIMS('INTEGER'),
     CLAIMED_EVENTS,
     ENROLLMENTS('INTEGER'),
+    PUSH('INTEGER'),
   ],
   postgres: [
     tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
@@ -83,5 +96,6 @@ export const STATE_TABLES = {
     CLAIMS('BIGINT'),
     CLAIMED_EVENTS,
     ENROLLMENTS('BIGINT'),
+    PUSH('BIGINT'),
   ],
 } as const;
