@@ -9,6 +9,7 @@ import { DeliveryQueue } from './delivery-queue.js';
 import type { NotifyEvent } from './event.js';
 import { linkPart } from './markup.js';
 import type { DeliveryTable } from './ports.js';
+import type { PushPort } from './push.js';
 import { renderMessage } from './render.js';
 import { type ChannelBatch, RuleEngine } from './rule-engine.js';
 import { describeRules, type RuleView } from './rule-view.js';
@@ -52,6 +53,9 @@ export class Notifier {
   private readonly engine: RuleEngine;
   private readonly queue: DeliveryQueue;
   private readonly counts: DeliveryCounts = new Map();
+  /** The board's push (usePush); webpush deliveries wait for it. */
+  private readonly push: Promise<PushPort>;
+  private pushReady: (port: PushPort) => void = () => undefined;
 
   constructor(
     private readonly deps: NotifierDeps,
@@ -66,7 +70,15 @@ export class Notifier {
           ? null
           : `${deps.publicUrl.replace(/\/$/, '')}/?q=${linkPart(name)}`,
     });
+    this.push = new Promise((resolve) => {
+      this.pushReady = resolve;
+    });
     this.queue = this.newQueue();
+  }
+
+  /** Gives webpush channels the board's push (subscriptions and key); deliveries wait till then. */
+  usePush(port: PushPort): void {
+    this.pushReady(port);
   }
 
   /** Swaps channels and rules; messages already queued go to the channel of their name now. */
@@ -180,10 +192,12 @@ export class Notifier {
     const result = await deliver(channel.parsed, message, {
       timeoutMs: this.settings.timeoutMs,
       tries: 1,
+      push: { channel: name, port: () => this.push },
     });
     if (result.ok) {
       this.count(name, 'delivered');
-      await this.record(who, name, 'delivered', result.status, 'test message delivered');
+      const to = result.detail === undefined ? '' : ` ${result.detail}`;
+      await this.record(who, name, 'delivered', result.status, `test message delivered${to}`);
       return { found: true, ok: true };
     }
     this.count(name, 'failed');
@@ -249,16 +263,18 @@ export class Notifier {
       ...(this.deps.backoffMs === undefined ? {} : { backoffMs: this.deps.backoffMs }),
       ...(this.deps.send === undefined ? {} : { send: this.deps.send }),
       channel: (name) => this.channels.get(name) ?? null,
+      push: () => this.push,
       report: {
         delivered: (name, message, result) => {
           this.count(name, 'delivered');
           this.settled(name, message.events);
           const tries = result.tries > 1 ? ` after ${result.tries} tries` : '';
+          const to = result.detail === undefined ? '' : ` ${result.detail}`;
           this.note(
             name,
             'delivered',
             result.status,
-            `${summary(message.events)} delivered${tries}`,
+            `${summary(message.events)} delivered${to}${tries}`,
           );
         },
         failed: (name, message, why, status) => {
