@@ -34,6 +34,7 @@ import { liveRoutes } from './http/live-routes.js';
 import { metaRoutes } from './http/meta-routes.js';
 import { metricsRoutes } from './http/metrics-routes.js';
 import { notifyRoutes } from './http/notify-routes.js';
+import { pushRoutes } from './http/push-routes.js';
 import { installReportFastPath } from './http/report-fast-path.js';
 import { silenceRoutes } from './http/silence-routes.js';
 import { uiRoutes } from './http/ui-routes.js';
@@ -42,6 +43,7 @@ import { MetricsExporter } from './metrics/metrics-exporter.js';
 import { registerStoreMetrics } from './metrics/store-metrics.js';
 import type { NotifyEvent } from './notify/event.js';
 import { Notifier, type NotifierDeps } from './notify/notifier.js';
+import { WebPush } from './notify/push.js';
 import { Silences } from './notify/silences.js';
 import { createAgentClient } from './polling/agent-client.js';
 import { SwitchableClient } from './polling/switchable-client.js';
@@ -342,6 +344,18 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     agentFile,
     address: () => ({ publicUrl: current.publicUrl, tls: current.tls !== null }),
   });
+  // --- Web Push: the VAPID key pair and the browsers' subscriptions, kept in the store (every
+  // board of it signs with the same key and reaches the same browsers); webpush channels send
+  // through it (their deliveries wait until usePush), and the /api/push routes.
+  const webPush = new WebPush({
+    table: tables.push,
+    settings: () => current.push,
+    clock,
+    journal,
+  });
+  notifier.usePush(webPush);
+  await app.register(pushRoutes, { push: webPush });
+  // --- end of Web Push.
   await app.register(uiRoutes, { dir: deps.uiDir ?? UI_DIR });
   installReportFastPath(app, { board, tokens, trustedProxies, logger });
 

@@ -1,4 +1,4 @@
-import { ECDH, randomBytes } from 'node:crypto';
+import { createHash, ECDH } from 'node:crypto';
 import webpush from 'web-push';
 import type { Clock } from '../../shared/clock.js';
 import type { Answer } from '../domain/board.js';
@@ -84,6 +84,14 @@ export function subscriptionIssues(input: SubscriptionInput, allowHttp: boolean)
   if (decoded(input.keys.auth)?.length !== 16)
     issues.push(issue(['keys', 'auth'], 'auth must be 16 bytes, base64url'));
   return issues;
+}
+
+/**
+ * A subscription's id: a digest of its endpoint, so the same browser subscribing again (on any
+ * board of the store) gets the same id, and the id gives nothing of the endpoint away.
+ */
+export function subscriptionId(endpoint: string): string {
+  return createHash('sha256').update(endpoint).digest('base64url').slice(0, 22);
 }
 
 /** The push service's host, for the journal (the rest of the endpoint is the capability). */
@@ -175,7 +183,7 @@ export class WebPush implements PushPort {
     if (issues.length > 0) return { status: 422, body: { detail: issues } };
     const kept = await this.deps.table.subscribe(
       {
-        id: randomBytes(12).toString('base64url'),
+        id: subscriptionId(input.endpoint),
         endpoint: input.endpoint,
         p256dh: input.keys.p256dh,
         auth: input.keys.auth,
