@@ -83,17 +83,30 @@ describe('Web Push: a bell on a real agent reaches a subscribed browser through 
     expect((await call('/api/notify')).json).toMatchObject({
       channels: [{ name: 'phone', kind: 'webpush' }],
     });
+    // A test message: one real delivery to each browser.
+    const test = await call('/api/notify/test', { method: 'POST', body: { channel: 'phone' } });
+    expect(test.json).toEqual({ channel: 'phone', ok: true });
+    for (const who of [phone, laptop])
+      expect(service.to(who).map((d) => d.payload)).toEqual([
+        {
+          title: 'Panoptes: test',
+          body: 'Test message from Panoptes: channel phone',
+          machine: null,
+          session: null,
+          url: '/',
+        },
+      ]);
   });
 
   it('a session that wants attention: each browser gets the bell, signed and readable only by it', async () => {
     await fleet.bell('lab3', 'claude-7', 'attention', 'Claude needs your permission to use Bash');
     await until(
-      () => service.to(phone).length > 0 && service.to(laptop).length > 0,
+      () => service.to(phone).length > 1 && service.to(laptop).length > 1,
       'the bell at both browsers',
     );
     expect(service.problems).toEqual([]);
     for (const who of [phone, laptop]) {
-      expect(service.to(who)[0]).toMatchObject({
+      expect(service.to(who)[1]).toMatchObject({
         payload: {
           title: 'Panoptes: lab3 bell',
           body: '! lab3: session claude-7 needs attention: Claude needs your permission to use Bash',
@@ -108,7 +121,10 @@ describe('Web Push: a bell on a real agent reaches a subscribed browser through 
       });
     }
     const delivered = await eventually(
-      async () => (await journal()).find((e) => e.op === 'notify' && e.outcome === 'delivered'),
+      async () =>
+        (await journal()).find(
+          (e) => e.op === 'notify' && e.outcome === 'delivered' && e.detail.includes('bell'),
+        ),
       'the delivery journaled',
     );
     expect(delivered).toMatchObject({
@@ -127,10 +143,11 @@ describe('Web Push: a bell on a real agent reaches a subscribed browser through 
       return found.length > 0 ? found : undefined;
     }, 'the drop journaled');
     expect(dropped).toHaveLength(1);
-    expect(service.hits.get(laptop.id)).toBe(2);
+    // The test message, the first bell, and the one answered 410.
+    expect(service.hits.get(laptop.id)).toBe(3);
     await fleet.bell('lab3', 'claude-7', 'attention', 'once more');
     await until(() => service.to(phone).length > before + 1, 'the third bell');
-    expect(service.hits.get(laptop.id)).toBe(2);
+    expect(service.hits.get(laptop.id)).toBe(3);
     expect((await journal()).filter((e) => e.outcome === 'dropped')).toHaveLength(1);
   });
 

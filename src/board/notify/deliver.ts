@@ -129,7 +129,12 @@ async function deliverPush(
   };
   const port = await unlessAborted(options.push.port(), options.signal);
   if (port === null) return shutDown;
-  const targets = await port.targets();
+  let targets: Awaited<ReturnType<PushPort['targets']>>;
+  try {
+    targets = await port.targets();
+  } catch (error) {
+    return fail(`the subscriptions could not be read: ${(error as Error).message}`);
+  }
   if ('off' in targets) return fail(targets.off);
   const all = targets.subscriptions;
   if (all.length === 0)
