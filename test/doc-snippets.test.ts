@@ -105,6 +105,7 @@ describe('doc snippets marked `sh test`', () => {
         sweep_interval: 0.5,
         machines: [{ name: 'web1', url: agent.url, key: BOARD_KEY }],
         notify: { channels: [{ name: 'ops', url: `http://127.0.0.1:${hookPort}/hook` }] },
+        push: { subject: 'mailto:ops@example.org' },
       }),
     );
     started.push(board);

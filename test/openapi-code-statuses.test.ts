@@ -85,6 +85,18 @@ const BOARD_CODE: Record<string, Place[]> = {
     fn('domain/inbox.ts', 'acknowledge'),
     fn('domain/inbox.ts', 'notFound'),
   ],
+  'GET /api/push/key': [
+    route('http/push-routes.ts', '/api/push/key'),
+    fn('notify/push.ts', 'publicKey'),
+  ],
+  'POST /api/push/subscriptions': [
+    route('http/push-routes.ts', '/api/push/subscriptions'),
+    fn('notify/push.ts', 'subscribe'),
+  ],
+  'DELETE /api/push/subscriptions/{id}': [
+    route('http/push-routes.ts', '/api/push/subscriptions/:id'),
+    fn('notify/push.ts', 'unsubscribe'),
+  ],
   'DELETE /api/machines/{name}/silence': [
     route('http/silence-routes.ts', '/api/machines/:name/silence', 'delete'),
     fn('notify/silences.ts', 'end'),
@@ -185,5 +197,6 @@ describe('every status the code of an operation names is in its OpenAPI descript
     expect(statusesIn(placeText(fn('notify/silences.ts', 'set')))).toEqual([503]);
     expect(statusesIn(placeText(fn('enroll/enroller.ts', 'enroll')))).toEqual([503]);
     expect(statusesIn(placeText(fn('http/auth.ts', 'authenticate')))).toEqual([401, 429]);
+    expect(statusesIn(placeText(fn('notify/push.ts', 'subscribe')))).toEqual([409, 422, 503]);
   });
 });

@@ -7,6 +7,7 @@ import { boardSettings } from '../src/board/config/config.js';
 import type { RelayOutcome } from '../src/board/domain/agent-client.js';
 import { AgentFile } from '../src/board/enroll/agent-file.js';
 import { REPORT_LIMIT_BYTES } from '../src/board/http/action-routes.js';
+import { subscriptionId } from '../src/board/notify/push.js';
 import { StoreHealth } from '../src/board/store/store-health.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { BODY_LIMIT_BYTES } from '../src/shared/http/errors.js';
@@ -46,6 +47,28 @@ function storeRefuses() {
     return guard.call(this, what, () => Promise.reject(new Error('disk I/O error')));
   });
   return () => spy.mockRestore();
+}
+
+/** A browser's subscription (the push service's side need not exist: nothing is sent). */
+const SUBSCRIPTION = {
+  endpoint: 'https://push.example/send/statuses-endpoint-0123456789',
+  expirationTime: null,
+  keys: {
+    p256dh:
+      'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM',
+    auth: 'tBHItJI5svbpez7KI4CCXg',
+  },
+};
+
+/** Push is off (no push.subject) until the undo. */
+function pushOff(b: BoardApp) {
+  return () => {
+    const running = b.settings();
+    b.applySettings({ ...running, push: { ...running.push, subject: null } });
+    return () => {
+      b.applySettings(running);
+    };
+  };
 }
 
 /** The one-file agent is not built (until the undo). */
@@ -268,6 +291,72 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
       ],
     },
     'GET /api/uptime': { path: '/api/uptime', provocations: [] },
+    'GET /api/push/key': {
+      path: '/api/push/key',
+      provocations: [
+        { status: 200, why: 'push is on' },
+        { status: 409, why: 'push is off (no push.subject)', arrange: pushOff(b) },
+      ],
+    },
+    'POST /api/push/subscriptions': {
+      path: '/api/push/subscriptions',
+      body: SUBSCRIPTION,
+      provocations: [
+        { status: 200, why: 'a subscription' },
+        { status: 200, why: 'the same subscription again' },
+        {
+          status: 422,
+          why: 'an http: endpoint without push.allow_http_endpoints',
+          body: JSON.stringify({ ...SUBSCRIPTION, endpoint: 'http://push.example/send/1' }),
+        },
+        {
+          status: 422,
+          why: 'keys that are no P-256 key and no 16-byte secret',
+          body: JSON.stringify({ ...SUBSCRIPTION, keys: { p256dh: 'AAAA', auth: 'AAAA' } }),
+        },
+        { status: 409, why: 'push is off (no push.subject)', arrange: pushOff(b) },
+        {
+          status: 409,
+          why: 'push.max_subscriptions are kept',
+          body: JSON.stringify({ ...SUBSCRIPTION, endpoint: 'https://push.example/send/2' }),
+          arrange: () => {
+            const running = b.settings();
+            b.applySettings({ ...running, push: { ...running.push, maxSubscriptions: 1 } });
+            return () => {
+              b.applySettings(running);
+            };
+          },
+        },
+        {
+          status: 503,
+          why: 'the store cannot keep the subscription',
+          body: JSON.stringify({ ...SUBSCRIPTION, endpoint: 'https://push.example/send/3' }),
+          arrange: storeRefuses,
+        },
+      ],
+    },
+    'DELETE /api/push/subscriptions/{id}': {
+      path: '/api/push/subscriptions/nosuch',
+      provocations: [
+        { status: 404, why: 'no such subscription' },
+        {
+          status: 200,
+          why: 'a subscription',
+          path: `/api/push/subscriptions/${subscriptionId(SUBSCRIPTION.endpoint)}`,
+          arrange: async () => {
+            await b.app.inject({
+              method: 'POST',
+              url: '/api/push/subscriptions',
+              headers: { authorization: `Bearer ${TOKEN}` },
+              payload: SUBSCRIPTION,
+            });
+            return () => undefined;
+          },
+        },
+        { status: 409, why: 'push is off (no push.subject)', arrange: pushOff(b) },
+        { status: 503, why: 'the store cannot delete it', arrange: storeRefuses },
+      ],
+    },
     'GET /metrics': { path: '/metrics', provocations: [] },
   };
 }
@@ -297,6 +386,7 @@ describe('every status a board operation answers is in its OpenAPI description',
           trusted_proxies: ['127.0.0.1'],
           machines: [{ name: 'web1', url: WEB1, key: 'statuses-web1-key-0123456789' }],
           announced_keys: { lab3: LAB3_KEY },
+          push: { subject: 'mailto:ops@example.org' },
           notify: {
             channels: [
               { name: 'hook', url: `http://127.0.0.1:${hookPort}/hook` },

@@ -99,7 +99,15 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     health: state.health,
     shared: () => cluster.ownership.clustered(),
   });
-  const notifier = await wireNotify(state, domain, cluster, settings, clock, logger, deps.notify);
+  const { notifier, push } = await wireNotify(
+    state,
+    domain,
+    cluster,
+    current,
+    clock,
+    logger,
+    deps.notify,
+  );
   const coordinator = wireCluster(state, domain, cluster, notifier, logger);
   const exporter = wireObservers(state, domain, notifier, coordinator, cluster, history, logger);
   const stopListening = await joinCluster(state, cluster, coordinator, settings);
@@ -108,6 +116,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const served = {
     domain,
     exporter,
+    push,
     notifier,
     history,
     historyUnavailable: unavailable,

@@ -22,10 +22,11 @@ const CATALOGUE: ReadonlyMap<string, number> = new Map(
 /**
  * Calls that end in a store write the board must make before it answers: refused with 503
  * (StoreUnavailable) while the store cannot write (GuardedTables: queue.add, identities.save,
- * silences.save, enrollments.put, acks.put). A new such call in a route's code is to be added here.
+ * silences.save, enrollments.put, acks.put, push.keys, push.subscribe, push.unsubscribe). A new
+ * such call in a route's code is to be added here.
  */
 const STORE_WRITES =
-  /\b(?:persistIdentities\?\.\(|queue\.add\(|enrollments\??\.(?:enroll|revoke)\(|saveOrUndo\(|store\.put\()/;
+  /\b(?:persistIdentities\?\.\(|queue\.add\(|enrollments\??\.(?:enroll|revoke)\(|saveOrUndo\(|store\.put\(|table\.(?:subscribe|unsubscribe)\(|this\.vapid\()/;
 
 /** The text without comments (block comments, and lines that are only a comment). */
 function withoutComments(text: string): string {

@@ -132,8 +132,12 @@ export function genericProvocations(
   }
   const params = op.parameters ?? [];
   for (const p of params.filter((q) => q.in === 'path')) {
+    // Empty as the last segment, where the path without it is another operation's: Starlette
+    // redirects to that path (307), whatever methods it takes.
+    const last = `/{${p.name}}`;
+    const parent = template.endsWith(last) ? template.slice(0, -last.length) : null;
     out.push({
-      status: 404,
+      status: parent !== null && doc.paths[parent] !== undefined ? 307 : 404,
       why: `an empty path parameter ${p.name}`,
       path: withParam(template, entry.path, p.name, ''),
     });

@@ -165,6 +165,41 @@ describe('board config', () => {
     ]);
   });
 
+  it('reads push: (a mailto: or https: subject) and refuses a webpush channel without it', () => {
+    const webpush = 'notify:\n  channels: [{name: phone, url: "webpush://"}]\n';
+    const on = loadBoardConfig(
+      configDir(`board_token: ${TOKEN}\npush: {subject: "mailto:ops@example.org"}\n${webpush}`),
+      {},
+      {},
+    );
+    expect(on.push).toEqual({
+      subject: 'mailto:ops@example.org',
+      allowHttpEndpoints: false,
+      maxSubscriptions: 1000,
+    });
+    expect(on.notify.channels.map((c) => c.parsed.kind)).toEqual(['webpush']);
+    expect(loadBoardConfig(configDir(`board_token: ${TOKEN}\n`), {}, {}).push.subject).toBeNull();
+    expect(problems(`board_token: ${TOKEN}\n${webpush}`)).toEqual([
+      'notify.channels[0].url: webpush:// needs push.subject (a mailto: or https: contact) in board.yaml',
+    ]);
+    for (const subject of ['ops@example.org', 'http://board.example', 'mailto:', 'https://'])
+      expect(problems(`board_token: ${TOKEN}\npush: {subject: "${subject}"}\n`), subject).toEqual([
+        'push.subject: must be a mailto: address or an https: URL (a contact for the push services)',
+      ]);
+    const http = loadBoardConfig(
+      configDir(
+        `board_token: ${TOKEN}\npush: {subject: "https://board.example/contact", allow_http_endpoints: true, max_subscriptions: 5}\n`,
+      ),
+      {},
+      {},
+    );
+    expect(http.push).toEqual({
+      subject: 'https://board.example/contact',
+      allowHttpEndpoints: true,
+      maxSubscriptions: 5,
+    });
+  });
+
   it('names the file in the message', () => {
     const d = configDir('board_token: x\n');
     expect(() => loadBoardConfig(d, {}, {})).toThrow(`${d}/board.yaml`);

@@ -15,6 +15,7 @@ import {
 import { HttpUrl, NAME_PATTERN, Name, Token } from '../../shared/wire/common.js';
 import { HistoryConfig, type HistorySettings, historySettings } from '../history/settings.js';
 import { NotifyConfigFile, type NotifySettings, notifySettings } from '../notify/config.js';
+import { PushConfigFile, type PushSettings, pushSettings } from '../notify/push-config.js';
 
 const Seconds = Type.Number({ exclusiveMinimum: 0 });
 
@@ -62,6 +63,7 @@ export const BoardConfigFile = Type.Object(
     announced_keys_only: Type.Optional(Type.Boolean()),
     public_url: Type.Optional(HttpUrl),
     notify: Type.Optional(NotifyConfigFile),
+    push: Type.Optional(PushConfigFile),
     history: Type.Optional(HistoryConfig),
     announced_keys: Type.Optional(
       Type.Record(Type.String({ pattern: NAME_PATTERN }), Token, { additionalProperties: false }),
@@ -121,6 +123,8 @@ export interface BoardSettings {
   publicUrl: string | null;
   /** Channels and rules (`notify:`), checked. */
   notify: NotifySettings;
+  /** Web Push (`push:`): the contact of the VAPID key, and which endpoints are taken. */
+  push: PushSettings;
   /** Retention of each history tier; null: history off; absent: the defaults. */
   history?: HistorySettings | null;
 }
@@ -205,6 +209,16 @@ export function boardSettings(
   problems.push(...trustedProxyProblems(raw.trusted_proxies ?? []));
   const store = storeSettings(raw.store, configDir, problems);
   const notify = notifySettings(raw.notify, problems);
+  const push = pushSettings(raw.push, problems);
+  for (const [i, c] of (raw.notify?.channels ?? []).entries()) {
+    const kind = notify.channels.find((n) => n.name === c.name)?.parsed.kind;
+    if (kind === 'webpush' && push.subject === null && raw.push?.subject === undefined) {
+      problems.push({
+        field: `notify.channels[${i}].url`,
+        problem: 'webpush:// needs push.subject (a mailto: or https: contact) in board.yaml',
+      });
+    }
+  }
   if (problems.length > 0) throw new ConfigError(file, problems);
   const dataDir = raw.data_dir ?? 'data';
   return {
@@ -233,6 +247,7 @@ export function boardSettings(
     trustedProxies: raw.trusted_proxies ?? [],
     publicUrl: raw.public_url ?? null,
     notify,
+    push,
     history: historySettings(raw.history),
   };
 }

@@ -40,6 +40,7 @@ const LIVE_FIELDS: readonly Field[] = [
   ['public_url', (s) => s.publicUrl],
   ['failover_after', (s) => s.failoverAfterMs],
   ['notify', (s) => JSON.stringify(s.notify)],
+  ['push', (s) => JSON.stringify(s.push)],
 ];
 
 /** The fields that differ between the running settings and a reloaded file. */

@@ -8,7 +8,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
  * The browser UI's security headers. The page is a client of /api like any other: it loads only
  * its own files, talks only to its own origin (CSP 'self' covers the same-origin ws: of
  * /api/live), runs no inline script or style, cannot be framed, and never sends a Referer, so a
- * `?token=` in the address cannot leak to a machine's page opened from the board.
+ * `?token=` in the address cannot leak to a machine's page opened from the board. Trusted Types
+ * guard every script URL: the one policy allowed, `panoptes-sw`, makes only /sw.js (the service
+ * worker of "Notify this browser").
  */
 export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': [
@@ -23,7 +25,7 @@ export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
     "form-action 'self'",
     "frame-ancestors 'none'",
     "require-trusted-types-for 'script'",
-    "trusted-types 'none'",
+    'trusted-types panoptes-sw',
   ].join('; '),
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',

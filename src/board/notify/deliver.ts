@@ -1,7 +1,8 @@
 import { createTransport } from 'nodemailer';
 import { request } from 'undici';
-import type { HttpRequestSpec, MailSpec, ParsedChannel } from './channels/types.js';
+import type { HttpRequestSpec, MailSpec, ParsedChannel, PushSpec } from './channels/types.js';
 import type { OutgoingMessage } from './event.js';
+import { type PushPort, pushRequest } from './push.js';
 import { scrub } from './scrub.js';
 
 /** Tries per delivery at most. */
@@ -11,9 +12,12 @@ export const BACKOFF_MS = [1000, 4000] as const;
 /** Characters of a refusal's body kept for the journal. */
 const BODY_KEPT = 300;
 
-/** The outcome of one delivery, after its retries. */
+/** Browsers a webpush message goes to at once. */
+const PUSH_CONCURRENCY = 8;
+
+/** The outcome of one delivery, after its retries (`detail`: to whom, for the journal). */
 export type SendResult =
-  | { ok: true; status: number | null; tries: number }
+  | { ok: true; status: number | null; tries: number; detail?: string }
   | { ok: false; status: number | null; tries: number; why: string; aborted: boolean };
 
 /** One try's outcome: whether another try may help. */
@@ -27,6 +31,8 @@ export interface SendOptions {
   signal?: AbortSignal;
   backoffMs?: readonly number[];
   tries?: number;
+  /** webpush channels: the channel's name and the board's push (subscriptions, VAPID key). */
+  push?: { channel: string; port: () => Promise<PushPort> };
 }
 
 /**
@@ -41,6 +47,7 @@ export async function deliver(
   options: SendOptions,
 ): Promise<SendResult> {
   const transport = channel.build(message);
+  if (transport.type === 'push') return deliverPush(transport.push, channel, options);
   const steps: (() => Promise<TryResult>)[] =
     transport.type === 'smtp'
       ? [() => sendMail(transport.mail, options)]
@@ -57,6 +64,135 @@ export async function deliver(
     status = result.status;
   }
   return { ok: true, status, tries };
+}
+
+/** Resolves with `work`, or null once the signal ends the wait. */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T | null> {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise<T | null>((resolve, reject) => {
+    const onAbort = () => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** What of a subscription may show up in an error: its endpoint, the parts of its path, its auth. */
+function endpointSecrets(endpoint: string, auth: string): string[] {
+  let parts: string[] = [];
+  try {
+    parts = new URL(endpoint).pathname.split('/');
+  } catch {
+    // validated when it was subscribed
+  }
+  return [endpoint, ...parts, auth]
+    .filter((s) => s.length >= 6)
+    .sort((a, b) => b.length - a.length);
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * One Web Push message to every subscribed browser, each encrypted for it and sent with its own
+ * retries (a browser that got it is not sent it again because another failed). A 404 or 410
+ * means the subscription has ended: it is dropped, not failed. The delivery succeeds when no
+ * browser failed and at least one got it; a reason never holds an endpoint.
+ */
+async function deliverPush(
+  spec: PushSpec,
+  channel: ParsedChannel,
+  options: SendOptions,
+): Promise<SendResult> {
+  const fail = (why: string): SendResult => ({
+    ok: false,
+    status: null,
+    tries: 0,
+    why,
+    aborted: false,
+  });
+  if (options.push === undefined) return fail('Web Push is not set up on this board');
+  const shutDown: SendResult = {
+    ok: false,
+    status: null,
+    tries: 0,
+    why: 'the board shut down',
+    aborted: true,
+  };
+  const port = await unlessAborted(options.push.port(), options.signal);
+  if (port === null) return shutDown;
+  let targets: Awaited<ReturnType<PushPort['targets']>>;
+  try {
+    targets = await port.targets();
+  } catch (error) {
+    return fail(`the subscriptions could not be read: ${(error as Error).message}`);
+  }
+  if ('off' in targets) return fail(targets.off);
+  const all = targets.subscriptions;
+  if (all.length === 0)
+    return fail('no browser is subscribed (the board page: Notify this browser)');
+  let delivered = 0;
+  let dropped = 0;
+  let tries = 0;
+  let status: number | null = null;
+  let aborted = false;
+  const failures: { why: string; status: number | null }[] = [];
+  const queue = [...all];
+  const worker = async () => {
+    for (let sub = queue.shift(); sub !== undefined; sub = queue.shift()) {
+      const secrets = endpointSecrets(sub.endpoint, sub.auth);
+      let request: HttpRequestSpec;
+      try {
+        request = pushRequest(sub, spec, targets);
+      } catch (error) {
+        failures.push({ why: scrub((error as Error).message, secrets), status: null });
+        continue;
+      }
+      const result = await withRetries(() => sendHttp(request, channel, options), options);
+      tries = Math.max(tries, result.tries);
+      if (result.ok) {
+        delivered += 1;
+        status = result.status;
+      } else if (result.aborted) {
+        aborted = true;
+      } else if (result.status === 404 || result.status === 410) {
+        dropped += 1;
+        await port.gone(options.push?.channel ?? '', sub.id, result.status).catch(() => undefined);
+      } else {
+        failures.push({
+          why: scrub(result.why, secrets),
+          status: result.status,
+        });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PUSH_CONCURRENCY, all.length) }, worker));
+  if (aborted) return { ...shutDown, tries };
+  const gone = dropped > 0 ? `; ${plural(dropped, 'ended subscription')} dropped` : '';
+  const first = failures[0];
+  if (first !== undefined) {
+    return {
+      ok: false,
+      status: first.status,
+      tries,
+      aborted: false,
+      why: `${failures.length} of ${plural(all.length, 'browser')} not reached (${delivered} reached${gone}): ${first.why}`,
+    };
+  }
+  if (delivered === 0)
+    return {
+      ...fail(`every subscribed browser has gone (${plural(dropped, 'subscription')} dropped)`),
+      tries,
+    };
+  return { ok: true, status, tries, detail: `to ${plural(delivered, 'browser')}${gone}` };
 }
 
 async function withRetries(

@@ -1,6 +1,7 @@
 import type { Channel } from './config.js';
 import { deliver, type SendOptions, type SendResult } from './deliver.js';
 import type { OutgoingMessage } from './event.js';
+import type { PushPort } from './push.js';
 import { scrub } from './scrub.js';
 
 /** A message waiting for (or in) delivery. */
@@ -26,6 +27,8 @@ export interface QueueOptions {
   /** The channel of a name, as configured now (null when it is gone: a reload). */
   channel(name: string): Channel | null;
   report: DeliveryReport;
+  /** The board's push, for webpush channels (resolves once the board has set it up). */
+  push?: () => Promise<PushPort>;
   /** Replaces the real sending (tests of the queue itself). */
   send?: (channel: Channel, message: OutgoingMessage, options: SendOptions) => Promise<SendResult>;
 }
@@ -112,6 +115,9 @@ export class DeliveryQueue {
         timeoutMs: this.options.timeoutMs(),
         signal: this.stop.signal,
         ...(this.options.backoffMs === undefined ? {} : { backoffMs: this.options.backoffMs }),
+        ...(this.options.push === undefined
+          ? {}
+          : { push: { channel: item.channel, port: this.options.push } }),
       });
     } catch (error) {
       const why = scrub(`could not send: ${(error as Error).message}`, channel.parsed.secrets);

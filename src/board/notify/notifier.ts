@@ -9,6 +9,7 @@ import { DeliveryQueue } from './delivery-queue.js';
 import type { NotifyEvent } from './event.js';
 import { linkPart } from './markup.js';
 import type { DeliveryTable, NotificationClaims } from './ports.js';
+import type { PushPort } from './push.js';
 import { renderMessage } from './render.js';
 import { type ChannelBatch, RuleEngine } from './rule-engine.js';
 import { describeRules, type RuleView } from './rule-view.js';
@@ -27,6 +28,8 @@ export interface NotifierDeps {
   mayNotify?: (machine: string) => boolean;
   /** Of several boards sharing a store: events claimed before they are sent. Absent: none. */
   claims?: NotificationClaims;
+  /** The board's Web Push (key and subscriptions) for webpush channels. Absent: they fail. */
+  push?: PushPort;
   /** Test seams: the queue's waits between tries, the sending itself. */
   backoffMs?: readonly number[];
   send?: ConstructorParameters<typeof DeliveryQueue>[0]['send'];
@@ -71,6 +74,14 @@ export class Notifier {
           : `${deps.publicUrl.replace(/\/$/, '')}/?q=${linkPart(name)}`,
     });
     this.queue = this.newQueue();
+  }
+
+  /** The board's Web Push, for a webpush channel's delivery. */
+  private pushPort(): Promise<PushPort> {
+    const port = this.deps.push;
+    return port === undefined
+      ? Promise.reject(new Error('Web Push is not set up on this board (push.subject)'))
+      : Promise.resolve(port);
   }
 
   /** Swaps channels and rules; messages already queued go to the channel of their name now. */
@@ -190,10 +201,12 @@ export class Notifier {
     const result = await deliver(channel.parsed, message, {
       timeoutMs: this.settings.timeoutMs,
       tries: 1,
+      push: { channel: name, port: () => this.pushPort() },
     });
     if (result.ok) {
       this.count(name, 'delivered');
-      await this.record(who, name, 'delivered', result.status, 'test message delivered');
+      const to = result.detail === undefined ? '' : ` ${result.detail}`;
+      await this.record(who, name, 'delivered', result.status, `test message delivered${to}`);
       return { found: true, ok: true };
     }
     this.count(name, 'failed');
@@ -259,16 +272,18 @@ export class Notifier {
       ...(this.deps.backoffMs === undefined ? {} : { backoffMs: this.deps.backoffMs }),
       ...(this.deps.send === undefined ? {} : { send: this.deps.send }),
       channel: (name) => this.channels.get(name) ?? null,
+      push: () => this.pushPort(),
       report: {
         delivered: (name, message, result) => {
           this.count(name, 'delivered');
           this.settled(name, message.events);
           const tries = result.tries > 1 ? ` after ${result.tries} tries` : '';
+          const to = result.detail === undefined ? '' : ` ${result.detail}`;
           this.note(
             name,
             'delivered',
             result.status,
-            `${summary(message.events)} delivered${tries}`,
+            `${summary(message.events)} delivered${to}${tries}`,
           );
         },
         failed: (name, message, why, status) => {

@@ -37,3 +37,47 @@ export interface NotificationClaims {
   /** The message of these events reached its final outcome (delivered, or failed for good). */
   settle(channel: string, events: NotifyEvent[]): void;
 }
+
+/** The board's VAPID key pair (RFC 8292), base64url as the web-push library writes it. */
+export interface PushKeys {
+  /** The uncompressed P-256 point (65 bytes): the application server key browsers are given. */
+  publicKey: string;
+  /** The private scalar (32 bytes). A secret: never in an answer, a log line or the journal. */
+  privateKey: string;
+}
+
+/**
+ * A browser's push subscription (its PushSubscription JSON). The endpoint is a capability: whoever
+ * knows it can send to the browser, so it is a secret like a token, and so are the keys.
+ */
+export interface PushSubscriptionRecord {
+  id: string;
+  endpoint: string;
+  /** The browser's P-256 public key (base64url, 65 bytes). */
+  p256dh: string;
+  /** The browser's auth secret (base64url, 16 bytes). */
+  auth: string;
+  /** ms since the epoch. */
+  created_at: number;
+}
+
+/** Web Push in the store: one key pair for every board of it, and the subscriptions. */
+export interface PushTable {
+  /**
+   * Keeps `candidate` as the key pair unless one is kept already; answers the kept pair (boards
+   * that start together all answer the first one stored).
+   */
+  keys(candidate: PushKeys, at: number): Promise<PushKeys>;
+  /**
+   * Adds a subscription, or (same endpoint) renews its keys and keeps its id; answers its id
+   * and whether it is new, or null when `max` are kept and this endpoint is not one of them.
+   */
+  subscribe(
+    record: PushSubscriptionRecord,
+    max: number,
+  ): Promise<{ id: string; added: boolean } | null>;
+  /** True if this call removed it (it was there). */
+  unsubscribe(id: string): Promise<boolean>;
+  /** Every subscription, oldest first. */
+  list(): Promise<PushSubscriptionRecord[]>;
+}

@@ -108,7 +108,8 @@ export function titleOf(events: readonly NotifyEvent[]): string {
   const parts = [...counts].map(([label, n]) =>
     n === 1 && events.length === 1 ? label : `${n} ${label}`,
   );
-  if (events.length === 1 && events[0] !== undefined)
+  // One event names its machine (a test message has none).
+  if (events.length === 1 && events[0] !== undefined && events[0].machine !== '')
     return `Panoptes: ${oneLine(events[0].machine)} ${parts[0] ?? ''}`;
   return `Panoptes: ${parts.join(', ')}`;
 }

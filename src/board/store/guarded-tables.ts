@@ -6,6 +6,8 @@ import type {
   BoardRow,
   BoardStore,
   EnrollmentRecord,
+  PushKeys,
+  PushSubscriptionRecord,
   SilenceRecord,
   StoredIdentity,
 } from './state.js';
@@ -119,6 +121,17 @@ export class GuardedTables {
     /** Acks that cover nothing any more: left behind if the store is away (they do no harm). */
     remove: (records: readonly AckRecord[]): Promise<void> =>
       this.health.guard('acks', () => this.store.acks.remove(records)),
+  };
+
+  /** Web Push: the key pair is kept before it is given out, a subscription before its id. */
+  readonly push = {
+    keys: (candidate: PushKeys, at: number): Promise<PushKeys> =>
+      this.health.guard('push', () => this.store.push.keys(candidate, at)),
+    subscribe: (record: PushSubscriptionRecord, max: number) =>
+      this.health.guard('push', () => this.store.push.subscribe(record, max)),
+    unsubscribe: (id: string): Promise<boolean> =>
+      this.health.guard('push', () => this.store.push.unsubscribe(id)),
+    list: (): Promise<PushSubscriptionRecord[]> => this.store.push.list(),
   };
 
   /** Writes what waits (in order), then a heartbeat; throws at the first write that fails. */

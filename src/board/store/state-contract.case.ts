@@ -203,6 +203,49 @@ export function stateContract(kind: string, factory: StoreFactory): void {
       await back.close();
     });
 
+    it('push: the first key pair kept is every later answer; subscriptions once per endpoint, bounded', async () => {
+      const store = await factory.fresh();
+      const first = { publicKey: 'B'.repeat(87), privateKey: 'p'.repeat(43) };
+      expect(await store.push.keys(first, 1_700_000_000_000)).toEqual(first);
+      expect(
+        await store.push.keys({ publicKey: 'C'.repeat(87), privateKey: 'q'.repeat(43) }, 2),
+      ).toEqual(first);
+      expect(await store.push.list()).toEqual([]);
+      const sub = (id: string, endpoint: string, at: number) => ({
+        id,
+        endpoint,
+        p256dh: `${id}-p256dh`,
+        auth: `${id}-auth`,
+        created_at: at,
+      });
+      expect(await store.push.subscribe(sub('s1', 'https://push.example/a', 10), 2)).toEqual({
+        id: 's1',
+        added: true,
+      });
+      expect(await store.push.subscribe(sub('s2', 'https://push.example/b', 20), 2)).toEqual({
+        id: 's2',
+        added: true,
+      });
+      // Full: a new endpoint is refused, a known one renews its keys and keeps its id.
+      expect(await store.push.subscribe(sub('s3', 'https://push.example/c', 30), 2)).toBeNull();
+      expect(await store.push.subscribe(sub('s4', 'https://push.example/a', 40), 2)).toEqual({
+        id: 's1',
+        added: false,
+      });
+      const back = await again(store);
+      expect(
+        await back.push.keys({ publicKey: 'D'.repeat(87), privateKey: 'r'.repeat(43) }, 3),
+      ).toEqual(first);
+      expect(await back.push.list()).toEqual([
+        { ...sub('s1', 'https://push.example/a', 10), p256dh: 's4-p256dh', auth: 's4-auth' },
+        sub('s2', 'https://push.example/b', 20),
+      ]);
+      expect(await back.push.unsubscribe('s1')).toBe(true);
+      expect(await back.push.unsubscribe('s1')).toBe(false);
+      expect((await back.push.list()).map((s) => s.id)).toEqual(['s2']);
+      await back.close();
+    });
+
     it('deliveries: kept ones are taken once, in order', async () => {
       const store = await factory.fresh();
       await store.deliveries.keep([pending('hook'), pending('ops')]);

@@ -71,6 +71,15 @@ const ENROLLMENTS = (int: string) =>
 const SESSION_ACKS = (int: string) =>
   `CREATE TABLE session_acks (machine TEXT NOT NULL, session TEXT NOT NULL,
     bell_at TEXT NOT NULL, acked_at ${int} NOT NULL, PRIMARY KEY (machine, session));`;
+/**
+ * Migration 9: Web Push. One VAPID key pair (id 1) for every board of the store, and the
+ * browsers' subscriptions (an endpoint once: subscribing again renews its keys).
+ */
+const PUSH = (int: string) =>
+  `CREATE TABLE push_keys (id INTEGER PRIMARY KEY, public_key TEXT NOT NULL,
+    private_key TEXT NOT NULL, created_at ${int} NOT NULL);
+  CREATE TABLE push_subscriptions (id TEXT PRIMARY KEY, endpoint TEXT NOT NULL UNIQUE,
+    p256dh TEXT NOT NULL, auth TEXT NOT NULL, created_at ${int} NOT NULL);`;
 
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
@@ -83,6 +92,7 @@ export const STATE_TABLES = {
     CLAIMED_EVENTS,
     ENROLLMENTS('INTEGER'),
     SESSION_ACKS('INTEGER'),
+    PUSH('INTEGER'),
   ],
   postgres: [
     tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
@@ -93,5 +103,6 @@ export const STATE_TABLES = {
     CLAIMED_EVENTS,
     ENROLLMENTS('BIGINT'),
     SESSION_ACKS('BIGINT'),
+    PUSH('BIGINT'),
   ],
 } as const;

@@ -2,11 +2,16 @@ import type { QueuedAction } from '../domain/action-queue.js';
 import type { AckRecord } from '../domain/inbox.js';
 import type { HistoryStore } from '../history/history-store.js';
 import type { Pending } from '../notify/delivery-queue.js';
-import type { DeliveryTable, SilenceRecord } from '../notify/ports.js';
+import type { DeliveryTable, PushTable, SilenceRecord } from '../notify/ports.js';
 import type { JournalEntry } from '../schemas.js';
 
 export type { AckRecord } from '../domain/inbox.js';
-export type { SilenceRecord } from '../notify/ports.js';
+export type {
+  PushKeys,
+  PushSubscriptionRecord,
+  PushTable,
+  SilenceRecord,
+} from '../notify/ports.js';
 
 /**
  * The board's durable state behind small interfaces, one per concern. Two engines implement
@@ -211,6 +216,8 @@ export interface BoardStore {
   readonly boards: BoardsTable;
   readonly records: RecordsTable;
   readonly claims: ClaimsTable;
+  /** Web Push: the VAPID key pair and the browsers' subscriptions (shared by the boards). */
+  readonly push: PushTable;
   /** Writes what an older data directory held, all or nothing; ids already present are kept. */
   importAll(data: Imported): Promise<void>;
   /** A small write that proves the store works (the reconnect probe, and a heartbeat). */

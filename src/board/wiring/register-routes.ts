@@ -22,6 +22,7 @@ import { liveRoutes } from '../http/live-routes.js';
 import { metaRoutes } from '../http/meta-routes.js';
 import { metricsRoutes } from '../http/metrics-routes.js';
 import { notifyRoutes } from '../http/notify-routes.js';
+import { pushRoutes } from '../http/push-routes.js';
 import { installReportFastPath } from '../http/report-fast-path.js';
 import { sessionRoutes } from '../http/session-routes.js';
 import { silenceRoutes } from '../http/silence-routes.js';
@@ -29,6 +30,7 @@ import { uiRoutes } from '../http/ui-routes.js';
 import { Languages } from '../lang/languages.js';
 import type { MetricsExporter } from '../metrics/metrics-exporter.js';
 import type { Notifier } from '../notify/notifier.js';
+import type { WebPush } from '../notify/push.js';
 import type { Domain } from './build-domain.js';
 import type { CurrentSettings } from './current-settings.js';
 
@@ -85,6 +87,8 @@ export interface Served {
   domain: Domain;
   exporter: MetricsExporter;
   notifier: Notifier;
+  /** Web Push: the key and the browsers' subscriptions (the /api/push routes). */
+  push: WebPush;
   history: History | null;
   /** Why history is unavailable (503), or null. */
   historyUnavailable: string | null;
@@ -118,6 +122,7 @@ export async function registerRoutes(
   await app.register(metricsRoutes, { exporter });
   await app.register(notifyRoutes, { notifier });
   await app.register(silenceRoutes, { silences });
+  await app.register(pushRoutes, { push: served.push });
   await app.register(sessionRoutes, { inbox });
   await app.register(historyRoutes, { registry, history, unavailable: served.historyUnavailable });
   await app.register(clusterRoutes, { membership });

@@ -3,27 +3,31 @@ import type { Logger } from '../../shared/logger.js';
 import { NotifyClaims } from '../cluster/notify-claims.js';
 import type { BoardSettings } from '../config/config.js';
 import { Notifier, type NotifierDeps } from '../notify/notifier.js';
+import { WebPush } from '../notify/push.js';
 import type { OpenedStore } from '../store/open-store.js';
 import type { Domain } from './build-domain.js';
 import type { ClusterBasis } from './build-ownership.js';
+import type { CurrentSettings } from './current-settings.js';
 
 /** Test seams of the notifier (waits between tries, the sending itself). */
 export type NotifySeams = Pick<NotifierDeps, 'backoffMs' | 'send'>;
 
 /**
- * Builds the notifier and hands it the deliveries kept at the last stop. Of several boards,
- * each sends for the machines it owns, claiming each event in the store first (every event once).
+ * Builds Web Push (the VAPID key and the subscriptions in the store) and the notifier, and hands
+ * it the deliveries kept at the last stop. Of several boards, each sends for the machines it
+ * owns, claiming each event in the store first (every event once).
  */
 export async function wireNotify(
   state: OpenedStore,
   domain: Pick<Domain, 'journal' | 'silences'>,
   cluster: Pick<ClusterBasis, 'self' | 'ownership'>,
-  settings: BoardSettings,
+  current: CurrentSettings,
   clock: Clock,
   logger: Logger,
   seams: NotifySeams | undefined,
-): Promise<Notifier> {
-  const { store } = state;
+): Promise<{ notifier: Notifier; push: WebPush }> {
+  const { store, tables } = state;
+  const settings: BoardSettings = current.get();
   const { journal, silences } = domain;
   const { ownership } = cluster;
   const claims = new NotifyClaims({
@@ -31,6 +35,12 @@ export async function wireNotify(
     table: store.claims,
     ownership,
     now: () => clock.now(),
+  });
+  const push = new WebPush({
+    table: tables.push,
+    settings: () => current.get().push,
+    clock,
+    journal,
   });
   const notifier = new Notifier(
     {
@@ -42,10 +52,11 @@ export async function wireNotify(
       silenced: (name, now) => silences.silenced(name, now),
       mayNotify: (name) => ownership.notifies(name),
       claims,
+      push,
       ...seams,
     },
     settings.notify,
   );
   await notifier.restorePending();
-  return notifier;
+  return { notifier, push };
 }

@@ -16,6 +16,7 @@ import {
   type ParsedChannel,
 } from './types.js';
 import { webhook } from './webhook.js';
+import { webpush } from './webpush.js';
 
 /** Every kind of channel, one module each. */
 export const CHANNEL_KINDS: readonly ChannelKind[] = [
@@ -31,6 +32,7 @@ export const CHANNEL_KINDS: readonly ChannelKind[] = [
   gotify,
   matrix,
   email,
+  webpush,
 ];
 
 const BY_SCHEME = new Map(CHANNEL_KINDS.flatMap((k) => k.schemes.map((s) => [s, k] as const)));

@@ -15,6 +15,7 @@ export const KINDS = [
   'gotify',
   'matrix',
   'email',
+  'webpush',
 ] as const;
 export type Kind = (typeof KINDS)[number];
 
@@ -23,7 +24,7 @@ export interface HttpRequestSpec {
   method: 'POST' | 'PUT';
   url: string;
   headers: Record<string, string>;
-  body: string;
+  body: string | Buffer;
 }
 
 /** One mail a channel wants sent through SMTP (deliver.ts sends it through nodemailer). */
@@ -42,10 +43,27 @@ export interface MailSpec {
   text: string;
 }
 
-/** What sending one message takes: HTTP requests (all must succeed) or one mail. */
+/** RFC 8030's Urgency header: how eagerly a push service wakes the device. */
+export const PUSH_URGENCIES = ['very-low', 'low', 'normal', 'high'] as const;
+export type PushUrgency = (typeof PUSH_URGENCIES)[number];
+
+/** One Web Push message, before it is encrypted for each subscribed browser (deliver.ts). */
+export interface PushSpec {
+  /** The plain JSON payload (channels/webpush.ts). */
+  payload: string;
+  /** Seconds the push service keeps it for an offline browser (the TTL header). */
+  ttl: number;
+  urgency: PushUrgency;
+}
+
+/**
+ * What sending one message takes: HTTP requests (all must succeed), one mail, or one Web Push
+ * message for every subscribed browser.
+ */
 export type Transport =
   | { type: 'http'; requests: HttpRequestSpec[] }
-  | { type: 'smtp'; mail: MailSpec };
+  | { type: 'smtp'; mail: MailSpec }
+  | { type: 'push'; push: PushSpec };
 
 /** A channel URL parsed: what the kind needs to build each message, and the URL's secrets. */
 export interface ParsedChannel {

@@ -9,6 +9,8 @@ import type {
   EnrollmentRecord,
   Imported,
   PublishedRecord,
+  PushKeys,
+  PushSubscriptionRecord,
   RecordToPublish,
   SilenceRecord,
   StoredIdentity,
@@ -210,6 +212,36 @@ export class MemoryStore implements BoardStore {
       }
       return taken;
     },
+  };
+
+  private pushKeys: PushKeys | null = null;
+  private readonly pushRows = new Map<string, PushSubscriptionRecord>();
+
+  readonly push = {
+    keys: async (candidate: PushKeys) => {
+      this.pushKeys ??= { ...candidate };
+      return { ...this.pushKeys };
+    },
+    subscribe: async (r: PushSubscriptionRecord, max: number) => {
+      this.writes += 1;
+      const known = [...this.pushRows.values()].find((s) => s.endpoint === r.endpoint);
+      if (known !== undefined) {
+        known.p256dh = r.p256dh;
+        known.auth = r.auth;
+        return { id: known.id, added: false };
+      }
+      if (this.pushRows.size >= max) return null;
+      this.pushRows.set(r.id, { ...r });
+      return { id: r.id, added: true };
+    },
+    unsubscribe: async (id: string) => {
+      this.writes += 1;
+      return this.pushRows.delete(id);
+    },
+    list: async () =>
+      [...this.pushRows.values()]
+        .map((r) => ({ ...r }))
+        .sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1)),
   };
 
   readonly deliveries = {

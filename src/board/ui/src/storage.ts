@@ -10,6 +10,8 @@ export const KEYS = {
   journal: 'panoptes.journal',
   /** Browser notifications asked for on this board. */
   browserNotify: 'panoptes.browserNotify',
+  /** This browser's Web Push subscription on this board (its id, to delete it). */
+  pushSubscription: 'panoptes.pushSubscription',
 } as const;
 
 function read(storage: () => Storage, key: string): string | null {

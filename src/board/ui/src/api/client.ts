@@ -51,6 +51,12 @@ export interface Api {
   notify(): Promise<NotifyInfo>;
   /** A real test delivery through one channel; rejects with the board's reason. */
   testChannel(channel: string): Promise<void>;
+  /** The board's VAPID key (GET /api/push/key); rejects with 409 while push is off. */
+  pushKey(): Promise<string>;
+  /** Subscribes this browser (its PushSubscription JSON); answers the subscription's id. */
+  subscribePush(subscription: unknown): Promise<string>;
+  /** Deletes a subscription; one the board no longer has is already gone. */
+  unsubscribePush(id: string): Promise<void>;
   /** Silences a machine's notifications for `minutes`. */
   silence(machine: string, minutes: number, reason: string): Promise<void>;
   unsilence(machine: string): Promise<void>;
@@ -202,6 +208,23 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
     async testChannel(channel) {
       const r = await request('POST', '/api/notify/test', false, { channel });
       if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+    },
+    async pushKey() {
+      const body = (await get('/api/push/key')).body as { public_key?: unknown } | null;
+      if (typeof body?.public_key !== 'string') throw new ApiError(502, 'no public_key');
+      return body.public_key;
+    },
+    async subscribePush(subscription) {
+      const r = await request('POST', '/api/push/subscriptions', false, subscription);
+      const body = r.body as { id?: unknown } | null;
+      if (r.status !== 200 || typeof body?.id !== 'string')
+        throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+      return body.id;
+    },
+    async unsubscribePush(id) {
+      const r = await request('DELETE', `/api/push/subscriptions/${seg(id)}`);
+      if (r.status !== 200 && r.status !== 404)
+        throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
     },
     async silence(machine, minutes, reason) {
       const r = await request('POST', `/api/machines/${seg(machine)}/silence`, false, {

@@ -3,6 +3,12 @@ import type { Api } from '../api/client.js';
 import type { NotifyInfo } from '../api/types.js';
 import { useI18n } from '../hooks.js';
 import { notificationsSupported } from '../state/browser-notify.js';
+import {
+  type PushState,
+  pushState,
+  subscribeThisBrowser,
+  unsubscribeThisBrowser,
+} from '../state/web-push.js';
 
 type TestState = { kind: 'sending' } | { kind: 'ok' } | { kind: 'failed'; detail: string };
 
@@ -139,6 +145,76 @@ export function NotifyPanel(props: NotifyPanelProps) {
         </label>
       )}
       {permission === 'denied' ? <p class="problem">{t('notify.browserDenied')}</p> : null}
+      {info?.channels.some((c) => c.kind === 'webpush') ? <PushControl api={api} /> : null}
     </details>
+  );
+}
+
+type Shown = PushState | { kind: 'busy' };
+
+/**
+ * "Notify this browser": Web Push, which reaches this browser (a phone too) with the page closed,
+ * through the board's webpush channels (shown only when the board has one).
+ */
+function PushControl(props: { api: Api }) {
+  const { t } = useI18n();
+  const { api } = props;
+  const [state, setState] = useState<Shown | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    const settle = (s: Shown) => {
+      if (!cancelled) setState(s);
+    };
+    pushState().then(settle, () => settle({ kind: 'unsupported' }));
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+
+  const run = (work: (api: Api) => Promise<PushState>) => {
+    setState({ kind: 'busy' });
+    setProblem(null);
+    work(api).then(setState, (error: unknown) => {
+      setProblem(error instanceof Error ? error.message : String(error));
+      pushState().then(setState, () => setState({ kind: 'off' }));
+    });
+  };
+
+  if (state === null) return null;
+  const note: Partial<Record<Shown['kind'], string>> = {
+    unsupported: t('push.unsupported'),
+    insecure: t('push.insecure'),
+    denied: t('notify.browserDenied'),
+  };
+  const said = note[state.kind];
+  return (
+    <div class="push-control" data-testid="push-control" data-state={state.kind}>
+      <p>{t('push.explain')}</p>
+      {said !== undefined ? (
+        <p class={state.kind === 'denied' ? 'problem' : ''}>{said}</p>
+      ) : state.kind === 'on' ? (
+        <p>
+          <span role="status">{t('push.on')}</span>{' '}
+          <button type="button" onClick={() => run(unsubscribeThisBrowser)}>
+            {t('push.disable')}
+          </button>
+        </p>
+      ) : (
+        <button
+          type="button"
+          disabled={state.kind === 'busy'}
+          onClick={() => run(subscribeThisBrowser)}
+        >
+          {t('push.enable')}
+        </button>
+      )}
+      {problem !== null ? (
+        <p class="problem" role="alert">
+          {t('push.failed', { detail: problem })}
+        </p>
+      ) : null}
+    </div>
   );
 }
