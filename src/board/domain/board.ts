@@ -13,7 +13,7 @@ import type { Journal } from './journal.js';
 import { JournalPolicy } from './journal-policy.js';
 import { type EnrolledKeys, MachineKeys } from './machine-keys.js';
 import { prepareOverview } from './metrics.js';
-import { clip, outcomeOf, summary, targetOf } from './outcome.js';
+import { clip, noted, outcomeOf, summary, targetOf, type Via } from './outcome.js';
 import type { Registry } from './registry.js';
 import { isStoreUnavailable } from './store-unavailable.js';
 import { sweep } from './sweep.js';
@@ -144,15 +144,22 @@ export class Board {
     return this.deps.journal;
   }
 
-  /** POST /api/do/{name}/{what}/{action}. */
-  async doAction(who: Who, name: string, what: string, action: ActionName): Promise<Answer> {
+  /** POST /api/do/{name}/{what}/{action}, and MCP's do_action (`via`: named in the journal). */
+  async doAction(
+    who: Who,
+    name: string,
+    what: string,
+    action: ActionName,
+    via?: Via,
+  ): Promise<Answer> {
     const { registry, settings, client } = this.deps;
     const target = `${name}/${what}/${action}`;
     const machine = registry.get(name);
     // A name added from the board that has not reported yet: its action waits for it.
     if (machine === undefined && this.keyFor(name) === undefined) {
       const detail = `No machine named '${name}' on this board`;
-      return this.notes.refuse(who, 'do', target, 404, detail);
+      await this.notes.refuse(who, 'do', target, 404, noted(detail, via));
+      return { status: 404, body: { detail } };
     }
     if (machine?.origin === 'configured') {
       const config = this.configured.get(name);
@@ -163,11 +170,11 @@ export class Board {
       };
       const outcome = await client.relay(agent, what, action, settings.pollTimeoutMs);
       if (outcome.kind === 'answer')
-        return this.passThrough(who, target, outcome.status, outcome.body);
+        return this.passThrough(who, target, outcome.status, outcome.body, via);
       const status = outcome.kind === 'timeout' ? 504 : 502;
       const detail = `Machine '${name}' is unreachable: ${clip(outcome.error)}`;
       this.actionFailed(name, what, action, status, detail);
-      await this.notes.note(who, 'do', target, 'failed', status, detail);
+      await this.notes.note(who, 'do', target, 'failed', status, noted(detail, via));
       return { status, body: { detail } };
     }
     // The key goes only to a location that a report proving that key gave (keyGiven).
@@ -184,7 +191,7 @@ export class Board {
         settings.pollTimeoutMs,
       );
       if (outcome.kind === 'answer')
-        return this.passThrough(who, target, outcome.status, outcome.body);
+        return this.passThrough(who, target, outcome.status, outcome.body, via);
       reason = `its location is unreachable (${clip(outcome.error)})`;
     }
     // What is acknowledged is never lost on kill -9: the machine's identity is on disk before
@@ -193,11 +200,13 @@ export class Board {
     const queued = await this.deps.queue.add(name, what, action);
     if (queued === null) {
       const detail = `Too many actions are already queued for '${name}'`;
-      return this.notes.refuse(who, 'do', target, 409, detail);
+      await this.notes.refuse(who, 'do', target, 409, noted(detail, via));
+      return { status: 409, body: { detail } };
     }
     registry.setQueued(name, this.deps.queue.count(name));
     try {
-      await this.notes.note(who, 'do', target, 'queued', 200, `queued as ${queued.id}: ${reason}`);
+      const detail = `queued as ${queued.id}: ${reason}`;
+      await this.notes.note(who, 'do', target, 'queued', 200, noted(detail, via));
     } catch (error) {
       // The action is kept and will be handed over: answering 503 now would make the client
       // queue it twice. Its journal entry is lost (a nearly full disk took one write and not
@@ -434,6 +443,7 @@ export class Board {
     target: string,
     status: number,
     body: unknown,
+    via: Via | undefined,
   ): Promise<Answer> {
     const outcome = outcomeOf(status, body);
     const detail = summary(body);
@@ -441,7 +451,7 @@ export class Board {
       const [name = '', what = '', action = ''] = target.split('/');
       this.actionFailed(name, what, action, status, detail);
     }
-    await this.notes.note(who, 'do', target, outcome, status, detail);
+    await this.notes.note(who, 'do', target, outcome, status, noted(detail, via));
     return { status, body };
   }
 

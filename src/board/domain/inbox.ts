@@ -5,6 +5,7 @@ import type { ChangeSet } from './change-set.js';
 import type { Journal } from './journal.js';
 import type { Machine } from './machine.js';
 import type { SessionMark } from './metrics.js';
+import { noted, type Via } from './outcome.js';
 import type { Registry } from './registry.js';
 import { isStoreUnavailable } from './store-unavailable.js';
 
@@ -160,8 +161,8 @@ export class Inbox {
     return { sessions, total };
   }
 
-  /** POST /api/sessions/{machine}/{session}/ack. */
-  async acknowledge(who: Who, machine: string, session: string): Promise<Answer> {
+  /** POST /api/sessions/{machine}/{session}/ack, and MCP's acknowledge_session (`via`). */
+  async acknowledge(who: Who, machine: string, session: string, via?: Via): Promise<Answer> {
     const m = this.registry.get(machine);
     if (m === undefined) return notFound(`No machine named '${machine}' on this board`);
     const mark = m.sessions.find((s) => s.session === session);
@@ -191,7 +192,7 @@ export class Inbox {
       target: `${machine}/${session}`,
       outcome: 'acknowledged',
       status: 200,
-      detail,
+      detail: noted(detail, via),
     });
     return { status: 200, body: { machine, session, acknowledged_at: acknowledgedAt } };
   }

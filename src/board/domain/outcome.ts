@@ -8,6 +8,17 @@ export function clip(text: string, max = CLIENT_TEXT_MAX): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
+/**
+ * Through what a request came when not through the HTTP API (MCP): named after the detail of
+ * the journal entries it makes. `who` stays the token that opened it.
+ */
+export type Via = 'MCP';
+
+/** A journal entry's detail, naming what the request came through (`via`), if anything. */
+export function noted(detail: string, via: Via | undefined): string {
+  return via === undefined ? detail : `${detail} (via ${via})`;
+}
+
 /** name/what/action of a queued action, as the journal names it. */
 export function targetOf(a: QueuedAction): string {
   return `${a.name}/${a.what}/${a.action}`;

@@ -19,6 +19,7 @@ import { clusterRoutes } from '../http/cluster-routes.js';
 import { historyRoutes } from '../http/history-routes.js';
 import { journalRoutes } from '../http/journal-routes.js';
 import { liveRoutes } from '../http/live-routes.js';
+import { mcpRoutes } from '../http/mcp-routes.js';
 import { metaRoutes } from '../http/meta-routes.js';
 import { metricsRoutes } from '../http/metrics-routes.js';
 import { notifyRoutes } from '../http/notify-routes.js';
@@ -65,7 +66,9 @@ export async function openHttp(
       description:
         'The board: every machine as of the last sweep, actions relayed or queued, the journal and the language catalogues. ' +
         'Live updates: GET /api/live is a WebSocket (token in the Authorization header or ?token=), not an HTTP operation: ' +
-        'it sends {"type":"board","board":…} once, then {"type":"machine","machine":…}, {"type":"removed","name":…} and {"type":"journal","entry":…}.',
+        'it sends {"type":"board","board":…} once, then {"type":"machine","machine":…}, {"type":"removed","name":…} and {"type":"journal","entry":…}. ' +
+        'MCP: POST /mcp is the Model Context Protocol endpoint (Streamable HTTP, stateless; board token), not an HTTP operation either: ' +
+        'JSON-RPC messages for the tools list_machines, list_sessions, acknowledge_session, read_journal and do_action (docs/api.md, "MCP").',
       bearerDescription:
         'Authorization: Bearer <board token> (or the registration token, for POST /api/report only)',
       queryDescription:
@@ -124,6 +127,7 @@ export async function registerRoutes(
   await app.register(silenceRoutes, { silences });
   await app.register(pushRoutes, { push: served.push });
   await app.register(sessionRoutes, { inbox });
+  await app.register(mcpRoutes, { board, inbox });
   await app.register(historyRoutes, { registry, history, unavailable: served.historyUnavailable });
   await app.register(clusterRoutes, { membership });
   const agentFile = new AgentFile(files.agentFile);
