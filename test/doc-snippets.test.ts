@@ -1,6 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -76,6 +84,12 @@ describe('doc snippets marked `sh test`', () => {
   let env: NodeJS.ProcessEnv = {};
   let hook: Server;
   const statusFile = join(dir.path, 'curl-statuses');
+  /** The working directory of a doc's blocks (one per doc: its blocks run in order in it). */
+  const snippetDir = (file: string): string => {
+    const cwd = join(dir.path, 'work', file.replace(/[/.]/g, '-'));
+    mkdirSync(cwd, { recursive: true });
+    return cwd;
+  };
 
   beforeAll(async () => {
     // A webhook the notification channel `ops` delivers to.
@@ -146,6 +160,20 @@ describe('doc snippets marked `sh test`', () => {
       PANOPTES_BELL_TOKEN: BELL_TOKEN,
       npm_config_update_notifier: 'false',
     };
+    // docs/ai-agents.md runs where an enroll left the agent: its file and its config beside it.
+    const machine = snippetDir('docs/ai-agents.md');
+    copyFileSync(
+      join(ROOT, 'dist/agent-file/panoptes-agent.mjs'),
+      join(machine, 'panoptes-agent.mjs'),
+    );
+    writeAgentConfig(dir, 'work/docs-ai-agents-md/panoptes-agent', {
+      name: 'web1',
+      host: '127.0.0.1',
+      port: Number(new URL(agent.url).port),
+      token: OPERATOR,
+      board_key: BOARD_KEY,
+      bell_token: BELL_TOKEN,
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -164,8 +192,7 @@ describe('doc snippets marked `sh test`', () => {
 
   for (const snippet of snippets) {
     it(`${snippet.file}:${snippet.line}`, async () => {
-      const cwd = join(dir.path, 'work', snippet.file.replace(/[/.]/g, '-'));
-      mkdirSync(cwd, { recursive: true });
+      const cwd = snippetDir(snippet.file);
       rmSync(statusFile, { force: true });
       const child = spawn('bash', ['-euo', 'pipefail', '-c', snippet.code], { cwd, env });
       let output = '';

@@ -131,22 +131,21 @@ function installTarget(
     ...t,
     url: (flags.url ?? t.url).replace(/\/+$/, ''),
   });
+  const config =
+    flags.config === undefined
+      ? join(io.programDir, ENROLLED_CONFIG_NAME)
+      : resolve(io.cwd, flags.config);
   const fromEnv = io.env.PANOPTES_BELL_TOKEN;
   if (fromEnv !== undefined && fromEnv !== '') {
     if (fromEnv.length < TOKEN_MIN_LENGTH) {
       throw new UsageError(`PANOPTES_BELL_TOKEN: at least ${TOKEN_MIN_LENGTH} characters`);
     }
-    const url =
-      flags.url ??
-      (flags.config === undefined
-        ? DEFAULT_AGENT_URL
-        : agentUrl(loadAgentConfig(resolve(io.cwd, flags.config), {}, io.env)));
-    return withUrl({ url, token: fromEnv, from: 'PANOPTES_BELL_TOKEN' });
+    return withUrl({
+      url: flags.url ?? configUrl(config, flags.config !== undefined, io),
+      token: fromEnv,
+      from: 'PANOPTES_BELL_TOKEN',
+    });
   }
-  const config =
-    flags.config === undefined
-      ? join(io.programDir, ENROLLED_CONFIG_NAME)
-      : resolve(io.cwd, flags.config);
   if (flags.config !== undefined || existsSync(config)) {
     return withUrl(targetFromAgentConfig(config, io.env, flags.url));
   }
@@ -154,6 +153,20 @@ function installTarget(
   throw new Error(
     `no agent config at ${config}: pass --config FILE (the config enroll wrote), or the agent's bell_token as PANOPTES_BELL_TOKEN in the environment`,
   );
+}
+
+/**
+ * The agent's address from its config: the one named (`named`: an error if it cannot be read),
+ * else the one beside this program when this user can read it, else the default address.
+ */
+function configUrl(config: string, named: boolean, io: ProgramIo): string {
+  if (named) return agentUrl(loadAgentConfig(config, {}, io.env));
+  try {
+    return existsSync(config) ? agentUrl(loadAgentConfig(config, {}, io.env)) : DEFAULT_AGENT_URL;
+  } catch {
+    // The agent's config is its user's alone: the other user names the address with --url.
+    return DEFAULT_AGENT_URL;
+  }
 }
 
 /** A word as POSIX sh reads it back: as it is when plain, else single-quoted. */

@@ -123,6 +123,7 @@ export function BoardPage(props: BoardPageProps) {
         const offset = serverTime === null ? 0 : serverTime - Date.now();
         skew.current = Math.abs(offset) > 2000 ? offset : 0;
         board.replace(first);
+        inbox.changed();
         setLoadProblem(null);
       } catch (error) {
         if (cancelled || (error instanceof ApiError && error.status === 401)) return;

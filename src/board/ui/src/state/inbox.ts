@@ -120,7 +120,8 @@ export function createInboxFeed(api: Api): InboxFeed {
   const recheck = window.setInterval(() => {
     if (total > 0) changed();
   }, RECHECK_MS);
-  read();
+  // The first read waits for the page's first view, which proves the token (changed()):
+  // a wrong token must not cost one more refused request.
 
   return {
     get version() {
