@@ -195,6 +195,8 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/push/subscriptions',
       '/api/push/subscriptions/{id}',
       '/api/report',
+      '/api/sessions',
+      '/api/sessions/{machine}/{session}/ack',
       '/api/uptime',
       '/metrics',
     ]);

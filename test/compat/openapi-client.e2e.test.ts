@@ -18,7 +18,7 @@ const OPERATIONS: Record<string, string> = {
   'DELETE /api/machines/{name}': 'delete_machine_api_machines__name__delete',
   'POST /api/report': 'report_api_report_post',
   'GET /api/openapi.json': 'openapi_api_openapi_json_get',
-  // Round 2 (not in the FastAPI service of the comparison): named by the same formula.
+  // Not in the FastAPI service of the comparison: named by the same formula.
   'GET /api/machines/{name}/history': 'get_history_api_machines__name__history_get',
   'GET /api/machines/{name}/events': 'get_events_api_machines__name__events_get',
   'GET /api/uptime': 'get_uptime_api_uptime_get',
@@ -27,7 +27,7 @@ const OPERATIONS: Record<string, string> = {
   'POST /api/machines/{name}/silence': 'silence_machine_api_machines__name__silence_post',
   'DELETE /api/machines/{name}/silence': 'end_silence_api_machines__name__silence_delete',
   'GET /metrics': 'metrics_metrics_get',
-  // Round 3: adding a machine from the board.
+  // Adding a machine from the board.
   'POST /api/machines/{name}/enroll': 'enroll_machine_api_machines__name__enroll_post',
   'GET /api/enrollments': 'list_enrollments_api_enrollments_get',
   'GET /agent/panoptes-agent.mjs': 'get_agent_file_agent_panoptes_agent_mjs_get',
@@ -35,6 +35,10 @@ const OPERATIONS: Record<string, string> = {
   'GET /api/sessions': 'list_sessions_api_sessions_get',
   'POST /api/sessions/{machine}/{session}/ack':
     'acknowledge_session_api_sessions__machine___session__ack_post',
+  // Web Push.
+  'GET /api/push/key': 'get_push_key_api_push_key_get',
+  'POST /api/push/subscriptions': 'subscribe_push_api_push_subscriptions_post',
+  'DELETE /api/push/subscriptions/{id}': 'unsubscribe_push_api_push_subscriptions__id__delete',
 };
 
 type Operation = {
