@@ -9,7 +9,7 @@ export interface BenchOptions {
   boardScript: string | null;
   /** Arguments to node for every board the bench starts (not the baselines), e.g. V8 flags. */
   boardNodeArgs: string[];
-  /** Run only these parts (development aid): fleet, reports, tls, notify, history, store, gpu. */
+  /** Run only these parts (development aid): fleet, reports, tls, notify, history, store, gpu, inbox. */
   only: Set<string> | null;
   /** Configured fleets: the small one (GET throughput, relay) and the large one (p99 under sweep). */
   fleetSizes: [number, number];
@@ -36,6 +36,12 @@ export interface BenchOptions {
   /** TLS rounds, alternating board and bare, each on a fresh server; the best p99 counts. */
   tlsRounds: number;
   soakSeconds: number;
+  /** The inbox: announcing machines, and the sessions each lists. */
+  inboxMachines: number;
+  inboxSessions: number;
+  /** Bells timed to their Web Push, and to their inbox row painted in Chromium. */
+  pushBells: number;
+  paintBells: number;
   /** The whole run is killed past this (everything it started included). */
   deadlineS: number;
 }
@@ -45,7 +51,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--soak] [--check] [--cpu-prof 
   --soak      the 10-minute soak only (1 minute with --quick): board RSS growth under load
   --check     verify that every figure was produced and the board answered correctly; exit 1 if not
   --cpu-prof  start each board with --cpu-prof, writing .cpuprofile files to DIR
-  --only      fleet (or fleet-small, fleet-large), reports, tls, notify, history, store, gpu; and cluster (three boards on one PostgreSQL: only when named)
+  --only      fleet (or fleet-small, fleet-large), reports, tls, notify, history, store, gpu, inbox; and cluster (three boards on one PostgreSQL: only when named)
   --board     the board program to measure instead of dist/board/main.js (an older build, to compare)
   --board-node-arg ARG
               an argument to node for every board (not the baselines), e.g. a V8 flag; repeatable`;
@@ -86,6 +92,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     slowMs: [200, 1500] as [number, number],
     pollTimeoutS: 3,
     reportIntervalS: 5,
+    inboxSessions: 5,
   };
   return quick
     ? {
@@ -104,6 +111,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         tlsMeasureS: 10,
         tlsRounds: 2,
         soakSeconds: 60,
+        inboxMachines: 2000,
+        pushBells: 10,
+        paintBells: 5,
         // About twice what a quick run takes on 2 shared cores, so only a hang trips it.
         deadlineS: soak ? 240 : 720,
       }
@@ -125,7 +135,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         tlsMeasureS: 40,
         tlsRounds: 2,
         soakSeconds: 600,
-        deadlineS: soak ? 900 : 1500,
+        inboxMachines: 10_000,
+        pushBells: 50,
+        paintBells: 20,
+        deadlineS: soak ? 900 : 1800,
       };
 }
 

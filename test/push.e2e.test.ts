@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { PushService, type Subscriber } from '../harness/push-service.js';
 import { SECRETS } from './helpers/agent-fixtures.js';
 import { BOARD_TOKEN, type Fleet, startFleet } from './helpers/browser.js';
 import { eventually, Recorder } from './helpers/fleet.js';
-import { PushService, type Subscriber } from './helpers/push-service.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

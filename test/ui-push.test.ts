@@ -1,9 +1,9 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PushService, type Subscriber } from '../harness/push-service.js';
 import { SECRETS } from './helpers/agent-fixtures.js';
 import { BOARD_TOKEN, openBoard, useBrowserPage } from './helpers/browser.js';
 import { eventually } from './helpers/fleet.js';
-import { PushService, type Subscriber } from './helpers/push-service.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

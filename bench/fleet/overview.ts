@@ -146,11 +146,59 @@ export function overviewJson(shape: MachineShape, seq: number, now: number): str
   );
 }
 
-/** The report an announcing machine of the bench sends: its overview, name and location. */
-export function announcerReport(index: number, seq: number, now: number): string {
+/** The fixed sessions of each announcing machine in the inbox scenario. */
+export interface InboxSessions {
+  perMachine: number;
+  /** ms since the epoch: the newest bell of the fleet; the others are older, a second apart. */
+  newestAt: number;
+}
+
+/** Why the sessions of the inbox scenario rang, in turn: two of three want a person. */
+const INBOX_WHYS = ['attention', 'error', 'finished'] as const;
+
+/**
+ * The sessions of announcing machine `index` in the inbox scenario: `perMachine` of them, their
+ * `why` taking turns over attention, error and finished across the fleet, each bell a second
+ * older than the one before (machine by machine) from `newestAt`, the same at every report (so
+ * no bell is new after the first report).
+ */
+export function inboxSessions(
+  index: number,
+  sessions: InboxSessions,
+): { session: string; why: string; text: string; at: string }[] {
+  return Array.from({ length: sessions.perMachine }, (_, k) => {
+    const n = index * sessions.perMachine + k;
+    return {
+      session: `claude-${k + 1}`,
+      why: INBOX_WHYS[n % INBOX_WHYS.length] as string,
+      text: BELL_TEXTS[k % BELL_TEXTS.length] as string,
+      at: new Date(sessions.newestAt - n * 1000).toISOString(),
+    };
+  });
+}
+
+/** How many sessions of `machines` announcing machines are open (attention or error). */
+export function inboxOpenCount(machines: number, perMachine: number): number {
+  let open = 0;
+  for (let n = 0; n < machines * perMachine; n++)
+    if (INBOX_WHYS[n % INBOX_WHYS.length] !== 'finished') open++;
+  return open;
+}
+
+/**
+ * The report an announcing machine of the bench sends: its overview, name and location; with
+ * `sessions`, the fixed sessions of the inbox scenario in place of the overview's own.
+ */
+export function announcerReport(
+  index: number,
+  seq: number,
+  now: number,
+  sessions?: InboxSessions,
+): string {
   const name = machineName('a', index);
   return JSON.stringify({
     ...overview({ name, index }, seq, now),
+    ...(sessions === undefined ? {} : { sessions: inboxSessions(index, sessions) }),
     location: `http://${loopbackAddress(ANNOUNCER_BLOCK, index)}:8701`,
   });
 }

@@ -6,7 +6,7 @@ import {
   decryptPush,
   encryptPush,
   PushService,
-} from '../../../../test/helpers/push-service.js';
+} from '../../../../harness/push-service.js';
 import { ManualClock } from '../../../shared/clock.js';
 import { EventHub } from '../../domain/events.js';
 import { Journal } from '../../domain/journal.js';

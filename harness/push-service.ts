@@ -29,6 +29,8 @@ export interface PushDelivery {
   /** The VAPID key the request was signed with (k=). */
   vapidKey: string;
   jwt: { aud: string; exp: number; sub: string };
+  /** performance.now() once the request was checked and decrypted (the bench times with it). */
+  receivedMs: number;
 }
 
 const b64u = (b: Buffer) => b.toString('base64url');
@@ -154,6 +156,8 @@ export function encryptPush(plain: Buffer, p256dh: Buffer, auth: Buffer): Buffer
  * VAPID and aes128gcm): each subscriber has an endpoint /push/<id>; each POST is checked
  * (VAPID, Content-Encoding, TTL) and decrypted with that subscriber's keys, as its browser
  * would. A request that fails a check is answered 400 and its reason kept in `problems`.
+ * The tests (test/push.e2e.test.ts, the webpush channel's) and the bench (`--only inbox`)
+ * share it.
  */
 export class PushService {
   readonly deliveries: PushDelivery[] = [];
@@ -163,6 +167,8 @@ export class PushService {
   /** The answer to a subscriber's next requests (default 201 Created). */
   answer: (subscriber: string) => number = () => 201;
   private readonly subscribers = new Map<string, Subscriber>();
+  /** Called with each delivery as it is taken (see `next`). */
+  private readonly listeners = new Set<(delivery: PushDelivery) => void>();
   private server: Server | null = null;
   port = 0;
 
@@ -200,6 +206,26 @@ export class PushService {
     return this.deliveries.filter((d) => d.subscriber === subscriber.id);
   }
 
+  /**
+   * The first delivery taken from now on that `match` accepts; rejects after `timeoutMs`. Set
+   * up before what should cause it, so that a delivery as quick as the cause is not missed.
+   */
+  next(match: (delivery: PushDelivery) => boolean, timeoutMs: number): Promise<PushDelivery> {
+    return new Promise((resolve, reject) => {
+      const listener = (delivery: PushDelivery) => {
+        if (!match(delivery)) return;
+        clearTimeout(timer);
+        this.listeners.delete(listener);
+        resolve(delivery);
+      };
+      const timer = setTimeout(() => {
+        this.listeners.delete(listener);
+        reject(new Error(`no push delivery within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.listeners.add(listener);
+    });
+  }
+
   private take(req: IncomingMessage, body: Buffer): { status: number; why?: string } {
     const m = /^\/push\/([A-Za-z0-9_-]+)$/.exec(req.url ?? '');
     const sub = m === null ? undefined : this.subscribers.get(m[1] ?? '');
@@ -217,14 +243,17 @@ export class PushService {
         throw new Error(`TTL header ${req.headers.ttl} is not a number of seconds`);
       const plain = decryptPush(body, sub);
       const urgency = req.headers.urgency;
-      this.deliveries.push({
+      const delivery: PushDelivery = {
         subscriber: sub.id,
         payload: JSON.parse(plain.toString('utf8')) as Record<string, unknown>,
         ttl,
         urgency: typeof urgency === 'string' ? urgency : null,
         vapidKey: key,
         jwt: claims,
-      });
+        receivedMs: performance.now(),
+      };
+      this.deliveries.push(delivery);
+      for (const listener of [...this.listeners]) listener(delivery);
       return { status: 201 };
     } catch (error) {
       const why = (error as Error).message;
