@@ -7,7 +7,7 @@ import { makeTestCa } from './helpers/certs.js';
 import { tempDir } from './helpers/tmp.js';
 
 /**
- * The bench's TLS reporters (issue 26) against a node:https server that counts handshakes:
+ * The bench's TLS reporters against a node:https server that counts handshakes:
  * what they count is what the server saw, so the bench's handshake row measures the server.
  */
 describe('the TLS reporters of the bench', () => {

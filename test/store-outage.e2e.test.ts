@@ -16,7 +16,7 @@ interface Entry {
 }
 
 /**
- * Issue 22, item 4, with a real PostgreSQL stopped and started again under a running board: the
+ * A real PostgreSQL stopped and started again under a running board: the
  * board keeps serving the view, polling and taking reports; a queued action and a silence are
  * refused with 503 (never acknowledged and lost); journal entries of the gap wait and are
  * written when the store is back, without a restart; one log line when it is lost, one when it
