@@ -4,6 +4,15 @@ import type { InboxSession } from '../api/types.js';
 import { useI18n, useNow, useVersion } from '../hooks.js';
 import type { InboxFeed } from '../state/inbox.js';
 import { followLink, machineHref } from '../state/route.js';
+import { type ElapsedKeys, elapsedText } from './ago.js';
+
+const WAITING: ElapsedKeys = {
+  now: 'inbox.waiting.now',
+  seconds: 'inbox.waiting.seconds',
+  minutes: 'inbox.waiting.minutes',
+  hours: 'inbox.waiting.hours',
+  days: 'inbox.waiting.days',
+};
 
 /** "waiting 12 min", kept current by the page's one-second clock (corrected to the board's). */
 function Waiting(props: { session: InboxSession }) {
@@ -11,16 +20,7 @@ function Waiting(props: { session: InboxSession }) {
   const now = useNow();
   const { at, waitingS } = props.session;
   const s = at === null ? waitingS : Math.max(0, Math.floor((now - at) / 1000));
-  const text =
-    s < 1
-      ? t('inbox.waiting.now')
-      : s < 60
-        ? t('inbox.waiting.seconds', { n: s })
-        : s < 3600
-          ? t('inbox.waiting.minutes', { n: Math.floor(s / 60) })
-          : s < 86400
-            ? t('inbox.waiting.hours', { n: Math.floor(s / 3600) })
-            : t('inbox.waiting.days', { n: Math.floor(s / 86400) });
+  const text = elapsedText(t, WAITING, s);
   if (at === null) return <span class="inbox-waiting">{text}</span>;
   return (
     <time
