@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PgServer, startPostgres } from '../harness/postgres.js';
 import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { BOARD_KEY, OPERATOR, REGISTRATION, SECRETS } from './helpers/agent-fixtures.js';
-import { eventually, Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
+import {
+  eventually,
+  Recorder,
+  ringBell,
+  writeAgentConfig,
+  writeBoardConfig,
+} from './helpers/fleet.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -40,15 +46,7 @@ describe('the attention inbox', () => {
   const boards: RunningProgram[] = [];
 
   const ring = async (session: string, why: string, text: string) => {
-    const r = await http.call(`${agent.url}/api/bell`, {
-      method: 'POST',
-      token: OPERATOR,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ session, why, text }),
-    });
-    expect(r.status).toBe(200);
-    // Bells a millisecond apart have different times: the order below is by time, not by name.
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await ringBell(http, agent.url, OPERATOR, { session, why, text })).toBe(200);
   };
   const list = async (board: RunningProgram, query = '') => {
     const r = await http.call(`${board.url}/api/sessions${query}`, { token: TOKEN });

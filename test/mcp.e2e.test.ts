@@ -4,7 +4,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { BOARD_KEY, OPERATOR, REGISTRATION, SECRETS } from './helpers/agent-fixtures.js';
-import { eventually, Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
+import {
+  eventually,
+  Recorder,
+  ringBell,
+  writeAgentConfig,
+  writeBoardConfig,
+} from './helpers/fleet.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -69,14 +75,7 @@ describe('the board as an MCP server', () => {
     return (result.content[0] as { text: string }).text;
   };
   const ring = async (session: string, why: string, text: string) => {
-    const r = await http.call(`${agent.url}/api/bell`, {
-      method: 'POST',
-      token: OPERATOR,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ session, why, text }),
-    });
-    expect(r.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await ringBell(http, agent.url, OPERATOR, { session, why, text })).toBe(200);
   };
   const journal = async () =>
     (

@@ -130,3 +130,23 @@ export async function eventually<T>(
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }
+
+/**
+ * Rings a bell on an agent (POST /api/bell with `token`); answers its status. Then waits a few
+ * ms, so that the next bell has a later time (tests order sessions by when they rang).
+ */
+export async function ringBell(
+  http: Recorder,
+  agentUrl: string,
+  token: string,
+  bell: { session: string; why: string; text: string },
+): Promise<number> {
+  const r = await http.call(`${agentUrl}/api/bell`, {
+    method: 'POST',
+    token,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(bell),
+  });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  return r.status;
+}
