@@ -7,10 +7,10 @@ import { VERSION } from '../shared/version.js';
 import type { AgentSettings } from './config.js';
 import { Bells } from './domain/bells.js';
 import type { Clock } from './domain/clock.js';
-import { type GpuReader, GpuWatch } from './domain/gpu-watch.js';
 import { OverviewSource, type SystemProbe } from './domain/overview.js';
 import type { ProcessSupervisor } from './domain/process-service.js';
 import { type ActionOutcome, Services } from './domain/services.js';
+import { type SourceReader, SourceWatch } from './domain/source-watch.js';
 import type { Spawner } from './domain/spawner.js';
 import { bellRoutes } from './http/bell-routes.js';
 import { doRoutes } from './http/do-routes.js';
@@ -26,8 +26,18 @@ export interface AgentDeps {
   clock: Clock;
   spawner: Spawner;
   probe: SystemProbe;
-  /** Runs nvidia-smi / rocm-smi; absent: the overview has no GPU fields. */
-  gpuReader?: GpuReader;
+  /**
+   * The overview's background sources (GPUs, containers, processes, …), each read once per its
+   * interval; a field without a source is never in the overview.
+   */
+  sources?: readonly SourceSpec[];
+}
+
+/** One background source: the overview field it fills, its reader and how often it is read. */
+export interface SourceSpec {
+  field: string;
+  reader: SourceReader<unknown>;
+  intervalMs: number;
 }
 
 /** A built agent: its HTTP app (not listening) and the domain parts main needs. */
@@ -35,8 +45,8 @@ export interface Agent {
   app: FastifyInstance;
   services: Services;
   overview: OverviewSource;
-  /** Reads the GPUs in the background once started (null without a reader). */
-  gpus: GpuWatch | null;
+  /** Read in the background once started (main starts and stops them). */
+  sources: readonly SourceWatch<unknown>[];
   /** Runs an action handed over by the board, under the board key's policy. */
   actForBoard(what: string, action: 'start' | 'stop'): Promise<ActionOutcome>;
   /**
@@ -68,14 +78,9 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     clock: deps.clock,
   });
   const bells = new Bells(deps.clock);
-  const gpus =
-    deps.gpuReader === undefined
-      ? null
-      : new GpuWatch({
-          reader: deps.gpuReader,
-          clock: deps.clock,
-          intervalMs: settings.gpuIntervalMs,
-        });
+  const sources = (deps.sources ?? []).map(
+    (spec) => new SourceWatch<unknown>({ ...spec, clock: deps.clock }),
+  );
   const overview = new OverviewSource({
     name: settings.name,
     version: VERSION,
@@ -83,7 +88,7 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     services,
     bells,
     clock: deps.clock,
-    ...(gpus === null ? {} : { gpus: () => gpus.state() }),
+    sources,
   });
   const app = await createHttpApp({
     logger: deps.logger,
@@ -116,7 +121,7 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     app,
     services,
     overview,
-    gpus,
+    sources,
     actForBoard: (what, action) => services.act(what, action, 'board'),
     reconfigure(next) {
       credentials.token = next.token;

@@ -12,12 +12,12 @@ import { type AgentSettings, loadAgentConfig } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { Reporter } from './domain/reporter.js';
 import { enroll } from './enroll/enroll.js';
-import { nodeGpuReader } from './io/gpu-probe.js';
 import { childEnv, trackedSpawner } from './io/node-spawner.js';
 import { privateDir } from './io/private-files.js';
 import { RanFile } from './io/ran-file.js';
 import { boardConnection } from './io/report-poster.js';
 import { RevokedKeys } from './io/revoked-keys.js';
+import { machineSources } from './io/sources.js';
 import { nodeSystemProbe } from './io/system-probe.js';
 import { reloadAgent } from './reload.js';
 
@@ -58,10 +58,10 @@ async function runAgent(cli: CliOptions): Promise<void> {
     clock: systemClock,
     spawner: spawner.spawn,
     probe: nodeSystemProbe(['/', settings.dataDir]),
-    gpuReader: nodeGpuReader(env),
+    sources: machineSources(settings, env),
   });
   // In the background, once per interval: the overview only reads what the last read found.
-  agent.gpus?.start();
+  for (const source of agent.sources) source.start();
   // The first overview should already know the states; a hanging check only delays itself.
   void agent.services.refreshStatus();
   await agent.app.listen({
@@ -179,7 +179,7 @@ async function runAgent(cli: CliOptions): Promise<void> {
         trigger.close();
         await trigger.idle();
         await stopReporting();
-        await agent.gpus?.stop();
+        await Promise.all(agent.sources.map((source) => source.stop()));
         await agent.app.close();
         await agent.services.stopAll();
         // Status checks still running would outlive the agent in their own process groups.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { buildAgent } from '../agent/app.js';
 import { agentSettings } from '../agent/config.js';
 import { systemClock as agentClock } from '../agent/domain/clock.js';
-import { nodeGpuReader } from '../agent/io/gpu-probe.js';
+import { machineSources } from '../agent/io/sources.js';
 import { childEnv, nodeSpawner } from '../agent/io/node-spawner.js';
 import { nodeSystemProbe } from '../agent/io/system-probe.js';
 import { printAddress } from '../board/address-line.js';
@@ -54,9 +54,9 @@ runMain('panoptes', async () => {
     clock: agentClock,
     spawner: nodeSpawner(childEnv(process.env)),
     probe: nodeSystemProbe(['/', dataDir]),
-    gpuReader: nodeGpuReader(childEnv(process.env)),
+    sources: machineSources(settings, childEnv(process.env)),
   });
-  agent.gpus?.start();
+  for (const source of agent.sources) source.start();
   await agent.app.listen({
     host: '127.0.0.1',
     port: 0,
@@ -91,7 +91,7 @@ runMain('panoptes', async () => {
   );
   exitOnSignal(logger, async () => {
     await board.stop();
-    await agent.gpus?.stop();
+    await Promise.all(agent.sources.map((source) => source.stop()));
     await agent.app.close();
   });
 });

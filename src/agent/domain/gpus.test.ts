@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gpuFixture, H100_LOAD } from '../../../harness/gpu.js';
-import { GPU_ERROR_MAX } from '../../shared/wire/overview.js';
-import { GpuParseError, gpuErrorText, parseNvidiaCsv, parseRocmJson } from './gpus.js';
+import { GpuParseError, parseNvidiaCsv, parseRocmJson } from './gpus.js';
 
 const MIB = 1024 * 1024;
 
@@ -134,17 +133,5 @@ describe('parseRocmJson', () => {
     expect(() => parseRocmJson('{"card0": ')).toThrow(GpuParseError);
     expect(() => parseRocmJson('[1]')).toThrow(GpuParseError);
     expect(parseRocmJson('{"system": {"Driver version": "6.3.6"}}')).toEqual([]);
-  });
-});
-
-describe('gpuErrorText', () => {
-  it('makes one short clean line', () => {
-    expect(gpuErrorText('nvidia-smi exited\r\nwith \u0007code 9\n')).toBe(
-      'nvidia-smi exited with \ufffdcode 9',
-    );
-    const long = gpuErrorText('x'.repeat(500));
-    expect(long).toHaveLength(GPU_ERROR_MAX);
-    expect(long.endsWith('…')).toBe(true);
-    expect(gpuErrorText('  ')).toBe('failed');
   });
 });

@@ -1,5 +1,5 @@
 import { safeText } from '../../shared/wire/free-text.js';
-import { GPU_ERROR_MAX, GPU_NAME_MAX, GPUS_MAX, type GpuView } from '../../shared/wire/overview.js';
+import { GPU_NAME_MAX, GPUS_MAX, type GpuView } from '../../shared/wire/overview.js';
 
 /** The columns the agent asks nvidia-smi for, in the order it prints them. */
 export const NVIDIA_FIELDS = [
@@ -156,14 +156,4 @@ function gpu(g: GpuView): GpuView {
     temp_c: finite(g.temp_c),
     power_w: nonNegative(g.power_w),
   };
-}
-
-/**
- * A failure as `gpus_error` carries it: one line (control characters replaced, runs of space
- * folded), at most GPU_ERROR_MAX characters.
- */
-export function gpuErrorText(reason: string): string {
-  const line = safeText(reason.replace(/\s+/g, ' ').trim());
-  const text = line === '' ? 'failed' : line;
-  return text.length <= GPU_ERROR_MAX ? text : `${text.slice(0, GPU_ERROR_MAX - 1)}…`;
 }

@@ -3,7 +3,6 @@ import type { Overview } from '../../shared/wire/overview.js';
 import type { Bells } from './bells.js';
 import type { Clock } from './clock.js';
 import { CpuMeter, type CpuTimes } from './cpu-meter.js';
-import type { GpuState } from './gpu-watch.js';
 import type { Services } from './services.js';
 
 /** One mounted filesystem's space, in bytes. */
@@ -33,12 +32,12 @@ export interface OverviewDeps {
   services: Services;
   bells: Bells;
   clock: Clock;
-  /** The last background GPU read (GpuWatch.state); absent: no GPU fields. */
-  gpus?: () => GpuState;
+  /** The background sources (GPUs, containers, …): each gives its last read's fields. */
+  sources?: readonly { state(): Record<string, unknown> }[];
 }
 
 /** Assembles GET /api/overview from the OS, the services and the bells; never waits on a command
- * (service states and GPUs come from caches filled in the background). */
+ * (service states and the sources come from caches filled in the background). */
 export class OverviewSource {
   private readonly cpu: CpuMeter;
 
@@ -50,8 +49,7 @@ export class OverviewSource {
     const { probe } = this.deps;
     const memory = probe.memory();
     const disks = await probe.disks();
-    const gpus = this.deps.gpus?.() ?? {};
-    return {
+    const overview: Overview = {
       name: this.deps.name,
       // What the OS says is cleaned to the one-line rule the board holds reports to.
       hostname: safeText(probe.hostname()).slice(0, 255),
@@ -71,7 +69,8 @@ export class OverviewSource {
       sessions: this.deps.bells.sessions(),
       version: this.deps.version,
       time: new Date(this.deps.clock.now()).toISOString(),
-      ...gpus,
     };
+    for (const source of this.deps.sources ?? []) Object.assign(overview, source.state());
+    return overview;
   }
 }

@@ -14,7 +14,7 @@ describe('nodeGpuReader with the stand-in nvidia-smi on PATH', () => {
     const dir = tempDir();
     const calls = `${dir.path}/calls`;
     const answer = await reader({ calls }).read(5000);
-    expect(answer).toEqual({ kind: 'ok', gpus: [H100_LOAD] });
+    expect(answer).toEqual({ kind: 'ok', value: [H100_LOAD] });
     expect(readFileSync(calls, 'utf8').trim().split('\n')).toHaveLength(1);
     dir.cleanup();
   });

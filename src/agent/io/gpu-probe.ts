@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import type { GpuRead, GpuReader } from '../domain/gpu-watch.js';
+import type { GpuView } from '../../shared/wire/overview.js';
 import {
   GpuParseError,
   NVIDIA_ARGS,
@@ -9,6 +9,7 @@ import {
   parseRocmJson,
   ROCM_ARGS,
 } from '../domain/gpus.js';
+import type { SourceRead, SourceReader } from '../domain/source-watch.js';
 import type { Child } from '../domain/spawner.js';
 import { trackedSpawner } from './node-spawner.js';
 
@@ -32,7 +33,7 @@ const TOOLS: readonly Tool[] = [
  * shell, with a time-out that kills its process group; the environment is the agent's without
  * its secrets, in the C locale (numbers with a decimal point).
  */
-export function nodeGpuReader(env: NodeJS.ProcessEnv): GpuReader {
+export function nodeGpuReader(env: NodeJS.ProcessEnv): SourceReader<GpuView[]> {
   // The agent's own spawner: no shell, its own process group (rocm-smi is a Python program,
   // and a time-out must end whatever it started).
   const spawn = trackedSpawner(env).spawn;
@@ -90,9 +91,9 @@ export function nodeGpuReader(env: NodeJS.ProcessEnv): GpuReader {
   };
 }
 
-function parsed(tool: Tool, stdout: string): GpuRead {
+function parsed(tool: Tool, stdout: string): SourceRead<GpuView[]> {
   try {
-    return { kind: 'ok', gpus: tool.parse(stdout) };
+    return { kind: 'ok', value: tool.parse(stdout) };
   } catch (parseError) {
     const why = parseError instanceof GpuParseError ? parseError.message : 'unreadable output';
     return { kind: 'failed', reason: why };

@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { Action, Name } from './common.js';
 import { LINES_PATTERN, ONE_LINE_PATTERN } from './free-text.js';
+import { MachineNowFields } from './machine-now.js';
 
 /** One line of text a machine reports about itself (a host name, a mount path). */
 const Line = (maxLength: number, description?: string) =>
@@ -59,11 +60,17 @@ export type ServiceState = Static<typeof ServiceState>;
 /** A published service as the overview shows it. */
 export const ServiceView = Type.Object({
   name: Name,
-  kind: Type.Union([Type.Literal('command'), Type.Literal('process')]),
+  kind: Type.Union([Type.Literal('command'), Type.Literal('process'), Type.Literal('container')]),
   state: ServiceState,
   actions: Type.Array(Action, { description: 'what the service publishes' }),
   board: Type.Array(Action, { description: 'what the board key may ask for' }),
   busy: Type.Boolean({ description: 'an action is running now' }),
+  timeout_s: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      description: 'how long an action may take; the board waits that long for the answer',
+    }),
+  ),
   last_exit: Type.Optional(
     Type.Union(
       [
@@ -135,5 +142,6 @@ export const Overview = Type.Object({
       description: 'why the last GPU read failed (then `gpus` is absent)',
     }),
   ),
+  ...MachineNowFields,
 });
 export type Overview = Static<typeof Overview>;
