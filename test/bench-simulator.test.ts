@@ -1,9 +1,11 @@
+import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedAgents } from '../bench/fleet/agents.js';
 import { overview, overviewJson } from '../bench/fleet/overview.js';
 import type { SimMachine } from '../bench/fleet/protocol.js';
 import { createAgentClient } from '../dist/board/polling/agent-client.js';
 import type { AgentClient } from '../src/board/domain/agent-client.js';
+import { Overview } from '../src/shared/wire/overview.js';
 
 /**
  * The bench's fleet simulator answers HTTP on raw sockets (it shares the board's cores, so it
@@ -11,16 +13,41 @@ import type { AgentClient } from '../src/board/domain/agent-client.js';
  * measures the board against agents that speak HTTP/1.1 as real ones do.
  */
 describe('the fleet simulator of the bench', () => {
-  it('writes exactly the JSON of the overview object', () => {
+  it('writes exactly the JSON of the overview object, with and without the fields of DESIGN.md 11', () => {
     const now = Date.parse('2026-11-23T12:00:00.000Z');
-    for (let index = 0; index < 300; index += 7) {
-      for (let seq = 0; seq < 30; seq += 1) {
-        const shape = { name: `m-${index}`, index };
-        expect(overviewJson(shape, seq, now + seq)).toBe(
-          JSON.stringify(overview(shape, seq, now + seq)),
-        );
+    for (const machineNow of [false, true]) {
+      for (let index = 0; index < 300; index += 7) {
+        for (let seq = 0; seq < 30; seq += 1) {
+          const shape = { name: `m-${index}`, index, machineNow };
+          expect(overviewJson(shape, seq, now + seq)).toBe(
+            JSON.stringify(overview(shape, seq, now + seq)),
+          );
+        }
       }
     }
+  });
+
+  it("builds overviews the agent's wire contract accepts, the new fields varying", () => {
+    const now = Date.parse('2026-11-23T12:00:00.000Z');
+    const seen = { unhealthy: 0, pids: new Set<number>(), rx: new Set<number>() };
+    for (let seq = 0; seq < 60; seq += 1) {
+      const o = overview({ name: 'm-97', index: 97, machineNow: true }, seq, now) as Overview;
+      expect([...Value.Errors(Overview, o)]).toEqual([]);
+      expect(Value.Check(Overview, o)).toBe(true);
+      expect([o.containers?.length, o.processes?.length, o.net?.interfaces.length]).toEqual([
+        8, 20, 3,
+      ]);
+      expect([o.temps?.length, o.smart?.length]).toEqual([6, 2]);
+      expect(o.containers?.filter((c) => c.state === 'exited')).toHaveLength(1);
+      seen.unhealthy += o.containers?.filter((c) => c.health === 'unhealthy').length ?? 0;
+      for (const p of o.processes ?? []) seen.pids.add(p.pid);
+      seen.rx.add(o.net?.interfaces[0]?.rx_bytes ?? 0);
+    }
+    expect(seen.unhealthy).toBeGreaterThan(0);
+    expect(seen.unhealthy).toBeLessThan(60);
+    expect(seen.pids.size).toBeGreaterThan(20);
+    expect(seen.rx.size).toBe(60);
+    expect(Value.Check(Overview, overview({ name: 'm-1', index: 1 }, 1, now))).toBe(true);
   });
 
   let agents: SimulatedAgents;

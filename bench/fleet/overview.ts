@@ -1,3 +1,4 @@
+import { machineNow, machineNowJson } from './machine-now.js';
 import { ANNOUNCER_BLOCK, loopbackAddress, machineName } from './protocol.js';
 
 /**
@@ -25,6 +26,8 @@ const GIB = 1024 ** 3;
 export interface MachineShape {
   name: string;
   index: number;
+  /** It also reports DESIGN.md 11's fields (containers, processes, net, temps, smart). */
+  machineNow?: boolean;
 }
 
 /** What changes from one answer to the next, worked out once for both forms below. */
@@ -95,6 +98,7 @@ export function overview(shape: MachineShape, seq: number, now: number): Record<
     sessions,
     version: '0.1.0',
     time: new Date(now).toISOString(),
+    ...(shape.machineNow === true ? machineNow(shape.index, seq) : {}),
   };
 }
 
@@ -142,7 +146,8 @@ export function overviewJson(shape: MachineShape, seq: number, now: number): str
     `"arch":"${m.arch}","uptime_s":${m.uptime},"load":[${m.load.join(',')}],"cpus":${m.cpus},` +
     `"cpu_use":${m.cpuUse},"memory":{"total":${m.memTotal},"free":${m.memFree},` +
     `"used":${m.memTotal - m.memFree}},"disks":[${disks}],"services":[${services}],` +
-    `"sessions":[${sessions}],"version":"0.1.0","time":"${new Date(now).toISOString()}"}`
+    `"sessions":[${sessions}],"version":"0.1.0","time":"${new Date(now).toISOString()}"` +
+    `${shape.machineNow === true ? `,${machineNowJson(shape.index, seq)}` : ''}}`
   );
 }
 
@@ -185,19 +190,25 @@ export function inboxOpenCount(machines: number, perMachine: number): number {
   return open;
 }
 
-/**
- * The report an announcing machine of the bench sends: its overview, name and location; with
- * `sessions`, the fixed sessions of the inbox scenario in place of the overview's own.
- */
+/** What an announcing machine's reports carry beyond the usual overview. */
+export interface ReportExtras {
+  /** The fixed sessions of the inbox scenario, in place of the overview's own. */
+  sessions?: InboxSessions;
+  /** DESIGN.md 11's fields (the machines-now scenario). */
+  machineNow?: boolean;
+}
+
+/** The report an announcing machine of the bench sends: its overview, name and location. */
 export function announcerReport(
   index: number,
   seq: number,
   now: number,
-  sessions?: InboxSessions,
+  extras: ReportExtras = {},
 ): string {
   const name = machineName('a', index);
+  const { sessions } = extras;
   return JSON.stringify({
-    ...overview({ name, index }, seq, now),
+    ...overview({ name, index, machineNow: extras.machineNow === true }, seq, now),
     ...(sessions === undefined ? {} : { sessions: inboxSessions(index, sessions) }),
     location: `http://${loopbackAddress(ANNOUNCER_BLOCK, index)}:8701`,
   });

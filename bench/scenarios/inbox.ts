@@ -79,7 +79,7 @@ async function listing(ctx: BenchContext): Promise<void> {
     // Every machine reports once, as fast as the board answers (the announcers' reports, in a
     // closed loop: an open-loop rate the board cannot keep up with would skip some).
     const sessions = { perMachine, newestAt: Date.now() - 60_000 };
-    const run = await firstAnnounce(url, registrationToken, machines, 64, sessions);
+    const run = await firstAnnounce(url, registrationToken, machines, 64, { sessions });
     const listed = await total('all');
     ctx.log(
       `inbox: ${count(run.ok)} machines announced in ${(run.elapsedMs / 1000).toFixed(1)} s (${run.failed} failed); ${count(listed)} of ${count(all)} sessions listed`,

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { announcerReport, type InboxSessions } from '../fleet/overview.js';
+import { announcerReport, type ReportExtras } from '../fleet/overview.js';
 import { startBare } from '../processes.js';
 import { quantile } from '../stats.js';
 import { best, type WrkResult, wrk } from '../wrk.js';
@@ -18,15 +18,15 @@ export interface AnnounceRun {
 /**
  * The first announcement of `machines` new names, as fast as the server answers: a closed loop
  * of `concurrency` requests in flight over keep-alive connections, each name once, in order.
- * The same names and bodies as the fleet's announcers (so the later phases find them known);
- * with `sessions`, the inbox scenario's fixed sessions in each.
+ * The same names and bodies as the fleet's announcers (so the later phases find them known),
+ * with `extras` in each (the inbox scenario's fixed sessions, DESIGN.md 11's fields).
  */
 export async function firstAnnounce(
   url: string,
   token: string,
   machines: number,
   concurrency = 64,
-  sessions?: InboxSessions,
+  extras: ReportExtras = {},
 ): Promise<AnnounceRun> {
   const pool = new Pool(url, { connections: concurrency, pipelining: 1 });
   const latencies: number[] = [];
@@ -38,7 +38,7 @@ export async function firstAnnounce(
     while (next < machines) {
       const index = next;
       next += 1;
-      const body = announcerReport(index, 1, Date.now(), sessions);
+      const body = announcerReport(index, 1, Date.now(), extras);
       const t0 = performance.now();
       try {
         const r = await pool.request({
