@@ -11,6 +11,7 @@ import { fleetScenario } from './scenarios/fleet.js';
 import { gpuScenario } from './scenarios/gpu.js';
 import { historyScenario } from './scenarios/history.js';
 import { inboxScenario } from './scenarios/inbox.js';
+import { machinesNowScenario } from './scenarios/machines-now.js';
 import { notifyScenario } from './scenarios/notify.js';
 import { reportsScenario } from './scenarios/reports.js';
 import { soakScenario } from './scenarios/soak.js';
@@ -118,6 +119,7 @@ async function main(): Promise<number> {
       if (part('store')) await attempt('store', () => storeScenario(ctx));
       if (part('gpu')) await attempt('gpu', () => gpuScenario(ctx));
       if (part('inbox')) await attempt('inbox', () => inboxScenario(ctx));
+      if (part('machines-now')) await attempt('machines-now', () => machinesNowScenario(ctx));
       // Three boards and a PostgreSQL: only when asked for (`--only cluster`).
       if (options.only?.has('cluster') === true)
         await attempt('cluster', () => clusterScenario(ctx));
@@ -169,8 +171,19 @@ function expectedRows(options: BenchOptions): number {
   // longest block, 3 queries, uptime, 2 disk, the real board's p99); store 4 (history write,
   // journal append, disk, the real board's p99 on PostgreSQL); gpu 2 (the agent's overview p99
   // with a slow nvidia-smi, its calls per interval); inbox 3 (GET /api/sessions p99, a bell to
-  // its Web Push, a bell to its inbox row painted).
-  const rows = { fleet: 12, reports: 8, tls: 2, notify: 4, history: 9, store: 4, gpu: 2, inbox: 3 };
+  // its Web Push, a bell to its inbox row painted); machines-now 5 (RSS at rest, the view's size,
+  // GET /api/board p99, report capacity, bare's capacity with the same bodies).
+  const rows = {
+    fleet: 12,
+    reports: 8,
+    tls: 2,
+    notify: 4,
+    history: 9,
+    store: 4,
+    gpu: 2,
+    inbox: 3,
+    'machines-now': 5,
+  };
   // cluster 7 (CPU, polls steady, lag, failover, polls after, lost, notifications): asked for only.
   const cluster = options.only?.has('cluster') === true ? 7 : 0;
   return (

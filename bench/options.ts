@@ -9,7 +9,7 @@ export interface BenchOptions {
   boardScript: string | null;
   /** Arguments to node for every board the bench starts (not the baselines), e.g. V8 flags. */
   boardNodeArgs: string[];
-  /** Run only these parts (development aid): fleet, reports, tls, notify, history, store, gpu, inbox. */
+  /** Run only these parts (development aid): fleet, reports, tls, notify, history, store, gpu, inbox, machines-now. */
   only: Set<string> | null;
   /** Configured fleets: the small one (GET throughput, relay) and the large one (p99 under sweep). */
   fleetSizes: [number, number];
@@ -39,6 +39,8 @@ export interface BenchOptions {
   /** The inbox: announcing machines, and the sessions each lists. */
   inboxMachines: number;
   inboxSessions: number;
+  /** Announced machines of each board of the machines-now scenario (with and without the fields). */
+  machinesNowMachines: number;
   /** Bells timed to their Web Push, and to their inbox row painted in Chromium. */
   pushBells: number;
   paintBells: number;
@@ -51,7 +53,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--soak] [--check] [--cpu-prof 
   --soak      the 10-minute soak only (1 minute with --quick): board RSS growth under load
   --check     verify that every figure was produced and the board answered correctly; exit 1 if not
   --cpu-prof  start each board with --cpu-prof, writing .cpuprofile files to DIR
-  --only      fleet (or fleet-small, fleet-large), reports, tls, notify, history, store, gpu, inbox; and cluster (three boards on one PostgreSQL: only when named)
+  --only      fleet (or fleet-small, fleet-large), reports, tls, notify, history, store, gpu, inbox, machines-now; and cluster (three boards on one PostgreSQL: only when named)
   --board     the board program to measure instead of dist/board/main.js (an older build, to compare)
   --board-node-arg ARG
               an argument to node for every board (not the baselines), e.g. a V8 flag; repeatable`;
@@ -112,6 +114,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         tlsRounds: 2,
         soakSeconds: 60,
         inboxMachines: 2000,
+        machinesNowMachines: 2000,
         pushBells: 10,
         paintBells: 5,
         // About twice what a quick run takes on 2 shared cores, so only a hang trips it.
@@ -136,6 +139,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         tlsRounds: 2,
         soakSeconds: 600,
         inboxMachines: 10_000,
+        machinesNowMachines: 10_000,
         pushBells: 50,
         paintBells: 20,
         deadlineS: soak ? 900 : 1800,

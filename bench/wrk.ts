@@ -81,18 +81,40 @@ export function parseWrk(raw: string): WrkResult {
   };
 }
 
+/** What the bodies of a report script carry and how they vary. */
+export interface ReportScriptOptions {
+  /** DESIGN.md 11's fields in every body (bench/fleet/machine-now.ts). */
+  machineNow?: boolean;
+  /** How many different overviews take turns (1: one, only the uptime changes). */
+  variants?: number;
+  /** The script's file name in `dir`. */
+  file?: string;
+}
+
 /**
  * A wrk Lua script that posts reports in turn from `machines` announcing machines (the same
  * names and locations as the simulator's announcers), each body a realistic overview that
- * differs from the last.
+ * differs from the last: its uptime, and with `variants` > 1 the overview of a later answer.
  */
-export function reportScript(dir: string, machines: number, token: string): string {
-  const sample = overview({ name: 'a00001', index: 1 }, 1, Date.now());
-  const { name: _name, uptime_s: _uptime, ...rest } = sample;
-  const tail = JSON.stringify(rest).slice(1);
-  if (tail.includes(']==]')) throw new Error('overview text cannot go into a Lua long string');
+export function reportScript(
+  dir: string,
+  machines: number,
+  token: string,
+  options: ReportScriptOptions = {},
+): string {
+  const variants = options.variants ?? 1;
+  const now = Date.now();
+  const tails = Array.from({ length: variants }, (_, seq) => {
+    const shape = { name: 'a00001', index: 1, machineNow: options.machineNow === true };
+    const { name: _name, uptime_s: _uptime, ...rest } = overview(shape, seq + 1, now);
+    const tail = JSON.stringify(rest).slice(1);
+    if (tail.includes(']==]')) throw new Error('overview text cannot go into a Lua long string');
+    return `[==[${tail}]==]`;
+  });
+  // A machine's next report is `machines` requests later: with `variants` prime to `machines`
+  // it is another variant.
   const lua = `
-local rest = [==[${tail}]==]
+local rests = { ${tails.join(', ')} }
 local n = ${machines}
 local i = 0
 local k = 0
@@ -103,11 +125,11 @@ request = function()
   local idx = i - 1
   local loc = "http://127.20." .. math.floor(idx / 250) .. "." .. (idx % 250 + 1) .. ":8701"
   local body = '{"name":"a' .. string.format("%05d", i) .. '","location":"' .. loc ..
-    '","uptime_s":' .. (86400 + k) .. ',' .. rest
+    '","uptime_s":' .. (86400 + k) .. ',' .. rests[k % ${variants} + 1]
   return wrk.format("POST", "/api/report", headers, body)
 end
 `;
-  const file = join(dir, 'reports.lua');
+  const file = join(dir, options.file ?? 'reports.lua');
   writeFileSync(file, lua);
   return file;
 }
