@@ -42,6 +42,7 @@ async function boardSide(ctx: BenchContext): Promise<void> {
   const registrationToken = token();
   const boardToken = token();
   const auth = { authorization: `Bearer ${boardToken}` };
+  if (machines % VARIANTS === 0) throw new Error(`${machines} machines: not prime to ${VARIANTS}`);
   const sides: Side[] = [];
   try {
     for (const machineNow of [true, false]) {
