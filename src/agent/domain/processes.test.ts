@@ -71,7 +71,7 @@ describe('parseProcStatus and parsePasswd', () => {
   });
 
   it('maps uids to names, the first name of a uid winning', () => {
-    const users = parsePasswd(readFileSync(join(ROOT, 'test/fixtures/proc-passwd'), 'utf8'));
+    const users = parsePasswd(readFileSync(join(ROOT, 'test/fixtures/passwd'), 'utf8'));
     expect(users.get(0)).toBe('root');
     expect(users.get(65534)).toBe('nobody');
     expect(users.get(4321)).toBeUndefined();

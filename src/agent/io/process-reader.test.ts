@@ -9,7 +9,7 @@ import type { SourceRead } from '../domain/source-watch.js';
 import { nodeProcessReader } from './process-reader.js';
 
 const FIXTURE = join(ROOT, 'test/fixtures/proc');
-const PASSWD = join(ROOT, 'test/fixtures/proc-passwd');
+const PASSWD = join(ROOT, 'test/fixtures/passwd');
 
 function value(answer: SourceRead<ProcessEntry[]>): ProcessEntry[] {
   if (answer.kind !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(answer)}`);
