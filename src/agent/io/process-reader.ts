@@ -58,6 +58,8 @@ export function nodeProcessReader(
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'absent' };
         return { kind: 'failed', reason: `${root}: ${(error as Error).message}` };
       }
+      if (!Number.isFinite(uptimeS))
+        return { kind: 'failed', reason: `${root}/uptime is unreadable` };
       const stats: ProcStat[] = [];
       for (let i = 0; i < pids.length; i += PARALLEL) {
         if (cancelled || Date.now() > deadline) return late();
@@ -70,7 +72,6 @@ export function nodeProcessReader(
           if (parsed !== null) stats.push(parsed);
         }
       }
-      if (Number.isNaN(uptimeS)) return { kind: 'failed', reason: `${root}/uptime is unreadable` };
       if (meter === null) meter = new ProcessCpu(countCpus());
       const shares = meter.shares({ uptimeS, stats });
       const names = await users.get();
