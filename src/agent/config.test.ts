@@ -95,6 +95,30 @@ describe('agent config', () => {
     expect(() => at('gpu_interval: 0.5\n')).toThrow(/gpu_interval/);
   });
 
+  it('samples the machine every sample_interval, else every report interval, else every 10 s', () => {
+    const at = (yaml: string) => loadAgentConfig(file(`name: g\ntoken: ${TOKEN}\n${yaml}`), {}, {});
+    expect(at('').sampleIntervalMs).toBe(10_000);
+    expect(
+      at('report: {board: "http://x:1", token: "registration-token-0123", interval: 3}\n')
+        .sampleIntervalMs,
+    ).toBe(3000);
+    expect(
+      at(
+        'sample_interval: 2\ngpu_interval: 7\nreport: {board: "http://x:1", token: "registration-token-0123"}\n',
+      ),
+    ).toMatchObject({ sampleIntervalMs: 2000, gpuIntervalMs: 7000 });
+    expect(() => at('sample_interval: 0.5\n')).toThrow(/sample_interval/);
+  });
+
+  it('reads temperatures under /sys/class/hwmon, or the hwmon root the file names', () => {
+    const at = (yaml: string) => loadAgentConfig(file(`name: t\ntoken: ${TOKEN}\n${yaml}`), {}, {});
+    expect(at('').hwmonRoot).toBe('/sys/class/hwmon');
+    expect(at('hwmon: /srv/hwmon\n').hwmonRoot).toBe('/srv/hwmon');
+    // Relative to the file, as data_dir is.
+    expect(at('hwmon: sensors\n').hwmonRoot).toBe(`${dir.path}/sensors`);
+    expect(() => at('hwmon: ""\n')).toThrow(/hwmon/);
+  });
+
   it('reads report: with env overrides for every secret', () => {
     const f = file(
       `name: lab3\ntoken: ${TOKEN}\nreport: {board: "http://127.0.0.1:8700/", token: "\${REG}"}\n`,

@@ -67,6 +67,21 @@ export const AgentConfigFile = Type.Object(
         description: 'seconds between two GPU reads (default: report.interval, else 10)',
       }),
     ),
+    sample_interval: Type.Optional(
+      Type.Number({
+        minimum: 1,
+        maximum: 3600,
+        description:
+          'seconds between two reads of the processes, network, temperatures and disk health ' +
+          '(default: report.interval, else 10)',
+      }),
+    ),
+    hwmon: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'where temperatures are read (default /sys/class/hwmon)',
+      }),
+    ),
     report: Type.Optional(
       Type.Object(
         {
@@ -132,6 +147,10 @@ export interface AgentSettings {
   report: { board: string; token: string; intervalMs: number; ca: string | null } | null;
   /** Between two reads of nvidia-smi / rocm-smi: gpu_interval, else the report interval, else 10 s. */
   gpuIntervalMs: number;
+  /** Between two reads of processes, network, temperatures, disk health: sample_interval, else the report interval, else 10 s. */
+  sampleIntervalMs: number;
+  /** The hwmon tree temperatures are read from: `hwmon` (relative to the file), else /sys/class/hwmon. */
+  hwmonRoot: string;
   /**
    * Environment variables a secret field (token, board_key, report.token) was read from with
    * `${NAME}`: removed from what services inherit, like the PANOPTES_* secrets.
@@ -154,6 +173,8 @@ export const AGENT_DEFAULTS = {
   port: 8701,
   reportInterval: 10,
   gpuInterval: 10,
+  sampleInterval: 10,
+  hwmon: '/sys/class/hwmon',
   commandTimeout: 60,
   stopGrace: 10,
 } as const;
@@ -279,6 +300,11 @@ export function agentSettings(
       (raw.gpu_interval ??
         (raw.report ? (raw.report.interval ?? AGENT_DEFAULTS.reportInterval) : undefined) ??
         AGENT_DEFAULTS.gpuInterval) * 1000,
+    sampleIntervalMs:
+      (raw.sample_interval ??
+        (raw.report ? (raw.report.interval ?? AGENT_DEFAULTS.reportInterval) : undefined) ??
+        AGENT_DEFAULTS.sampleInterval) * 1000,
+    hwmonRoot: raw.hwmon === undefined ? AGENT_DEFAULTS.hwmon : resolve(baseDir, raw.hwmon),
   };
 }
 

@@ -20,6 +20,8 @@ const RESTART_FIELDS: readonly Field[] = [
   ['report (on/off)', (s) => s.report !== null],
   ['report.interval', (s) => s.report?.intervalMs ?? null],
   ['gpu_interval', (s) => s.gpuIntervalMs],
+  ['sample_interval', (s) => s.sampleIntervalMs],
+  ['hwmon', (s) => s.hwmonRoot],
 ];
 
 const LIVE_FIELDS: readonly Field[] = [

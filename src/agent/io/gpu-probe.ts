@@ -1,6 +1,3 @@
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
 import type { GpuView } from '../../shared/wire/overview.js';
 import {
   GpuParseError,
@@ -10,11 +7,8 @@ import {
   ROCM_ARGS,
 } from '../domain/gpus.js';
 import type { SourceRead, SourceReader } from '../domain/source-watch.js';
-import type { Child } from '../domain/spawner.js';
 import { trackedSpawner } from './node-spawner.js';
-
-/** The most output a tool may print (64 GPUs fit in a few KB; rocm-smi's JSON in tens). */
-const OUTPUT_MAX_BYTES = 1024 * 1024;
+import { findExecutable, firstLine, TOOL_OUTPUT_MAX_BYTES, ToolRunner } from './run-tool.js';
 
 interface Tool {
   name: 'nvidia-smi' | 'rocm-smi';
@@ -36,57 +30,37 @@ const TOOLS: readonly Tool[] = [
 export function nodeGpuReader(env: NodeJS.ProcessEnv): SourceReader<GpuView[]> {
   // The agent's own spawner: no shell, its own process group (rocm-smi is a Python program,
   // and a time-out must end whatever it started).
-  const spawn = trackedSpawner(env).spawn;
-  let running: Child | null = null;
+  const runner = new ToolRunner(trackedSpawner(env).spawn);
   return {
     async read(timeoutMs) {
       const found = await findTool(env.PATH ?? '');
       if (found === null) return { kind: 'absent' };
       const { tool } = found;
-      const out = bounded();
-      const err = bounded();
-      const child = spawn({
-        argv: [found.path, ...tool.args],
-        cwd: null,
-        env: { LC_ALL: 'C' },
-        onOutput: out.add,
-        onStderr: err.add,
-      });
-      try {
-        await child.started;
-      } catch (error) {
+      const run = await runner.run([found.path, ...tool.args], timeoutMs);
+      switch (run.kind) {
         // Removed since it was found: as if it had never been there.
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'absent' };
-        return { kind: 'failed', reason: `${tool.name}: ${(error as Error).message}` };
+        case 'missing':
+          return { kind: 'absent' };
+        case 'not-started':
+          return { kind: 'failed', reason: `${tool.name}: ${run.reason}` };
+        case 'timed-out':
+          return { kind: 'failed', reason: `${tool.name} did not answer within ${timeoutMs} ms` };
+        case 'too-much':
+          return {
+            kind: 'failed',
+            reason: `${tool.name} printed more than ${TOOL_OUTPUT_MAX_BYTES} bytes`,
+          };
       }
-      running = child;
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        child.kill('SIGKILL');
-      }, timeoutMs);
-      timer.unref();
-      const { code, signal } = await child.exited;
-      clearTimeout(timer);
-      running = null;
-      if (timedOut) {
-        return { kind: 'failed', reason: `${tool.name} did not answer within ${timeoutMs} ms` };
-      }
-      if (out.over || err.over) {
-        return {
-          kind: 'failed',
-          reason: `${tool.name} printed more than ${OUTPUT_MAX_BYTES} bytes`,
-        };
-      }
+      const { code, signal } = run;
       if (code !== 0) {
-        const said = firstLine(err.text()) ?? firstLine(out.text());
+        const said = firstLine(run.stderr) ?? firstLine(run.stdout);
         const how = code === null ? `ended by ${String(signal)}` : `exited with code ${code}`;
         return { kind: 'failed', reason: `${tool.name} ${how}${said === null ? '' : `: ${said}`}` };
       }
-      return parsed(tool, out.text());
+      return parsed(tool, run.stdout);
     },
     cancel() {
-      running?.kill('SIGKILL');
+      runner.cancel();
     },
   };
 }
@@ -100,48 +74,11 @@ function parsed(tool: Tool, stdout: string): SourceRead<GpuView[]> {
   }
 }
 
-/** Output gathered up to OUTPUT_MAX_BYTES; `over` once more came. */
-function bounded() {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  const self = {
-    over: false,
-    add: (chunk: Buffer) => {
-      if (self.over) return;
-      bytes += chunk.length;
-      if (bytes > OUTPUT_MAX_BYTES) self.over = true;
-      else chunks.push(chunk);
-    },
-    text: () => Buffer.concat(chunks).toString('utf8'),
-  };
-  return self;
-}
-
-function firstLine(text: string): string | null {
-  const line = text.split('\n').find((l) => l.trim() !== '');
-  return line === undefined ? null : line.trim();
-}
-
 /** The first of TOOLS that is an executable file in a directory of `path`, and where. */
 async function findTool(path: string): Promise<{ tool: Tool; path: string } | null> {
-  const dirs = path.split(delimiter).filter((d) => d !== '');
-  const suffixes = process.platform === 'win32' ? ['.exe', ''] : [''];
   for (const tool of TOOLS) {
-    for (const dir of dirs) {
-      for (const suffix of suffixes) {
-        const file = join(dir, tool.name + suffix);
-        if (await isExecutable(file)) return { tool, path: file };
-      }
-    }
+    const file = await findExecutable(tool.name, path);
+    if (file !== null) return { tool, path: file };
   }
   return null;
-}
-
-async function isExecutable(file: string): Promise<boolean> {
-  try {
-    await access(file, constants.X_OK);
-    return (await stat(file)).isFile();
-  } catch {
-    return false;
-  }
 }
