@@ -13,6 +13,8 @@ export interface ChartProps {
   yMax?: number;
   /** A drag across the chart: zoom into [from, to] (epoch seconds). */
   onZoom(from: number, to: number): void;
+  /** The words under the title when the x-axis starts later than the window ("since 10:42"). */
+  since?: string | null;
 }
 
 const HEIGHT = 160;
@@ -64,6 +66,14 @@ export function HistoryChart(props: ChartProps) {
         },
       ],
       hooks: {
+        // The x-axis's span, for a reader of the page (and its tests): a canvas shows no text.
+        setScale: [
+          (u, key) => {
+            if (key !== 'x') return;
+            target.dataset.xMin = String(u.scales.x?.min ?? '');
+            target.dataset.xMax = String(u.scales.x?.max ?? '');
+          },
+        ],
         setSelect: [
           (u) => {
             const { left, width } = u.select;
@@ -90,6 +100,11 @@ export function HistoryChart(props: ChartProps) {
   return (
     <figure class="chart">
       <figcaption>{props.title}</figcaption>
+      {props.since == null ? null : (
+        <p class="chart-since" data-testid="chart-since">
+          {props.since}
+        </p>
+      )}
       <div ref={box} class="chart-plot" role="img" aria-label={props.title} />
     </figure>
   );
