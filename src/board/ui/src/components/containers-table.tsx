@@ -184,7 +184,7 @@ export function ContainersTable(props: ContainersProps) {
                             '–'
                           ) : (
                             // A fixed time, not a ticking "ago": 500 rows must not render each second.
-                            <time dateTime={new Date(c.startedAt).toISOString()}>
+                            <time dateTime={new Date(c.startedAt).toISOString()} translate={false}>
                               {i18n.time(c.startedAt)}
                             </time>
                           )}

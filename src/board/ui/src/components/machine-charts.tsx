@@ -58,6 +58,18 @@ export function MachineCharts(props: {
     [i18n, percent, number],
   );
   const since = props.since === null ? null : t('history.since', { time: i18n.time(props.since) });
+  // A window cut to its first sample runs on to the window's end: a machine seen once has one
+  // point, and uPlot would otherwise spread a single point over years.
+  const { t: times, stepS } = props.data;
+  const first = times[0];
+  const last = times.at(-1);
+  const xRange = useMemo<[number, number] | undefined>(
+    () =>
+      props.since === null || first === undefined || last === undefined
+        ? undefined
+        : [first, last + Math.max(1, stepS)],
+    [props.since, first, last, stepS],
+  );
   return (
     <div class="charts">
       {chartsFor(props.data, props.origin).map((c) => (
@@ -70,6 +82,7 @@ export function MachineCharts(props: {
           format={formats[c.unit]}
           {...(c.unit === 'share' ? { yMax: 1 } : {})}
           since={since}
+          xRange={xRange}
           onZoom={props.onZoom}
         />
       ))}

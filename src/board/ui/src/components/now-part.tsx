@@ -16,7 +16,11 @@ export function NowPart(props: {
   const { t } = useI18n();
   const id = `now-${props.part}`;
   return (
-    <section class={`now-part ${props.part}`} aria-labelledby={`${id}-heading`} data-testid={id}>
+    <section
+      class={`now-part part-${props.part}`}
+      aria-labelledby={`${id}-heading`}
+      data-testid={id}
+    >
       <h3 id={`${id}-heading`}>{props.title}</h3>
       {props.error === null ? null : (
         <p class="source-error" data-testid={`${id}-error`}>
