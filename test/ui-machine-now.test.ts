@@ -6,7 +6,6 @@ import { BOARD_KEY, SECRETS } from './helpers/agent-fixtures.js';
 import { BOARD_TOKEN, card, openBoard, reportBody, useBrowserPage } from './helpers/browser.js';
 import {
   container,
-  eightContainers,
   failedSources,
   machineNow,
   type NowAgent,

@@ -38,7 +38,7 @@ export function service(name: string, kind: string, state = 'running') {
 }
 
 /** Eight containers, seven running: `web` is published, `db` unhealthy, `cron` exited. */
-export function eightContainers(): Record<string, unknown>[] {
+function eightContainers(): Record<string, unknown>[] {
   return [
     container('web', { image: 'nginx:1.27', cpu: 0.125, mem_used: 150e6, mem_limit: 1e9 }),
     container('db', { image: 'postgres:16', health: 'unhealthy', restarts: 3 }),
