@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { SECRETS } from './helpers/agent-fixtures.js';
 import {
@@ -9,55 +7,13 @@ import {
   useBrowserPage,
   type WatchedPage,
 } from './helpers/browser.js';
+import { pseudoLanguage, untranslated } from './helpers/pseudo-language.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
-const english = JSON.parse(
-  readFileSync(new URL('../src/board/lang/en.json', import.meta.url), 'utf8'),
-) as { messages: Record<string, string> };
-
-/**
- * A pseudo-language dropped into the board's config `lang/` directory: every message of English
- * wrapped in «…», so any English text on the page that did not come from the catalogue stands
- * out. One key is left out on purpose: it must fall back to English.
- */
+/** One key is left out of the pseudo-language on purpose: it must fall back to English. */
 const MISSING = 'summary.total';
-const pseudo = {
-  code: 'zz',
-  name: 'Pseudo',
-  messages: Object.fromEntries(
-    Object.entries(english.messages)
-      .filter(([key]) => key !== MISSING)
-      .map(([key, text]) => [key, `«${text}»`]),
-  ),
-};
-
-/** Text with letters that is neither from the catalogue (wrapped) nor marked as data. */
-function untranslated(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const found: string[] = [];
-    const letters = /\p{L}/u;
-    const isData = (el: Element | null) => el?.closest('[translate="no"]') != null;
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) {
-      const text = n.textContent ?? '';
-      if (!letters.test(text) || isData(n.parentElement)) continue;
-      if (!text.includes('«') && !text.includes('»')) found.push(`text: ${text}`);
-    }
-    for (const el of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
-      if (isData(el)) continue;
-      for (const attr of ['aria-label', 'title', 'placeholder']) {
-        // A <time>'s title is the date in the browser's own format, not a message.
-        if (attr === 'title' && el.tagName === 'TIME') continue;
-        const value = el.getAttribute(attr);
-        if (value === null || !letters.test(value)) continue;
-        if (!value.includes('«')) found.push(`${attr}: ${value}`);
-      }
-    }
-    if (!document.title.includes('«')) found.push(`title: ${document.title}`);
-    return found;
-  });
-}
+const pseudo = pseudoLanguage([MISSING]);
 
 describe('UI: languages', () => {
   const dir = tempDir('panoptes-ui-lang-');

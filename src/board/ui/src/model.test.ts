@@ -43,6 +43,7 @@ describe('parsing what the board sends', () => {
     expect(m.overview?.memory).toEqual({ total: 100, used: 60 });
     expect(m.overview?.services[0]).toEqual({
       name: 'backup',
+      kind: 'command',
       state: 'running',
       actions: ['start', 'stop'],
       board: ['stop'],
@@ -73,7 +74,7 @@ describe('parsing what the board sends', () => {
     expect(m.overview?.cpuUse).toBe(1);
     expect(m.overview?.memory).toBeNull();
     expect(m.overview?.services).toEqual([
-      { name: 'x', state: 'unknown', actions: [], board: ['start'], busy: false },
+      { name: 'x', kind: 'command', state: 'unknown', actions: [], board: ['start'], busy: false },
     ]);
     expect(m.overview?.sessions).toEqual([]);
   });

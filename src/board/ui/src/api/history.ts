@@ -1,7 +1,18 @@
 import type { Api } from './client.js';
 
 /** The metrics a history answer carries, in the order the page charts them. */
-export const CHARTED = ['cpu', 'mem', 'load', 'disk', 'latency_ms', 'gpu_util', 'gpu_mem'] as const;
+export const CHARTED = [
+  'cpu',
+  'mem',
+  'load',
+  'disk',
+  'latency_ms',
+  'gpu_util',
+  'gpu_mem',
+  'net_rx',
+  'net_tx',
+  'temp_max',
+] as const;
 export type Charted = (typeof CHARTED)[number];
 
 /** GET /api/machines/{name}/history, checked. */
@@ -59,7 +70,7 @@ export async function fetchHistory(
   const avg = {} as Record<Charted, (number | null)[]>;
   const top = {} as Record<Charted, (number | null)[]>;
   for (const k of CHARTED) {
-    // A board older than the GPU columns sends none: read as nothing recorded.
+    // A board older than a column (GPU, network, temperature) sends none: nothing recorded.
     avg[k] = series[k] === undefined ? new Array<null>(n).fill(null) : column(series[k], n);
     top[k] = max[k] === undefined ? new Array<null>(n).fill(null) : column(max[k], n);
   }

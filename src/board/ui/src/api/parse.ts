@@ -1,5 +1,6 @@
 import { safeText } from '../../../../shared/wire/free-text.js';
 import { gpus, gpusError } from './parse-gpus.js';
+import { containerAlerts, machineNow } from './parse-now.js';
 import type {
   ActionName,
   Board,
@@ -72,6 +73,7 @@ function service(value: unknown): Service | null {
     value.state === 'running' || value.state === 'stopped' ? value.state : 'unknown';
   return {
     name,
+    kind: str(value.kind) ?? 'command',
     state,
     actions: actions(value.actions),
     board: actions(value.board),
@@ -120,6 +122,7 @@ function overview(value: unknown): Overview | null {
     version: str(value.version),
     gpus: gpus(value.gpus),
     gpusError: gpusError(value.gpus_error),
+    now: machineNow(value),
   };
 }
 
@@ -178,6 +181,7 @@ export function parseMachine(value: unknown): Machine {
     verified: typeof m.verified === 'boolean' ? m.verified : null,
     silencedUntil: time(m.silenced_until),
     overview: ov,
+    containerAlerts: containerAlerts(m.container_alerts),
     attention,
     haystack,
   };

@@ -13,6 +13,8 @@ export type ServiceState = 'running' | 'stopped' | 'unknown';
 
 export interface Service {
   name: string;
+  /** command, process or container (a published container: the container of the same name). */
+  kind: string;
   state: ServiceState;
   /** What the machine publishes for this service. */
   actions: ActionName[];
@@ -67,6 +69,90 @@ export interface Overview {
   gpus: Gpu[];
   /** Why its GPU tool failed, if it did. */
   gpusError: string | null;
+  /** Containers, processes, network, temperatures and disk health (parse-now.ts). */
+  now: MachineNow;
+}
+
+/** One container as the machine's engine tells it. */
+export interface Container {
+  name: string;
+  id: string;
+  image: string;
+  /** running, exited, paused, restarting, created or dead (other values are shown as they are). */
+  state: string;
+  /** healthy, unhealthy, starting, or null without a health check. */
+  health: string | null;
+  /** When it last started (ms since the epoch), or null. */
+  startedAt: number | null;
+  /** Share of all CPUs, 0–1; null until the engine has two samples. */
+  cpu: number | null;
+  memUsed: number | null;
+  memLimit: number | null;
+  restarts: number;
+}
+
+/** One of the busiest processes (never its arguments: the wire has none). */
+export interface ProcessInfo {
+  pid: number;
+  name: string;
+  user: string;
+  /** Share of all CPUs, 0–1. */
+  cpu: number;
+  mem: number;
+}
+
+export interface NetInterface {
+  name: string;
+  /** Bytes a second; null until two samples. */
+  rxBps: number | null;
+  txBps: number | null;
+  rxBytes: number | null;
+  txBytes: number | null;
+}
+
+export interface Net {
+  rxBps: number | null;
+  txBps: number | null;
+  interfaces: NetInterface[];
+}
+
+export interface Temp {
+  label: string;
+  c: number;
+}
+
+/** One disk's health as smartctl reads it. */
+export interface DiskHealth {
+  device: string;
+  model: string | null;
+  passed: boolean | null;
+  tempC: number | null;
+  powerOnHours: number | null;
+}
+
+/**
+ * What runs on the machine now. A list is null when the machine has no such source (nothing is
+ * shown), empty when it has one with nothing in it; `…Error` says why its last read failed.
+ */
+export interface MachineNow {
+  containers: Container[] | null;
+  containersError: string | null;
+  /** Containers the machine left out of its report to keep it small. */
+  containersOmitted: number;
+  processes: ProcessInfo[] | null;
+  processesError: string | null;
+  net: Net | null;
+  netError: string | null;
+  temps: Temp[] | null;
+  tempsError: string | null;
+  smart: DiskHealth[] | null;
+  smartError: string | null;
+}
+
+/** A container the board has seen stop or turn unhealthy (the machine record's container_alerts). */
+export interface ContainerAlert {
+  name: string;
+  problem: 'stopped' | 'unhealthy';
 }
 
 export interface Machine {
@@ -86,6 +172,8 @@ export interface Machine {
   /** Notifications silenced until (ms since the epoch), or null. */
   silencedUntil: number | null;
   overview: Overview | null;
+  /** Containers that stopped or turned unhealthy since they ran (empty: none). */
+  containerAlerts: ContainerAlert[];
   /** Sessions whose latest bell is attention or error, newest first (derived). */
   attention: Session[];
   /** Lower-cased text the filter matches against (derived). */

@@ -11,13 +11,8 @@ import { createInboxFeed, inboxKey } from '../state/inbox.js';
 import { createJournalStore } from '../state/journal-store.js';
 import { useLanguages } from '../state/languages.js';
 import { SilenceContext } from '../state/notify-context.js';
-import {
-  type ActionState,
-  type ConfirmRequest,
-  type MachineOutcomes,
-  withOutcome,
-} from '../state/outcomes.js';
 import { countMachines } from '../state/select.js';
+import { useServiceActions } from '../state/service-actions.js';
 import { UptimeContext, useUptimeFeed } from '../state/uptime.js';
 import { KEYS, localStore } from '../storage.js';
 import { readView, type ViewState, writeView } from '../url-state.js';
@@ -73,8 +68,6 @@ export function BoardPage(props: BoardPageProps) {
   const { languages, choose: chooseLanguageByHand } = useLanguages(api, onCatalogue);
   const [view, setViewState] = useState<ViewState>(() => readView(window.location.search));
   const [journalOpen, setJournalOpen] = useState(() => localStore.get(KEYS.journal) !== 'closed');
-  const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
-  const [outcomes, setOutcomes] = useState<ReadonlyMap<string, MachineOutcomes>>(new Map());
   const [browserNotify, setBrowserNotify] = useState(
     () => localStore.get(KEYS.browserNotify) === 'on',
   );
@@ -224,65 +217,25 @@ export function BoardPage(props: BoardPageProps) {
     [setView, view.page],
   );
 
-  const requestAction = useCallback(
-    (machine: string, service: string, action: ActionName) =>
-      setConfirm({
-        kind: 'action',
-        machine,
-        service,
-        action,
-        unverified: board.machines.get(machine)?.verified === false,
-      }),
-    [board],
-  );
-  const requestForget = useCallback(
-    (machine: string) =>
-      setConfirm({ kind: 'forget', machine, revoke: enrolledRef.current.has(machine) }),
-    [],
-  );
-  const dismiss = useCallback((machine: string, service: string | null) => {
-    setOutcomes((all) =>
-      withOutcome(all, machine, (o) => {
-        if (service === null) return { ...o, forgetProblem: null };
-        const services = { ...o.services };
-        delete services[service];
-        return { ...o, services };
-      }),
-    );
-  }, []);
-
-  const setServiceState = (machine: string, service: string, state: ActionState) =>
-    setOutcomes((all) =>
-      withOutcome(all, machine, (o) => ({ ...o, services: { ...o.services, [service]: state } })),
-    );
-
-  const run = async (request: ConfirmRequest) => {
-    if (request.kind === 'action') {
-      const { machine, service, action } = request;
-      setServiceState(machine, service, { action, outcome: null });
-      try {
-        const outcome = await api.act(machine, service, action);
-        setServiceState(machine, service, { action, outcome });
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 401) return;
-        setServiceState(machine, service, {
-          action,
-          outcome: { kind: 'failed', message: problemText(error), exitCode: null },
-        });
-      }
-      return;
-    }
-    const { machine } = request;
-    try {
+  const forget = useCallback(
+    async (machine: string, revoke: boolean) => {
       await api.forget(machine);
       board.remove(machine);
-      if (request.revoke === true) setEnrollNonce((n) => n + 1);
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) return;
-      const message = problemText(error);
-      setOutcomes((all) => withOutcome(all, machine, (o) => ({ ...o, forgetProblem: message })));
-    }
-  };
+      if (revoke) setEnrollNonce((n) => n + 1);
+    },
+    [api, board],
+  );
+  const actions = useServiceActions(api, problemText, forget);
+  const { requestAction: ask, requestForget: askForget } = actions;
+  const requestAction = useCallback(
+    (machine: string, service: string, action: ActionName) =>
+      ask(machine, service, action, board.machines.get(machine)?.verified === false),
+    [ask, board],
+  );
+  const requestForget = useCallback(
+    (machine: string) => askForget(machine, enrolledRef.current.has(machine)),
+    [askForget],
+  );
 
   const silenceActions = useMemo(
     () => ({
@@ -341,11 +294,11 @@ export function BoardPage(props: BoardPageProps) {
                   version={version}
                   loaded={loaded}
                   view={view}
-                  outcomes={outcomes}
+                  outcomes={actions.outcomes}
                   onView={setView}
                   onAction={requestAction}
                   onForget={requestForget}
-                  onDismiss={dismiss}
+                  onDismiss={actions.dismiss}
                   onShowJournal={showJournalOf}
                 />
               </EnrolledContext.Provider>
@@ -362,24 +315,7 @@ export function BoardPage(props: BoardPageProps) {
           />
         ) : null}
       </div>
-      <ConfirmDialog
-        request={confirm}
-        onClose={(closed, confirmed) => {
-          // An unverified machine is asked about twice: anyone with the registration token
-          // could have reported under its name.
-          const again =
-            confirmed &&
-            closed.kind === 'action' &&
-            closed.unverified === true &&
-            closed.second !== true;
-          // Only the question that closed is cleared: a click between the dialog closing and
-          // its 'close' event may already have asked a new one.
-          setConfirm((current) =>
-            current !== closed ? current : again ? { ...closed, second: true } : null,
-          );
-          if (confirmed && !again) void run(closed);
-        }}
-      />
+      <ConfirmDialog request={actions.confirm} onClose={actions.closed} />
     </ClockContext.Provider>
   );
 }

@@ -13,6 +13,10 @@ export interface ChartProps {
   yMax?: number;
   /** A drag across the chart: zoom into [from, to] (epoch seconds). */
   onZoom(from: number, to: number): void;
+  /** The x-axis's span (epoch seconds), when it is not simply the data's first to last point. */
+  xRange?: [number, number] | undefined;
+  /** The words under the title when the x-axis starts later than the window ("since 10:42"). */
+  since?: string | null;
 }
 
 const HEIGHT = 160;
@@ -35,7 +39,7 @@ export function HistoryChart(props: ChartProps) {
       width: Math.max(200, target.clientWidth),
       height: HEIGHT,
       scales: {
-        x: { time: true },
+        x: props.xRange === undefined ? { time: true } : { time: true, range: props.xRange },
         y:
           props.yMax === undefined
             ? { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] }
@@ -64,6 +68,14 @@ export function HistoryChart(props: ChartProps) {
         },
       ],
       hooks: {
+        // The x-axis's span, for a reader of the page (and its tests): a canvas shows no text.
+        setScale: [
+          (u, key) => {
+            if (key !== 'x') return;
+            target.dataset.xMin = String(u.scales.x?.min ?? '');
+            target.dataset.xMax = String(u.scales.x?.max ?? '');
+          },
+        ],
         setSelect: [
           (u) => {
             const { left, width } = u.select;
@@ -85,11 +97,16 @@ export function HistoryChart(props: ChartProps) {
       observer.disconnect();
       plot.destroy();
     };
-  }, [props.t, props.avg, props.max, props.yMax, props.format]);
+  }, [props.t, props.avg, props.max, props.yMax, props.format, props.xRange]);
 
   return (
     <figure class="chart">
       <figcaption>{props.title}</figcaption>
+      {props.since == null ? null : (
+        <p class="chart-since" data-testid="chart-since">
+          {props.since}
+        </p>
+      )}
       <div ref={box} class="chart-plot" role="img" aria-label={props.title} />
     </figure>
   );

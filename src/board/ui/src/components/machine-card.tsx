@@ -6,6 +6,7 @@ import type { MachineOutcomes } from '../state/outcomes.js';
 import { followLink, machineHref } from '../state/route.js';
 import { useUptime } from '../state/uptime.js';
 import { Ago } from './ago.js';
+import { CardContainers } from './card-containers.js';
 import { GpuBars } from './gpu-bars.js';
 import { Metrics } from './metrics.js';
 import { Services } from './services.js';
@@ -157,6 +158,7 @@ function Card(props: MachineCardProps) {
           </p>
           <Metrics overview={o} />
           <GpuBars overview={o} />
+          <CardContainers machine={m} />
           <Services
             machine={m.name}
             services={o.services}

@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, createApi } from '../api/client.js';
 import {
-  type Charted,
   fetchEvents,
   fetchHistory,
   fetchUptime,
@@ -10,60 +9,25 @@ import {
   type HistoryWindow,
   type Uptime,
 } from '../api/history.js';
-import type { Catalogue } from '../api/types.js';
-import { useI18n } from '../hooks.js';
-import type { MessageKey } from '../i18n/i18n.js';
+import type { ActionName, Catalogue } from '../api/types.js';
+import { ClockContext, createClock, useI18n } from '../hooks.js';
 import { useLanguages } from '../state/languages.js';
+import { useMachineFeed } from '../state/machine-feed.js';
 import { followLink, machineHref } from '../state/route.js';
-import { HistoryChart } from './history-chart.js';
+import { useServiceActions } from '../state/service-actions.js';
+import { fromFirstSample, RANGES, rangeForData } from '../state/young-history.js';
+import { ConfirmDialog } from './confirm-dialog.js';
+import { MachineCharts } from './machine-charts.js';
+import { MachineNow } from './machine-now.js';
 import type { SignInProblem } from './sign-in.js';
 import { StateChanges } from './state-changes.js';
 import { TopBar } from './top-bar.js';
 import { UpStrip } from './up-strip.js';
 
-const RANGES = ['1h', '6h', '24h', '7d', '30d', '90d', '365d'] as const;
-const RANGE_S: Record<(typeof RANGES)[number], number> = {
-  '1h': 3600,
-  '6h': 6 * 3600,
-  '24h': 86_400,
-  '7d': 7 * 86_400,
-  '30d': 30 * 86_400,
-  '90d': 90 * 86_400,
-  '365d': 365 * 86_400,
-};
-
-/**
- * The default range for what the answer holds: a machine first seen ten minutes ago has a few
- * points at the end of 24 h (too few to draw a line), so its page opens at the smallest range
- * that still shows everything it has. Null: keep the range asked for.
- */
-export function rangeForData(data: HistoryData): string | null {
-  const first = data.up.findIndex((u) => u !== null);
-  if (first < 0) return null;
-  const end = (data.t.at(-1) ?? 0) + data.stepS;
-  const span = end - (data.t[first] ?? end);
-  const fit = RANGES.find((r) => RANGE_S[r] >= span) ?? null;
-  return fit !== null && RANGE_S[fit] < end - (data.t[0] ?? end) ? fit : null;
-}
 const POINTS = 300;
 const FIT_TRIES = 12;
 const FIT_RETRY_MS = 5000;
 const EVENTS = 50;
-
-/** Charts marked `gpu` are shown only for a machine with GPU figures in the window. */
-const CHARTS: { key: Charted; title: MessageKey; share: boolean; gpu?: true }[] = [
-  { key: 'cpu', title: 'history.cpu', share: true },
-  { key: 'mem', title: 'history.mem', share: true },
-  { key: 'load', title: 'history.load', share: false },
-  { key: 'disk', title: 'history.disk', share: true },
-  { key: 'latency_ms', title: 'history.latency', share: false },
-  { key: 'gpu_util', title: 'history.gpuUtil', share: true, gpu: true },
-  { key: 'gpu_mem', title: 'history.gpuMem', share: true, gpu: true },
-];
-
-function hasGpuData(data: HistoryData): boolean {
-  return (['gpu_util', 'gpu_mem'] as const).some((k) => data.avg[k].some((v) => v !== null));
-}
 
 function windowFromAddress(): HistoryWindow {
   const p = new URLSearchParams(window.location.search);
@@ -81,7 +45,10 @@ function writeAddress(name: string, w: HistoryWindow): void {
   window.history.replaceState(window.history.state, '', machineHref(name) + q);
 }
 
-/** One machine's page: uptime, the up/down strip, charts with range and zoom, state changes. */
+/**
+ * One machine's page: uptime, the machine now (services, containers, processes…), the up/down
+ * strip, charts with range and zoom, state changes.
+ */
 export function MachinePage(props: {
   token: string;
   name: string;
@@ -89,13 +56,34 @@ export function MachinePage(props: {
   onSignOut(why: SignInProblem | null, from?: string): void;
   onCatalogue(catalogue: Catalogue): void;
 }) {
-  const { t, percent, number, time } = useI18n();
+  const { t, number, time } = useI18n();
   const { name, onSignOut } = props;
   const api = useMemo(
     () => createApi(props.token, () => onSignOut({ kind: 'wrong' }, props.token)),
     [props.token, onSignOut],
   );
   const { languages, choose } = useLanguages(api, props.onCatalogue);
+  const feed = useMachineFeed(api, name);
+  const clock = useMemo(() => createClock(() => 0), []);
+  const problemText = useCallback(
+    (error: unknown) =>
+      error instanceof ApiError && error.status === 0
+        ? t('problem.unreachable')
+        : error instanceof Error
+          ? error.message
+          : String(error),
+    [t],
+  );
+  // Only announced machines can be forgotten, and only from the board page.
+  const noForget = useCallback(async () => undefined, []);
+  const actions = useServiceActions(api, problemText, noForget);
+  const { requestAction: ask } = actions;
+  const verified = feed.machine?.verified;
+  const requestAction = useCallback(
+    (machine: string, service: string, action: ActionName) =>
+      ask(machine, service, action, verified === false),
+    [ask, verified],
+  );
   const [win, setWin] = useState<HistoryWindow>(windowFromAddress);
   /** No range in the address: the first answer may choose a shorter one (rangeForData). */
   const fitRange = useRef<boolean | null>(null);
@@ -171,23 +159,22 @@ export function MachinePage(props: {
     setWin({ range });
   };
 
-  const formats = useMemo(
-    () => ({
-      share: (v: number) => percent(v),
-      load: (v: number) => number(v, 2),
-      ms: (v: number) => `${number(v, 1)} ms`,
-    }),
-    [percent, number],
+  // A named range shows a young machine from its first sample on; a zoom shows what it asked.
+  const shown = useMemo(
+    () => (data === null ? null : 'range' in win ? fromFirstSample(data) : { data, since: null }),
+    [data, win],
   );
+
   const show = (v: number | null | undefined) =>
     v === null || v === undefined ? '–' : `${number(v * 100, 2)} %`;
 
   return (
-    <>
+    <ClockContext.Provider value={clock}>
       <TopBar
         languages={languages}
         onLanguage={choose}
         onSignOut={() => onSignOut({ kind: 'signed-out' })}
+        status={feed.status}
         home={{ href: './', onClick: (e) => followLink(e, './') }}
       />
       <main class="machine-page" aria-labelledby="machine-page-heading">
@@ -213,6 +200,13 @@ export function MachinePage(props: {
             <dd>{show(uptime?.['30d'])}</dd>
           </div>
         </dl>
+        <MachineNow
+          machine={feed.machine}
+          outcomes={actions.outcomes.get(name)}
+          onAction={requestAction}
+          onDismiss={actions.dismiss}
+        />
+        <h2 class="history-heading">{t('history.heading')}</h2>
         <div class="range-bar">
           <fieldset class="range-picker">
             <legend>{t('history.range')}</legend>
@@ -243,31 +237,24 @@ export function MachinePage(props: {
             {t('history.problem', { detail: problem })}
           </p>
         ) : null}
-        {data === null ? (
+        {shown === null ? (
           <p class="muted">{t('history.loading')}</p>
         ) : (
           <>
-            <h2 class="history-heading">{t('history.strip')}</h2>
-            <UpStrip t={data.t} up={data.up} />
-            <div class="charts">
-              {CHARTS.filter((c) => c.gpu !== true || hasGpuData(data)).map((c) => (
-                <HistoryChart
-                  key={c.key}
-                  title={t(c.title)}
-                  t={data.t}
-                  avg={data.avg[c.key]}
-                  max={data.max[c.key]}
-                  format={c.share ? formats.share : c.key === 'load' ? formats.load : formats.ms}
-                  {...(c.share ? { yMax: 1 } : {})}
-                  onZoom={zoomTo}
-                />
-              ))}
-            </div>
+            <h3 class="history-heading">{t('history.strip')}</h3>
+            <UpStrip t={shown.data.t} up={shown.data.up} />
+            <MachineCharts
+              data={shown.data}
+              origin={feed.machine?.origin ?? null}
+              since={shown.since}
+              onZoom={zoomTo}
+            />
           </>
         )}
         <h2 class="history-heading">{t('history.events')}</h2>
         <StateChanges events={events} />
       </main>
-    </>
+      <ConfirmDialog request={actions.confirm} onClose={actions.closed} />
+    </ClockContext.Provider>
   );
 }

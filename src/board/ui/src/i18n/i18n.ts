@@ -17,6 +17,12 @@ export interface I18n {
   /** A share 0–1 as a whole percentage. */
   percent(share: number): string;
   bytes(n: number): string;
+  /** Bytes a second in the largest unit under 1,000 of it (B/s, kB/s, MB/s, GB/s). */
+  rate(bytesPerSecond: number): string;
+  /** Degrees Celsius. */
+  celsius(c: number): string;
+  /** A share 0–1 as a percentage with one decimal (a container's or process's CPU). */
+  fineShare(share: number): string;
   /** A time of day, or date and time when not today. */
   time(ms: number): string;
 }
@@ -54,6 +60,20 @@ export function createI18n(code: string, messages: Readonly<Record<string, strin
     unit: 'megabyte',
     maximumFractionDigits: 0,
   });
+  const fine = new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 });
+  const rates = (['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const).map(
+    (unit) =>
+      new Intl.NumberFormat(locale, {
+        style: 'unit',
+        unit: `${unit}-per-second`,
+        maximumFractionDigits: unit === 'byte' ? 0 : 1,
+      }),
+  );
+  const degrees = new Intl.NumberFormat(locale, {
+    style: 'unit',
+    unit: 'celsius',
+    maximumFractionDigits: 0,
+  });
   const clock = new Intl.DateTimeFormat(locale, { timeStyle: 'medium' });
   const dateClock = new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeStyle: 'medium' });
   const t = (key: MessageKey, params?: Params): string => {
@@ -71,6 +91,12 @@ export function createI18n(code: string, messages: Readonly<Record<string, strin
     number: (n, digits = 0) => numberFormat(digits).format(n),
     percent: (share) => percent.format(share),
     bytes: (n) => (n >= 1e9 ? gb.format(n / 1e9) : mb.format(n / 1e6)),
+    rate: (n) => {
+      const step = n < 1e3 ? 0 : n < 1e6 ? 1 : n < 1e9 ? 2 : 3;
+      return (rates[step] ?? rates[0])?.format(n / 1000 ** step) ?? String(n);
+    },
+    celsius: (c) => degrees.format(c),
+    fineShare: (v) => fine.format(v),
     time: (ms) => {
       const d = new Date(ms);
       return d.toDateString() === new Date().toDateString() ? clock.format(d) : dateClock.format(d);
