@@ -20,6 +20,7 @@ const RESTART_FIELDS: readonly Field[] = [
   ['report (on/off)', (s) => s.report !== null],
   ['report.interval', (s) => s.report?.intervalMs ?? null],
   ['gpu_interval', (s) => s.gpuIntervalMs],
+  ['containers.socket', (s) => s.containerSocket],
 ];
 
 const LIVE_FIELDS: readonly Field[] = [
@@ -66,6 +67,7 @@ export function keepAgentRestartFields(running: AgentSettings, next: AgentSettin
     location: running.location,
     proxy: running.proxy,
     dataDir: running.dataDir,
+    containerSocket: running.containerSocket,
     tls: tlsSwitched ? running.tls : next.tls,
     report,
   };
