@@ -175,8 +175,9 @@ export class ContainerWatch implements SourceReader<ContainerView[]> {
     if (this.states === null) return null;
     const direct = this.states.get(container);
     if (direct !== undefined) return direct;
+    // By an id prefix: only the full ids are tried (the names are keys too).
     for (const [key, state] of this.states) {
-      if (names({ id: key, name: '' }, container)) return state;
+      if (key.length === 64 && names({ id: key, name: '' }, container)) return state;
     }
     return null;
   }

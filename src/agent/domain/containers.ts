@@ -194,7 +194,9 @@ export class CpuSamples {
 export function names(c: { id: string; name: string }, wanted: string): boolean {
   if (c.name === wanted) return true;
   const id = wanted.toLowerCase();
-  return id.length >= SHORT_ID_LENGTH && ID.test(id) && c.id.startsWith(id);
+  // The overview carries the short id; the config may name the full one.
+  if (id.length < SHORT_ID_LENGTH || !ID.test(id) || !ID.test(c.id)) return false;
+  return c.id.startsWith(id) || id.startsWith(c.id);
 }
 
 /**
