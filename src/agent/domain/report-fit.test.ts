@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HandedResult } from '../../shared/wire/action.js';
+import type { ContainerView } from '../../shared/wire/machine-now.js';
 import type { Overview } from '../../shared/wire/overview.js';
 import { fitReport, REPORT_MAX_BYTES, trimResult } from './report-fit.js';
 
@@ -86,7 +87,7 @@ describe('fitReport', () => {
 });
 
 describe('fitReport with containers', () => {
-  const container = (i: number, state: 'running' | 'exited' = 'running') => ({
+  const container = (i: number, state: 'running' | 'exited' = 'running'): ContainerView => ({
     name: `app-${String(i).padStart(3, '0')}-${'n'.repeat(40)}`,
     id: i.toString(16).padStart(12, '0'),
     image: `registry.example.com/team/app-${i}:1.2.3`,
