@@ -36,13 +36,16 @@ export class ContainerControl {
 
   /** Starts or stops the container; "already running / not running" (HTTP 304) is success. */
   async act(config: ContainerService, action: ActionName): Promise<ActionRun> {
-    const timeoutMs = containerTimeoutMs(config);
+    // The action and the look at the state after it, within the time-out the service states.
+    const timeoutMs = containerTimeoutMs(config) - REFRESH_TIMEOUT_MS;
     const answer =
       action === 'start'
         ? await this.engine.start(config.container, timeoutMs)
         : await this.engine.stop(config.container, config.stopGraceMs / 1000, timeoutMs);
     // The service's state follows at once, not at the next read of every container.
-    await this.watch.refresh(config.container, REFRESH_TIMEOUT_MS);
+    if (answer.ok || answer.kind === 'refused') {
+      await this.watch.refresh(config.container, REFRESH_TIMEOUT_MS);
+    }
     const what = `container ${config.container}`;
     if (answer.ok) {
       const done = action === 'start' ? 'started' : 'stopped';

@@ -241,7 +241,7 @@ describe('ContainerControl', () => {
       exit_code: null,
       output: 'container web was not running',
     });
-    expect(fake.calls).toContain(`stop web 8 ${containerTimeoutMs(web)}`);
+    expect(fake.calls).toContain(`stop web 8 ${containerTimeoutMs(web) - 2000}`);
     expect(containerTimeoutMs(web)).toBe(18_000);
   });
 
