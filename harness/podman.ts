@@ -1,5 +1,14 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,6 +136,8 @@ export async function startPodman(): Promise<PodmanHarness> {
   trackChild(service);
   const serviceExited = new Promise<void>((resolve) => service.once('exit', () => resolve()));
 
+  /** The full ids of the containers made here. */
+  const made = new Set<string>();
   const closeNow = (): void => {
     spawnSync('podman', [...flags, 'rm', '-af', '-t', '0'], { env, timeout: 30_000 });
     try {
@@ -134,6 +145,7 @@ export async function startPodman(): Promise<PodmanHarness> {
     } catch {
       // already gone
     }
+    killLeftovers(dir, made);
     rmSync(dir, { recursive: true, force: true });
   };
   const entry = { closeNow };
@@ -170,7 +182,9 @@ export async function startPodman(): Promise<PodmanHarness> {
         args.push('--health-retries', String(options.healthRetries));
       if (options.restart !== undefined) args.push('--restart', options.restart);
       args.push(TEST_IMAGE, ...(options.cmd ?? ['/bin/busybox', 'sleep', '100000']));
-      return podman(args);
+      const id = await podman(args);
+      made.add(id);
+      return id;
     },
     async healthcheck(name) {
       // Exit 1 means "unhealthy", which is an answer here, not a failure.
@@ -187,7 +201,11 @@ export async function startPodman(): Promise<PodmanHarness> {
     },
     async close() {
       if (!open.delete(entry)) return;
-      await podman(['rm', '-af', '-t', '0']).catch(() => '');
+      // A container that was being stopped through the API may resist one removal.
+      for (let tries = 0; tries < 3; tries += 1) {
+        await podman(['rm', '-af', '-t', '0']).catch(() => '');
+        if ((await podman(['ps', '-aq']).catch(() => '')) === '') break;
+      }
       if (service.pid !== undefined) {
         try {
           process.kill(-service.pid, 'SIGTERM');
@@ -204,10 +222,55 @@ export async function startPodman(): Promise<PodmanHarness> {
         await serviceExited;
         clearTimeout(killer);
       }
+      killLeftovers(dir, made);
       rmSync(dir, { recursive: true, force: true });
     },
   };
   return harness;
+}
+
+/**
+ * The last resort when Podman left something behind (a container being stopped through the API
+ * while it is removed can keep its processes or its cgroup): SIGKILLs every process in the
+ * containers' cgroups and every one whose command line names `dir` (conmon names its
+ * container's directories), and removes the cgroups.
+ */
+function killLeftovers(dir: string, ids: ReadonlySet<string>): void {
+  const groups: string[] = [];
+  for (const id of ids) {
+    groups.push(`/sys/fs/cgroup/libpod_parent/libpod-${id}`);
+    for (const controller of readdirSync('/sys/fs/cgroup')) {
+      groups.push(`/sys/fs/cgroup/${controller}/libpod_parent/libpod-${id}`);
+    }
+  }
+  const pids = new Set<number>();
+  for (const group of groups) {
+    try {
+      for (const pid of readFileSync(`${group}/cgroup.procs`, 'utf8').split('\n')) {
+        if (pid !== '') pids.add(Number(pid));
+      }
+    } catch {
+      // no such cgroup
+    }
+  }
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir)) pids.add(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+  for (const group of groups) {
+    if (existsSync(group)) spawnSync('rmdir', [group]);
+  }
 }
 
 /** Waits until the API answers `GET /_ping` on `socket`. */
