@@ -7,13 +7,6 @@ import {
   type EngineCall,
 } from '../domain/container-watch.js';
 
-/**
- * The Docker Engine API version the agent speaks: Docker 20.10 and later serve it, and so does
- * Podman's compatible API (3.x and later).
- */
-export const DOCKER_API_VERSION = 'v1.41';
-const API = `/${DOCKER_API_VERSION}`;
-
 /** The most a list may weigh (thousands of containers fit); other answers are small. */
 const LIST_MAX_BYTES = 16 * 1024 * 1024;
 const ANSWER_MAX_BYTES = 1024 * 1024;
@@ -82,7 +75,10 @@ export function dockerEngine(
     try {
       const answer = await poolFor(socket).request({
         method,
-        path: `${API}${path}`,
+        // No version prefix: the engine answers in its own current API version. A pinned one
+        // ages out (Docker 29 refuses anything older than 1.44, Docker 20.10 anything newer
+        // than 1.41); the few fields read are the same in all of them, and in Podman's.
+        path,
         signal: controller.signal,
         headersTimeout: Math.max(1, timeoutMs),
         bodyTimeout: Math.max(1, timeoutMs),
