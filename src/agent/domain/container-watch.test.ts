@@ -169,12 +169,11 @@ describe('ContainerWatch', () => {
     });
   });
 
-  it('fails the whole read when one call runs out of time; leaves out one removed meanwhile', async () => {
-    const containers = [
+  it('leaves out a container removed between the list and its inspect', async () => {
+    const fake = fakeEngine([
       { id: id(1), name: 'a', state: 'running' },
       { id: id(2), name: 'b', state: 'running' },
-    ];
-    const fake = fakeEngine(containers);
+    ]);
     const inspect = fake.engine.inspect;
     fake.engine.inspect = (key, t) =>
       key === id(2)
@@ -183,9 +182,54 @@ describe('ContainerWatch', () => {
     const watch = new ContainerWatch(fake.engine, new ManualClock(), () => 1);
     const read = await watch.read(1000);
     expect(read.kind === 'ok' && read.value.map((c) => c.name)).toEqual(['a']);
-    fake.engine.stats = () =>
+  });
+
+  it('a read cut short lists every container, the rest from their last inspect, and goes on there next time', async () => {
+    const clock = new ManualClock();
+    const containers: Fake[] = Array.from({ length: 10 }, (_, i) => ({
+      id: id(i + 1),
+      name: `c${i}`,
+      state: 'running',
+      ...(i === 9 ? { health: 'unhealthy', restarts: 2 } : {}),
+    }));
+    const fake = fakeEngine(containers);
+    const watch = new ContainerWatch(fake.engine, clock, () => 1);
+    await watch.read(1000);
+    // Now the engine is slow: the time-out passes during the first 8 inspects, and c9 stopped.
+    (containers[9] as Fake).state = 'exited';
+    const inspect = fake.engine.inspect;
+    let asked: string[] = [];
+    fake.engine.inspect = async (key, t) => {
+      asked.push(key);
+      await clock.advance(1000);
+      return inspect(key, t);
+    };
+    const cut = await watch.read(1000);
+    if (cut.kind !== 'ok') throw new Error(JSON.stringify(cut));
+    expect(asked).toHaveLength(ENGINE_CONCURRENCY);
+    expect(cut.value).toHaveLength(10);
+    const c9 = cut.value.find((c) => c.name === 'c9');
+    expect(c9).toMatchObject({ state: 'exited', health: 'unhealthy', restarts: 2, mem_used: null });
+    // The next read begins with the two it did not reach.
+    asked = [];
+    fake.engine.inspect = (key, t) => {
+      asked.push(key);
+      return inspect(key, t);
+    };
+    await watch.read(1000);
+    expect(asked.slice(0, 2)).toEqual([id(9), id(10)]);
+  });
+
+  it('fails when the engine answers the list but nothing else in time', async () => {
+    const fake = fakeEngine([{ id: id(1), name: 'a', state: 'running' }]);
+    fake.engine.inspect = () =>
       Promise.resolve({ ok: false, kind: 'timeout', reason: 'no answer within 1000 ms' });
-    expect(await watch.read(1000)).toEqual({ kind: 'failed', reason: 'no answer within 1000 ms' });
+    const watch = new ContainerWatch(fake.engine, new ManualClock(), () => 1);
+    expect(await watch.read(1000)).toEqual({
+      kind: 'failed',
+      reason: 'the container engine did not answer within 1000 ms',
+    });
+    expect(watch.serviceState('a')).toBe('unknown');
   });
 
   it(`lists at most ${CONTAINERS_MAX}, published first, says how many it left out, asks ${ENGINE_CONCURRENCY} at a time`, async () => {

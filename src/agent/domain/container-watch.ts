@@ -58,11 +58,16 @@ export const ENGINE_CONCURRENCY = 8;
 /**
  * The containers source: lists the engine's containers, inspects each (health, start time,
  * restarts) and takes one stats sample of each running one, a few at a time, the whole read
- * within its time-out. It also keeps each container's state from the last read, which the
- * published container services show.
+ * within its time-out. A read the time-out cuts short (hundreds of containers on a slow engine)
+ * still lists them all: those it did not reach with what their last inspect said and no CPU or
+ * memory; the next read starts with them. Only an engine that answered nothing but the list is
+ * a failure. It also keeps each container's state from the last read, which the published
+ * container services show.
  */
 export class ContainerWatch implements SourceReader<ContainerView[]> {
   private readonly cpu = new CpuSamples();
+  /** What each container's last inspect said, and when (a read cut short uses it). */
+  private readonly inspected = new Map<string, { details: Inspected; at: number }>();
   /** State by name and by full id, from the last read; null while the engine is not read. */
   private states: Map<string, ContainerState> | null = null;
   private published: readonly string[] = [];
@@ -124,40 +129,62 @@ export class ContainerWatch implements SourceReader<ContainerView[]> {
       (c) => keepRank({ ...c, unhealthy: c.unhealthyHint }, this.published),
       CONTAINERS_MAX,
     );
-    let timedOut: string | null = null;
-    const views = await inBatches(kept, ENGINE_CONCURRENCY, async (c) => {
-      if (timedOut !== null || left() <= 0) {
-        timedOut ??= `the container engine did not answer within ${timeoutMs} ms`;
-        return null;
+    // Those asked about longest ago go first: a read its time-out cut short goes on, at the
+    // next one, with the containers it did not reach.
+    const order = [...kept].sort(
+      (a, b) => (this.inspected.get(a.id)?.at ?? 0) - (this.inspected.get(b.id)?.at ?? 0),
+    );
+    let outOfTime = false;
+    let answered = 0;
+    const views = await inBatches(order, ENGINE_CONCURRENCY, async (c) => {
+      let fresh: Inspected | null = null;
+      if (!outOfTime && left() > 0) {
+        const answer = await this.engine.inspect(c.id, left());
+        if (answer.ok) {
+          answered += 1;
+          fresh = parseInspect(answer.value);
+          if (fresh !== null) this.inspected.set(c.id, { details: fresh, at: this.clock.now() });
+        } else if (answer.status === 404) {
+          // Removed between the list and now: not listed.
+          return null;
+        } else if (answer.kind === 'timeout') {
+          outOfTime = true;
+        }
+      } else {
+        outOfTime = true;
       }
-      const inspected = await this.engine.inspect(c.id, left());
-      if (!inspected.ok && inspected.kind === 'timeout') timedOut = inspected.reason;
-      // Removed between the list and now: not listed.
-      if (!inspected.ok && inspected.status === 404) return null;
-      const details: Inspected | null = inspected.ok ? parseInspect(inspected.value) : null;
-      const state = details?.state ?? c.state;
+      // Not asked this time: what the last inspect said, but the state the list says now.
+      const cached = fresh === null ? this.inspected.get(c.id)?.details : undefined;
+      const details = fresh ?? (cached === undefined ? null : { ...cached, state: null });
+      const state = fresh?.state ?? c.state;
+      let cpu: number | null = null;
       let stats: StatsSample | null = null;
-      if ((state === 'running' || state === 'paused') && timedOut === null && left() > 0) {
+      if ((state === 'running' || state === 'paused') && !outOfTime && left() > 0) {
         const sampled = await this.engine.stats(c.id, left());
-        if (!sampled.ok && sampled.kind === 'timeout') timedOut = sampled.reason;
-        stats = sampled.ok ? parseStats(sampled.value) : null;
+        if (!sampled.ok && sampled.kind === 'timeout') {
+          outOfTime = true;
+        } else {
+          stats = sampled.ok ? parseStats(sampled.value) : null;
+          const ns = state === 'running' ? (stats?.cpuTotalNs ?? null) : null;
+          cpu = this.cpu.share(c.id, ns, stats?.readAt ?? this.clock.now(), this.cpus());
+        }
       }
-      const at = stats?.readAt ?? this.clock.now();
-      const cpu =
-        state === 'running'
-          ? this.cpu.share(c.id, stats?.cpuTotalNs ?? null, at, this.cpus())
-          : null;
       states.set(c.name, state);
       states.set(c.id, state);
       return containerView(c, details, cpu, stats);
     });
-    if (timedOut !== null) {
+    if (outOfTime && answered === 0) {
       this.states = null;
-      return { kind: 'failed', reason: timedOut };
+      return {
+        kind: 'failed',
+        reason: `the container engine did not answer within ${timeoutMs} ms`,
+      };
     }
     this.states = states;
+    const present = new Set(all.map((c) => c.id));
+    for (const id of this.inspected.keys()) if (!present.has(id)) this.inspected.delete(id);
+    this.cpu.keepOnly(present);
     const listedViews = views.filter((v): v is ContainerView => v !== null);
-    this.cpu.keepOnly(new Set(kept.filter((c) => states.get(c.id) === 'running').map((c) => c.id)));
     listedViews.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const omitted = all.length - kept.length;
     return {
