@@ -130,6 +130,8 @@ describe('agent: GET /api/overview', () => {
         actions: ['start', 'stop'],
         board: ['start'],
         busy: false,
+        // The default 60 s time-out and the 2 s grace after SIGTERM.
+        timeout_s: 62,
       },
       {
         name: 'worker',
@@ -138,6 +140,8 @@ describe('agent: GET /api/overview', () => {
         actions: ['start', 'stop'],
         board: [],
         busy: false,
+        // The default 10 s stop grace and 2 s for the kill.
+        timeout_s: 12,
         last_exit: null,
       },
     ]);

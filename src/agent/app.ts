@@ -7,6 +7,8 @@ import { VERSION } from '../shared/version.js';
 import type { AgentSettings } from './config.js';
 import { Bells } from './domain/bells.js';
 import type { Clock } from './domain/clock.js';
+import { ContainerControl } from './domain/container-service.js';
+import { type ContainerEngine, ContainerWatch } from './domain/container-watch.js';
 import { OverviewSource, type SystemProbe } from './domain/overview.js';
 import type { ProcessSupervisor } from './domain/process-service.js';
 import { type ActionOutcome, Services } from './domain/services.js';
@@ -31,6 +33,11 @@ export interface AgentDeps {
    * interval; a field without a source is never in the overview.
    */
   sources?: readonly SourceSpec[];
+  /**
+   * The Docker Engine API (Docker or Podman): the overview's `containers`, read every
+   * `sampleIntervalMs`, and the services of kind container. None: neither.
+   */
+  containerEngine?: ContainerEngine;
 }
 
 /** One background source: the overview field it fills, its reader and how often it is read. */
@@ -72,15 +79,25 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     bellToken: settings.bellToken,
     limiter: new FailureLimiter(() => deps.clock.now()),
   };
+  const specs = [...(deps.sources ?? [])];
+  let containers: ContainerControl | undefined;
+  if (deps.containerEngine !== undefined) {
+    const watch = new ContainerWatch(
+      deps.containerEngine,
+      deps.clock,
+      () => deps.probe.cpus().length,
+    );
+    containers = new ContainerControl(deps.containerEngine, watch);
+    specs.push({ field: 'containers', reader: watch, intervalMs: settings.sampleIntervalMs });
+  }
   const services = new Services(settings.services, {
     machine: settings.name,
     spawner: deps.spawner,
     clock: deps.clock,
+    ...(containers === undefined ? {} : { containers }),
   });
   const bells = new Bells(deps.clock);
-  const sources = (deps.sources ?? []).map(
-    (spec) => new SourceWatch<unknown>({ ...spec, clock: deps.clock }),
-  );
+  const sources = specs.map((spec) => new SourceWatch<unknown>({ ...spec, clock: deps.clock }));
   const overview = new OverviewSource({
     name: settings.name,
     version: VERSION,

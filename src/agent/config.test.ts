@@ -205,9 +205,50 @@ describe('agent config', () => {
         `name: a\ntoken: ${TOKEN}\nservices:\n  none: {status: [/bin/true]}\n  both: {run: [sleep, "1"], start: [x]}\n  lacks: {start: [x], board: [stop]}\n`,
       ),
     ).toEqual([
-      'services.none: needs `run`, or `start` and/or `stop`',
+      'services.none: needs `container`, `run`, or `start` and/or `stop`',
       'services.both: a process service (run) has no start, stop, status or timeout',
       'services.lacks.board: allows stop, which the service does not publish',
+    ]);
+  });
+
+  it('reads a container service (stop_grace default 10 s) and refuses one with commands', () => {
+    const s = loadAgentConfig(
+      file(
+        `name: web1\ntoken: ${TOKEN}\ncontainers:\n  socket: run/docker.sock\nservices:\n` +
+          '  web:\n    container: web-1\n    board: [start, stop]\n    stop_grace: 8\n' +
+          '  db:\n    container: 0123456789ab\n',
+      ),
+      {},
+      {},
+    );
+    expect(s.containerSocket).toBe(`${dir.path}/run/docker.sock`);
+    expect(s.sampleIntervalMs).toBe(10_000);
+    expect(s.services).toEqual([
+      {
+        kind: 'container',
+        name: 'web',
+        container: 'web-1',
+        board: ['start', 'stop'],
+        stopGraceMs: 8000,
+      },
+      { kind: 'container', name: 'db', container: '0123456789ab', board: [], stopGraceMs: 10_000 },
+    ]);
+    expect(s.services.map(publishedActions)).toEqual([
+      ['start', 'stop'],
+      ['start', 'stop'],
+    ]);
+    expect(loadAgentConfig(file(`name: a\ntoken: ${TOKEN}\n`), {}, {}).containerSocket).toBeNull();
+    expect(
+      problems(
+        `name: a\ntoken: ${TOKEN}\nservices:\n  web: {container: web, start: [x], cwd: /}\n  bad: {container: "-rf /"}\n`,
+      ),
+    ).toEqual(['services.bad.container: must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,254}$']);
+    expect(
+      problems(
+        `name: a\ntoken: ${TOKEN}\nservices:\n  web: {container: web, start: [x], cwd: /}\n`,
+      ),
+    ).toEqual([
+      'services.web: a container service (container) has no start, cwd: the engine starts and stops it',
     ]);
   });
 

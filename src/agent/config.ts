@@ -27,8 +27,17 @@ const ServiceEnv = Type.Record(
   { maxProperties: SERVICE_ENV_MAX.names, additionalProperties: false },
 );
 
+/** A container's name or id, as Docker allows them. */
+export const CONTAINER_NAME_PATTERN = '^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,254}$';
+
 const ServiceFile = Type.Object(
   {
+    container: Type.Optional(
+      Type.String({
+        pattern: CONTAINER_NAME_PATTERN,
+        description: "a container's name (or id) on the engine: a service of kind container",
+      }),
+    ),
     start: Type.Optional(Argv),
     stop: Type.Optional(Argv),
     status: Type.Optional(Argv),
@@ -72,7 +81,7 @@ export const AgentConfigFile = Type.Object(
         minimum: 1,
         maximum: 3600,
         description:
-          'seconds between two reads of the processes, network, temperatures and disk health ' +
+          'seconds between two reads of the containers, processes, network, temperatures and disk health ' +
           '(default: report.interval, else 10)',
       }),
     ),
@@ -81,6 +90,19 @@ export const AgentConfigFile = Type.Object(
         minLength: 1,
         description: 'where temperatures are read (default /sys/class/hwmon)',
       }),
+    containers: Type.Optional(
+      Type.Object(
+        {
+          socket: Type.Optional(
+            Type.String({
+              minLength: 1,
+              description:
+                "the Docker Engine API's unix socket (default: DOCKER_HOST when unix://, else /var/run/docker.sock, else /run/podman/podman.sock)",
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
     ),
     report: Type.Optional(
       Type.Object(
@@ -124,7 +146,18 @@ export interface ProcessService {
   env?: Readonly<Record<string, string>>;
 }
 
-export type ServiceConfig = CommandService | ProcessService;
+/** A container on the engine that the agent starts and stops (it never creates or removes one). */
+export interface ContainerService {
+  kind: 'container';
+  name: string;
+  /** The container's name or id. */
+  container: string;
+  board: ActionName[];
+  /** What a stop gives the container between SIGTERM and SIGKILL. */
+  stopGraceMs: number;
+}
+
+export type ServiceConfig = CommandService | ProcessService | ContainerService;
 
 /** Everything the agent needs to run, defaults applied. */
 export interface AgentSettings {
@@ -147,10 +180,12 @@ export interface AgentSettings {
   report: { board: string; token: string; intervalMs: number; ca: string | null } | null;
   /** Between two reads of nvidia-smi / rocm-smi: gpu_interval, else the report interval, else 10 s. */
   gpuIntervalMs: number;
-  /** Between two reads of processes, network, temperatures, disk health: sample_interval, else the report interval, else 10 s. */
+  /** Between two reads of containers, processes, network, temperatures, disk health: sample_interval, else the report interval, else 10 s. */
   sampleIntervalMs: number;
   /** The hwmon tree temperatures are read from: `hwmon` (relative to the file), else /sys/class/hwmon. */
   hwmonRoot: string;
+  /** `containers.socket` (absolute), or null: DOCKER_HOST or the usual sockets are looked for. */
+  containerSocket: string | null;
   /**
    * Environment variables a secret field (token, board_key, report.token) was read from with
    * `${NAME}`: removed from what services inherit, like the PANOPTES_* secrets.
@@ -210,6 +245,26 @@ export function agentSettings(
     const board = [...new Set(s.board ?? [])];
     const cwd = s.cwd ?? null;
     const env = s.env === undefined ? {} : { env: s.env };
+    if (s.container !== undefined) {
+      const other = (['run', 'start', 'stop', 'status', 'timeout', 'cwd', 'env'] as const).filter(
+        (key) => s[key] !== undefined,
+      );
+      if (other.length > 0) {
+        problems.push({
+          field,
+          problem: `a container service (container) has no ${other.join(', ')}: the engine starts and stops it`,
+        });
+        continue;
+      }
+      services.push({
+        kind: 'container',
+        name,
+        container: s.container,
+        board,
+        stopGraceMs: (s.stop_grace ?? AGENT_DEFAULTS.stopGrace) * 1000,
+      });
+      continue;
+    }
     if (s.run !== undefined) {
       if (s.start || s.stop || s.status || s.timeout !== undefined) {
         problems.push({
@@ -230,13 +285,13 @@ export function agentSettings(
       continue;
     }
     if (!s.start && !s.stop) {
-      problems.push({ field, problem: 'needs `run`, or `start` and/or `stop`' });
+      problems.push({ field, problem: 'needs `container`, `run`, or `start` and/or `stop`' });
       continue;
     }
     if (s.stop_grace !== undefined) {
       problems.push({
         field: `${field}.stop_grace`,
-        problem: 'only applies to a process service (run)',
+        problem: 'only applies to a process service (run) or a container service (container)',
       });
     }
     for (const action of board) {
@@ -305,11 +360,13 @@ export function agentSettings(
         (raw.report ? (raw.report.interval ?? AGENT_DEFAULTS.reportInterval) : undefined) ??
         AGENT_DEFAULTS.sampleInterval) * 1000,
     hwmonRoot: raw.hwmon === undefined ? AGENT_DEFAULTS.hwmon : resolve(baseDir, raw.hwmon),
+    containerSocket:
+      raw.containers?.socket === undefined ? null : resolve(baseDir, raw.containers.socket),
   };
 }
 
 /** The actions a service publishes. */
 export function publishedActions(service: ServiceConfig): ActionName[] {
-  if (service.kind === 'process') return [...ACTIONS];
+  if (service.kind !== 'command') return [...ACTIONS];
   return ACTIONS.filter((a) => service[a] !== null);
 }

@@ -12,6 +12,7 @@ import { type AgentSettings, loadAgentConfig } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { Reporter } from './domain/reporter.js';
 import { enroll } from './enroll/enroll.js';
+import { dockerEngine, engineSockets } from './io/container-engine.js';
 import { childEnv, trackedSpawner } from './io/node-spawner.js';
 import { privateDir } from './io/private-files.js';
 import { RanFile } from './io/ran-file.js';
@@ -52,6 +53,7 @@ async function runAgent(cli: CliOptions): Promise<void> {
   }
   const env = childEnv(process.env, settings.secretEnv);
   const spawner = trackedSpawner(env);
+  const containerEngine = dockerEngine(engineSockets(settings.containerSocket, env));
   const agent = await buildAgent({
     settings: honoured(settings),
     logger,
@@ -59,6 +61,7 @@ async function runAgent(cli: CliOptions): Promise<void> {
     spawner: spawner.spawn,
     probe: nodeSystemProbe(['/', settings.dataDir]),
     sources: machineSources(settings, env),
+    containerEngine,
   });
   // In the background, once per interval: the overview only reads what the last read found.
   for (const source of agent.sources) source.start();
@@ -180,6 +183,7 @@ async function runAgent(cli: CliOptions): Promise<void> {
         await trigger.idle();
         await stopReporting();
         await Promise.all(agent.sources.map((source) => source.stop()));
+        await containerEngine.close();
         await agent.app.close();
         await agent.services.stopAll();
         // Status checks still running would outlive the agent in their own process groups.

@@ -22,6 +22,7 @@ const RESTART_FIELDS: readonly Field[] = [
   ['gpu_interval', (s) => s.gpuIntervalMs],
   ['sample_interval', (s) => s.sampleIntervalMs],
   ['hwmon', (s) => s.hwmonRoot],
+  ['containers.socket', (s) => s.containerSocket],
 ];
 
 const LIVE_FIELDS: readonly Field[] = [
@@ -68,6 +69,7 @@ export function keepAgentRestartFields(running: AgentSettings, next: AgentSettin
     location: running.location,
     proxy: running.proxy,
     dataDir: running.dataDir,
+    containerSocket: running.containerSocket,
     tls: tlsSwitched ? running.tls : next.tls,
     report,
   };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { buildAgent } from '../agent/app.js';
 import { agentSettings } from '../agent/config.js';
 import { systemClock as agentClock } from '../agent/domain/clock.js';
+import { dockerEngine, engineSockets } from '../agent/io/container-engine.js';
 import { childEnv, nodeSpawner } from '../agent/io/node-spawner.js';
 import { machineSources } from '../agent/io/sources.js';
 import { nodeSystemProbe } from '../agent/io/system-probe.js';
@@ -48,6 +49,7 @@ runMain('panoptes', async () => {
     },
     agentConfigFile,
   );
+  const containerEngine = dockerEngine(engineSockets(null, childEnv(process.env)));
   const agent = await buildAgent({
     settings,
     logger: agentLog,
@@ -55,6 +57,7 @@ runMain('panoptes', async () => {
     spawner: nodeSpawner(childEnv(process.env)),
     probe: nodeSystemProbe(['/', dataDir]),
     sources: machineSources(settings, childEnv(process.env)),
+    containerEngine,
   });
   for (const source of agent.sources) source.start();
   await agent.app.listen({
@@ -92,6 +95,7 @@ runMain('panoptes', async () => {
   exitOnSignal(logger, async () => {
     await board.stop();
     await Promise.all(agent.sources.map((source) => source.stop()));
+    await containerEngine.close();
     await agent.app.close();
   });
 });

@@ -19,6 +19,8 @@ import { ManualClock } from '../../src/shared/clock.js';
 export class FakeClient implements AgentClient {
   polls: AgentTarget[] = [];
   relays: { target: AgentTarget; what: string; action: string }[] = [];
+  /** How long the board gave each relay (ms), in order. */
+  relayTimeouts: number[] = [];
   overviews = new Map<string, Observation>();
   answers = new Map<string, RelayOutcome>();
 
@@ -28,8 +30,14 @@ export class FakeClient implements AgentClient {
       this.overviews.get(target.url) ?? { ok: false, error: 'connection refused' },
     );
   }
-  relay(target: AgentTarget, what: string, action: string): Promise<RelayOutcome> {
+  relay(
+    target: AgentTarget,
+    what: string,
+    action: string,
+    timeoutMs: number,
+  ): Promise<RelayOutcome> {
     this.relays.push({ target, what, action });
+    this.relayTimeouts.push(timeoutMs);
     return Promise.resolve(
       this.answers.get(target.url) ?? { kind: 'unreachable', error: 'connection refused' },
     );

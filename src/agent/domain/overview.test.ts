@@ -71,6 +71,8 @@ describe('OverviewSource', () => {
           actions: ['start'],
           board: [],
           busy: false,
+          // Its 1 s time-out and the 2 s it is given after SIGTERM.
+          timeout_s: 3,
         },
       ],
       sessions: [

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HandedResult } from '../../shared/wire/action.js';
+import type { ContainerView } from '../../shared/wire/machine-now.js';
 import type { Overview } from '../../shared/wire/overview.js';
 import { fitReport, REPORT_MAX_BYTES, trimResult } from './report-fit.js';
 
@@ -82,6 +83,70 @@ describe('fitReport', () => {
     const fitted = fitReport(overview(sessions), 'http://x', []);
     expect(fitted.report.sessions?.[0]?.session).toBe('s0');
     expect(fitted.report.sessions?.length).toBeLessThan(120);
+  });
+});
+
+describe('fitReport with containers', () => {
+  const container = (i: number, state: 'running' | 'exited' = 'running'): ContainerView => ({
+    name: `app-${String(i).padStart(3, '0')}-${'n'.repeat(40)}`,
+    id: i.toString(16).padStart(12, '0'),
+    image: `registry.example.com/team/app-${i}:1.2.3`,
+    state,
+    health: null,
+    started_at: '2025-01-01T00:00:00.000Z',
+    cpu: 0.01,
+    mem_used: 123456789,
+    mem_limit: 987654321,
+    restarts: 0,
+  });
+
+  it('cuts 500 containers to fit, keeping published, stopped and unhealthy ones, and counts the rest', () => {
+    const containers = Array.from({ length: 500 }, (_, i) =>
+      container(i, i % 50 === 7 ? 'exited' : 'running'),
+    );
+    const sick = { ...container(300), health: 'unhealthy' as const };
+    containers[300] = sick;
+    const o: Overview = {
+      ...overview([
+        { session: 's', why: 'attention', text: 'look', at: '2025-01-01T00:00:00.000Z' },
+      ]),
+      services: [
+        {
+          name: 'site',
+          kind: 'container',
+          container: containers[499]?.name as string,
+          state: 'running',
+          actions: ['start', 'stop'],
+          board: ['start', 'stop'],
+          busy: false,
+          timeout_s: 20,
+        },
+      ],
+      containers,
+      containers_omitted: 3,
+    };
+    expect(Buffer.byteLength(JSON.stringify(o))).toBeGreaterThan(2 * REPORT_MAX_BYTES);
+    const fitted = fitReport(o, 'http://web1:8701', [result('a', 'done')]);
+    expect(Buffer.byteLength(fitted.json)).toBeLessThanOrEqual(REPORT_MAX_BYTES);
+    const sent = fitted.report.containers ?? [];
+    expect(sent.length).toBeGreaterThan(100);
+    expect(fitted.report.containers_omitted).toBe(3 + 500 - sent.length);
+    const names = sent.map((c) => c.name);
+    expect(names).toContain(containers[499]?.name);
+    expect(names).toContain(sick.name);
+    for (const stopped of containers.filter((c) => c.state === 'exited'))
+      expect(names).toContain(stopped.name);
+    // In the overview's order; what was cut is running ones only; nothing else was given up.
+    expect(names).toEqual([...names].sort());
+    expect(fitted.report.sessions).toHaveLength(1);
+    expect(fitted.sentIds).toEqual(['a']);
+  });
+
+  it('sends every container with no count when they fit', () => {
+    const o = { ...overview([]), containers: [container(1), container(2)] };
+    const fitted = fitReport(o, 'http://x', []);
+    expect(fitted.report.containers).toHaveLength(2);
+    expect(fitted.report).not.toHaveProperty('containers_omitted');
   });
 });
 

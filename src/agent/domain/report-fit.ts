@@ -1,6 +1,8 @@
 import type { HandedResult } from '../../shared/wire/action.js';
+import type { ContainerView } from '../../shared/wire/machine-now.js';
 import type { Overview } from '../../shared/wire/overview.js';
 import type { Report } from '../../shared/wire/report.js';
+import { keepMost, keepRank } from './containers.js';
 
 /** A report stays below this many bytes of JSON, well under the board's limit for it. */
 export const REPORT_MAX_BYTES = 48 * 1024;
@@ -30,6 +32,8 @@ export interface FittedReport {
 /**
  * Builds the report an announcing agent sends: its overview plus `name`, `location` and the
  * oldest pending results, trimmed (latest sessions first, texts and outputs cut) to stay small.
+ * Containers are cut before sessions are: the published ones and those that stopped or are
+ * unhealthy are kept longest, and `containers_omitted` says how many were left out.
  */
 export function fitReport(
   overview: Overview,
@@ -40,25 +44,68 @@ export function fitReport(
   intervalS: number | null = null,
 ): FittedReport {
   let fitted: FittedReport | null = null;
+  const containers = overview.containers ?? [];
+  const ranked = rankContainers(overview, containers);
   for (const budget of BUDGETS) {
     const results = pending.slice(0, budget.results).map((r) => trimResult(r, budget.output));
-    const report: Report = {
-      ...overview,
-      sessions: overview.sessions
-        .slice(0, budget.sessions)
-        .map((s) => ({ ...s, text: s.text.slice(0, budget.text) })),
-      name: overview.name,
-      location,
+    const build = (kept: number): FittedReport => {
+      const report: Report = {
+        ...overview,
+        sessions: overview.sessions
+          .slice(0, budget.sessions)
+          .map((s) => ({ ...s, text: s.text.slice(0, budget.text) })),
+        name: overview.name,
+        location,
+      };
+      if (kept < containers.length) {
+        report.containers = ranked(kept);
+        report.containers_omitted = (overview.containers_omitted ?? 0) + containers.length - kept;
+      }
+      if (results.length > 0) report.results = results;
+      if (proof !== null) Object.assign(report, proof);
+      if (intervalS !== null) report.interval_s = intervalS;
+      const json = JSON.stringify(report);
+      return { report, json, sentIds: results.map((r) => r.id) };
     };
-    if (results.length > 0) report.results = results;
-    if (proof !== null) Object.assign(report, proof);
-    if (intervalS !== null) report.interval_s = intervalS;
-    const json = JSON.stringify(report);
-    fitted = { report, json, sentIds: results.map((r) => r.id) };
-    if (Buffer.byteLength(json) <= maxBytes) return fitted;
+    const fits = (f: FittedReport) => Buffer.byteLength(f.json) <= maxBytes;
+    fitted = build(containers.length);
+    if (fits(fitted)) return fitted;
+    if (containers.length === 0) continue;
+    // The most containers that fit with this budget (the size grows with each one kept).
+    let lo = 0;
+    let hi = containers.length - 1;
+    let best: FittedReport | null = null;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const tried = build(mid);
+      if (fits(tried)) {
+        best = tried;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    if (best !== null) return best;
+    fitted = build(0);
   }
   if (fitted === null) throw new Error('no report budget');
   return fitted;
+}
+
+/**
+ * `n` → the `n` containers most worth sending: published ones, then those not running or
+ * unhealthy, then running ones, each in the overview's order.
+ */
+function rankContainers(
+  overview: Overview,
+  containers: readonly ContainerView[],
+): (n: number) => ContainerView[] {
+  const published = overview.services.flatMap((s) =>
+    s.kind === 'container' && s.container !== undefined ? [s.container] : [],
+  );
+  const rank = (c: ContainerView) =>
+    keepRank({ ...c, unhealthy: c.health === 'unhealthy' }, published);
+  return (n) => keepMost(containers, rank, n);
 }
 
 /** A result with its `output` (if any) cut to its last `maxChars` characters. */

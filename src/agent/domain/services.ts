@@ -3,8 +3,9 @@ import type { ActionName } from '../../shared/wire/common.js';
 import type { ServiceState, ServiceView } from '../../shared/wire/overview.js';
 import { type CommandService, publishedActions, type ServiceConfig } from '../config.js';
 import type { Clock } from './clock.js';
+import { type ContainerControl, containerTimeoutMs } from './container-service.js';
 import { type ActionRun, ProcessSupervisor } from './process-service.js';
-import { runArgv, runSummary } from './run-argv.js';
+import { KILL_GRACE_MS, runArgv, runSummary } from './run-argv.js';
 import type { Spawner } from './spawner.js';
 import { StatusCache, type StatusCheck } from './status-cache.js';
 
@@ -25,6 +26,8 @@ export interface ServicesOptions {
   statusTimeoutMs?: number;
   /** How long a status answer is served before it is checked again. */
   statusTtlMs?: number;
+  /** The container engine, for the services of kind container (none: they are unknown). */
+  containers?: ContainerControl;
 }
 
 export const STATUS_TIMEOUT_MS = 2000;
@@ -42,11 +45,13 @@ export class Services {
   private readonly machine: string;
   private readonly spawner: Spawner;
   private readonly clock: Clock;
+  private readonly containers: ContainerControl | null;
 
   constructor(configs: readonly ServiceConfig[], options: ServicesOptions) {
     this.machine = options.machine;
     this.spawner = options.spawner;
     this.clock = options.clock;
+    this.containers = options.containers ?? null;
     const timeoutMs = options.statusTimeoutMs ?? STATUS_TIMEOUT_MS;
     this.status = new StatusCache(
       [],
@@ -81,11 +86,12 @@ export class Services {
         } else {
           supervisor.reconfigure(config);
         }
-      } else if (config.status !== null) {
+      } else if (config.kind === 'command' && config.status !== null) {
         checks.push({ name: config.name, argv: config.status, cwd: config.cwd, env: config.env });
       }
     }
     this.status.setChecks(checks);
+    this.containers?.publish(configs.flatMap((c) => (c.kind === 'container' ? [c.container] : [])));
     return { removed };
   }
 
@@ -99,7 +105,9 @@ export class Services {
         actions: publishedActions(config),
         board: [...config.board],
         busy: this.busy.has(config.name),
+        timeout_s: actionTimeoutMs(config) / 1000,
       };
+      if (config.kind === 'container') view.container = config.container;
       const supervisor = this.processes.get(config.name);
       if (supervisor !== undefined) view.last_exit = supervisor.lastExit;
       return view;
@@ -132,10 +140,17 @@ export class Services {
     }
     this.busy.add(what);
     try {
-      const run =
-        supervisor !== undefined
-          ? await (action === 'start' ? supervisor.start() : supervisor.stop())
-          : await this.runCommand(config as CommandService, action);
+      let run: ActionRun;
+      if (supervisor !== undefined) {
+        run = await (action === 'start' ? supervisor.start() : supervisor.stop());
+      } else if (config.kind === 'container') {
+        run =
+          this.containers === null
+            ? { ok: false, exit_code: null, output: 'no container engine on this agent' }
+            : await this.containers.act(config, action);
+      } else {
+        run = await this.runCommand(config as CommandService, action);
+      }
       return { status: 200, body: { what, action, ...run } };
     } finally {
       this.busy.delete(what);
@@ -152,6 +167,9 @@ export class Services {
   private stateOf(config: ServiceConfig): ServiceState {
     const supervisor = this.processes.get(config.name);
     if (supervisor !== undefined) return supervisor.running ? 'running' : 'stopped';
+    if (config.kind === 'container') {
+      return this.containers?.serviceState(config.container) ?? 'unknown';
+    }
     return this.status.state(config.name) ?? 'unknown';
   }
 
@@ -178,6 +196,17 @@ export class Services {
     if (result.kind === 'failed' || result.timedOut || result.exit.code === null) return 'unknown';
     return result.exit.code === 0 ? 'running' : 'stopped';
   }
+}
+
+/**
+ * The longest an action on the service may take before the agent answers (the overview's
+ * `timeout_s`, which the board waits): a command's time-out and the grace after it, a process's
+ * or a container's stop grace and what follows it.
+ */
+export function actionTimeoutMs(config: ServiceConfig): number {
+  if (config.kind === 'command') return config.timeoutMs + KILL_GRACE_MS;
+  if (config.kind === 'process') return config.stopGraceMs + KILL_GRACE_MS;
+  return containerTimeoutMs(config);
 }
 
 function refuse(status: 403 | 404 | 409, detail: string): ActionOutcome {

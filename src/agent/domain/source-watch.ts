@@ -4,7 +4,12 @@ import type { Cancel, Clock } from './clock.js';
 /** What one read of a machine source (the GPU tool, the container engine, /proc, …) gave. */
 export type SourceRead<T> =
   | { kind: 'absent' }
-  | { kind: 'ok'; value: T }
+  | {
+      kind: 'ok';
+      value: T;
+      /** More overview fields of the same read (e.g. how many were left out of the list). */
+      also?: Record<string, unknown>;
+    }
   | { kind: 'failed'; reason: string };
 
 /** Reads one source once (in io/); injected so that tests need no tool, engine or /proc. */
@@ -100,7 +105,7 @@ export class SourceWatch<T> {
       answer = { kind: 'failed', reason: error instanceof Error ? error.message : String(error) };
     }
     if (this.stopped) return;
-    if (answer.kind === 'ok') this.current = { [field]: answer.value };
+    if (answer.kind === 'ok') this.current = { ...answer.also, [field]: answer.value };
     else if (answer.kind === 'failed')
       this.current = { [`${field}_error`]: sourceErrorText(answer.reason) };
     else this.current = {};

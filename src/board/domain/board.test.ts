@@ -109,6 +109,53 @@ describe('Board.doAction', () => {
   });
 });
 
+describe('how long the board waits for a relayed action', () => {
+  const service = (name: string, timeout_s?: unknown) => ({
+    name,
+    kind: 'container',
+    state: 'running',
+    actions: ['start', 'stop'],
+    board: ['start', 'stop'],
+    busy: false,
+    ...(timeout_s === undefined ? {} : { timeout_s }),
+  });
+
+  it("waits the service's timeout_s and poll_timeout, at most 10 minutes; poll_timeout when unsaid", async () => {
+    const t = testBoard({ machines, poll_timeout: 3 });
+    const overview = {
+      services: [
+        service('web', 18),
+        service('huge', 86_400),
+        service('bad', 'soon'),
+        service('old'),
+      ],
+    };
+    t.client.overviews.set('http://127.0.0.1:1', {
+      ok: true,
+      overview,
+      json: JSON.stringify(overview),
+    });
+    // Before any poll: nothing is known of the service.
+    await t.board.doAction('board', 'web1', 'web', 'stop');
+    await t.board.sweep();
+    for (const what of ['web', 'huge', 'bad', 'old', 'unknown']) {
+      await t.board.doAction('board', 'web1', what, 'stop');
+    }
+    expect(t.client.relayTimeouts).toEqual([3000, 21_000, 600_000, 3000, 3000, 3000]);
+  });
+
+  it('waits as long for an announced machine that reported it', async () => {
+    const t = testBoard({ announced_keys: { lab3: LAB_KEY }, poll_timeout: 2 });
+    const location = 'http://lab3:8701';
+    const key_proof = keyProof(LAB_KEY, 'lab3', location);
+    const report = { name: 'lab3', location, key_proof, services: [service('web', 20)] };
+    expect((await t.board.report('registration', report as unknown as Report)).status).toBe(200);
+    t.client.answers.set(location, { kind: 'answer', status: 200, body: { ok: true } });
+    await t.board.doAction('board', 'lab3', 'web', 'stop');
+    expect(t.client.relayTimeouts).toEqual([22_000]);
+  });
+});
+
 describe('Board.report', () => {
   it('believes a location for a name it holds a key for only with a valid key_proof', async () => {
     const t = testBoard({ announced_keys: { lab3: LAB_KEY } });

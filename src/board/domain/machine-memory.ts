@@ -25,6 +25,8 @@ export interface BoardView {
 export interface MachineMemory {
   /** Keeps `json` as the machine's overview. */
   keepOverview(machine: Machine, json: string | Uint8Array): void;
+  /** The machine's last overview as UTF-8 JSON, or null: none yet. */
+  overview(machine: Machine): Buffer | null;
   /** Keeps `metrics` as the machine's numbers. */
   keepMetrics(machine: Machine, metrics: MachineMetrics): void;
   /** The sessions to keep: `next`, with the parts equal to `previous` taken from it. */

@@ -86,6 +86,12 @@ export class Registry {
   }
 
   /** Every machine, live records (for the change set). */
+  /** The last overview of machine `name` as UTF-8 JSON, or null: none (or no such machine). */
+  overview(name: string): Buffer | null {
+    const machine = this.machines.get(name);
+    return machine === undefined ? null : this.memory.overview(machine);
+  }
+
   all(): IterableIterator<Machine> {
     return this.machines.values();
   }

@@ -1,4 +1,4 @@
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { ONE_LINE_PATTERN } from './free-text.js';
 
 /**
@@ -30,13 +30,22 @@ export const SMART_MAX = 32;
 export const SOURCE_ERROR_TEXT_MAX = 200;
 
 export const ContainerState = Type.Union(
-  ['running', 'exited', 'paused', 'restarting', 'created', 'dead'].map((s) => Type.Literal(s)),
+  [
+    Type.Literal('running'),
+    Type.Literal('exited'),
+    Type.Literal('paused'),
+    Type.Literal('restarting'),
+    Type.Literal('created'),
+    Type.Literal('dead'),
+  ],
   { description: 'running, exited, paused, restarting, created or dead' },
 );
+export type ContainerState = Static<typeof ContainerState>;
 export const ContainerHealth = Type.Union(
   [Type.Literal('healthy'), Type.Literal('unhealthy'), Type.Literal('starting'), Type.Null()],
   { description: 'its health check: healthy, unhealthy, starting, or null without one' },
 );
+export type ContainerHealth = Static<typeof ContainerHealth>;
 
 /** One container as the engine (Docker or Podman) tells it. */
 export const ContainerView = Type.Object({
@@ -51,6 +60,7 @@ export const ContainerView = Type.Object({
   mem_limit: OrNull(Bytes('its memory limit')),
   restarts: Type.Integer({ minimum: 0, description: 'times the engine restarted it' }),
 });
+export type ContainerView = Static<typeof ContainerView>;
 
 /** One of the busiest processes. Never its arguments: command lines carry passwords. */
 export const ProcessView = Type.Object({

@@ -65,6 +65,9 @@ export const ServiceView = Type.Object({
   actions: Type.Array(Action, { description: 'what the service publishes' }),
   board: Type.Array(Action, { description: 'what the board key may ask for' }),
   busy: Type.Boolean({ description: 'an action is running now' }),
+  container: Type.Optional(
+    Line(255, 'container services: the container (its name or id) they start and stop'),
+  ),
   timeout_s: Type.Optional(
     Type.Number({
       exclusiveMinimum: 0,
