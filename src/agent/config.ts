@@ -90,6 +90,7 @@ export const AgentConfigFile = Type.Object(
         minLength: 1,
         description: 'where temperatures are read (default /sys/class/hwmon)',
       }),
+    ),
     containers: Type.Optional(
       Type.Object(
         {
