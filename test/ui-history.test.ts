@@ -33,6 +33,9 @@ async function seedHistory(file: string, name: string): Promise<void> {
       // No GPUs on this machine: the page shows no GPU charts.
       gpu_util: null,
       gpu_mem: null,
+      net_rx: null,
+      net_tx: null,
+      temp_max: null,
     };
     return {
       t,

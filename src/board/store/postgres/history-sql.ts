@@ -18,7 +18,19 @@ import type { ChangeSource } from '../../history/uptime-ledger.js';
  */
 
 /** The value columns, in METRICS order (latency_ms is `lat`). */
-const COLUMNS = ['cpu', 'mem', 'load', 'disk', 'lat', 'bells', 'gpu_util', 'gpu_mem'] as const;
+const COLUMNS = [
+  'cpu',
+  'mem',
+  'load',
+  'disk',
+  'lat',
+  'bells',
+  'gpu_util',
+  'gpu_mem',
+  'net_rx',
+  'net_tx',
+  'temp_max',
+] as const;
 
 /** What a batch changed about the machines, published to readers once it is committed. */
 export interface Pending {
@@ -51,6 +63,12 @@ export interface FoldedRow {
   gpu_util_x: number | null;
   gpu_mem: number | null;
   gpu_mem_x: number | null;
+  net_rx: number | null;
+  net_rx_x: number | null;
+  net_tx: number | null;
+  net_tx_x: number | null;
+  temp_max: number | null;
+  temp_max_x: number | null;
 }
 
 /** A state change as read back. */
