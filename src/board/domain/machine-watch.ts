@@ -42,7 +42,24 @@ export function watchMachine(
     if (list !== null) watchContainers(m, list, now, changes);
     watchDisks(m, now, changes);
   }
-  if (list !== null) m.containersSeen = list;
+  if (list !== null) m.containersSeen = seen(m.containersSeen, list, m.metrics?.containersPartial);
+}
+
+/**
+ * What the next list is compared with: this one; of a partial list, this one and the
+ * containers it left out as they were last seen (so one of them that stopped meanwhile is
+ * still compared with its running self when a whole list comes).
+ */
+function seen(
+  before: readonly ContainerUse[] | null,
+  list: readonly ContainerUse[],
+  partial: boolean | undefined,
+): readonly ContainerUse[] {
+  if (partial !== true || before === null || before === list) return list;
+  const listed = new Set<string>();
+  for (const c of list) listed.add(c.name);
+  const left = before.filter((c) => !listed.has(c.name));
+  return left.length === 0 ? list : [...list, ...left];
 }
 
 function watchContainers(
