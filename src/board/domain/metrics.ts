@@ -136,6 +136,9 @@ export function metricsOf(
   const load = Array.isArray(overview.load) ? num(overview.load[0]) : null;
   const gpus = gpusOf(overview.gpus);
   const busiest = busiestGpu(gpus);
+  // Each read once: a member an overview lacks is a lookup through its whole prototype chain.
+  const net = overview.net;
+  const containers = overview.containers;
   return {
     cpu: unit(num(overview.cpu_use)),
     mem: total !== null && used !== null && total > 0 ? ratio(used, total) : null,
@@ -148,11 +151,11 @@ export function metricsOf(
     gpuUtil: busiest?.util ?? null,
     gpuMem: busiest === null ? null : memShare(busiest),
     gpus,
-    netRx: netRate(overview.net, 'rx_bps'),
-    netTx: netRate(overview.net, 'tx_bps'),
+    netRx: net === undefined ? null : netRate(net, 'rx_bps'),
+    netTx: net === undefined ? null : netRate(net, 'tx_bps'),
     tempMax: tempMaxOf(overview.temps),
-    containers: containersOf(overview.containers),
-    containersPartial: containersPartial(overview),
+    containers: containersOf(containers),
+    containersPartial: containers !== undefined && containersPartial(overview),
     smart: smartOf(overview.smart),
   };
 }
