@@ -1,5 +1,6 @@
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { type RunningProgram, startBoard } from '../harness/processes.js';
 import { type Received, Receiver } from '../src/board/notify/channels/receivers.js';
 import { reportBody } from './helpers/browser.js';
@@ -147,12 +148,35 @@ describe('containers, disk health, network and temperatures on the board', () =>
       'box1 on the board',
     );
     expect(await alertsOf('box1')).toBeUndefined();
+    // The live feed sends box1's record as it changes.
+    const live = new WebSocket(`${board.url.replace('http', 'ws')}/api/live?token=${TOKEN}`);
+    const records: { name: string; container_alerts?: unknown }[] = [];
+    live.on('message', (m) => {
+      const message = JSON.parse(String(m)) as { type: string; machine?: (typeof records)[0] };
+      if (message.type === 'machine' && message.machine !== undefined)
+        records.push(message.machine);
+    });
+    await new Promise((resolve) => live.once('open', resolve));
     await report({ ...usual, containers: [container('web', 'exited'), container('db')] });
     const stopped = await delivered({ event: 'container', container: 'web' }, 'web stopped');
     expect(stopped).toMatchObject({ machine: 'box1', problem: 'stopped' });
     expect(stopped.recovered).toBeUndefined();
     expect(texts().join('\n')).toContain('✖ box1: container web stopped (exited)');
     expect(await alertsOf('box1')).toEqual([{ name: 'web', problem: 'stopped' }]);
+    await eventually(
+      async () =>
+        records.some((r) => r.name === 'box1' && r.container_alerts !== undefined)
+          ? true
+          : undefined,
+      'container_alerts in the live feed',
+    );
+    live.close();
+    expect(records.find((r) => r.container_alerts !== undefined)?.container_alerts).toEqual([
+      { name: 'web', problem: 'stopped' },
+    ]);
+    // The OpenAPI document describes the field.
+    const spec = (await call('/api/openapi.json')).text;
+    expect(spec).toContain('"container_alerts"');
 
     // web runs again, db turns unhealthy: one recovery, one new episode.
     await report({
