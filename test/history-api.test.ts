@@ -90,7 +90,10 @@ describe('history API (in-process board, manual clock, real history.db)', () => 
         'latency_ms',
         'load',
         'mem',
+        'net_rx',
+        'net_tx',
         't',
+        'temp_max',
         'up',
       ].sort(),
     );

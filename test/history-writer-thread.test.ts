@@ -31,6 +31,9 @@ describe('the history writer thread', () => {
     bells: 0,
     gpu_util: null,
     gpu_mem: 0.75,
+    net_rx: 5000,
+    net_tx: 250,
+    temp_max: 52.5,
   };
   const keep = { raw: 0, m5: 0, h1: 0 };
   const sweep = (t: number, count: number): WriteBatch => ({

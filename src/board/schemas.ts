@@ -15,6 +15,21 @@ export const MachineView = Type.Object({
   }),
   error: Type.Union([Type.String(), Type.Null()], { description: 'why it is down' }),
   queued: Type.Integer({ minimum: 0, description: 'actions queued for it' }),
+  container_alerts: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String({ description: "the container's name" }),
+        problem: Type.Union([Type.Literal('stopped'), Type.Literal('unhealthy')], {
+          description: 'stopped: it ran and stopped or went; unhealthy: its health check fails',
+        }),
+      }),
+      {
+        description:
+          'containers in an open episode (the `container` notification event): ones that ran ' +
+          'and stopped, or turned unhealthy; absent when there are none',
+      },
+    ),
+  ),
   overview: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
     description: "what the machine's own /api/overview said last",
   }),

@@ -133,6 +133,39 @@ describe('Coordinator', () => {
     expect(b.registry.get('revoked1')).toBeUndefined();
   });
 
+  it("a machine's container alerts travel with its record: every board shows the same", async () => {
+    const { a, b, clock } = await pair();
+    const found = a.registry.announce('box1', 'http://127.0.0.1:1/box1');
+    if ('refused' in found) throw new Error(found.refused);
+    const run = (state: string) => ({
+      containers: [{ name: 'web', state, health: null }],
+      smart: [{ device: '/dev/sda', passed: state === 'running' }],
+    });
+    a.registry.observe(found.machine, { ok: true, overview: run('running') });
+    clock.advance(1000);
+    a.registry.observe(found.machine, { ok: true, overview: run('exited') });
+    // b never saw web running: alone, it would hold no alert; it takes a's.
+    await publishedTo(a, b, clock);
+    const onB = b.registry.get('box1');
+    expect(onB?.containerAlerts.map((x) => `${x.name}:${x.problem}`)).toEqual(['web:stopped']);
+    expect(onB?.failingDisks.map((d) => d.device)).toEqual(['/dev/sda']);
+    const record = JSON.parse(b.registry.memory.recordBytes(onB as never).toString('utf8'));
+    expect(record.container_alerts).toEqual([{ name: 'web', problem: 'stopped' }]);
+    // b's rule engine hears of the episode and of its end, as a's does.
+    let set = closeChangeSet(b, clock);
+    expect(set.containers.map((c) => `${c.container} ${c.problem}`)).toEqual(['web stopped']);
+    expect(set.diskHealth.map((d) => `${d.device} ${d.failing}`)).toEqual(['/dev/sda true']);
+    clock.advance(1000);
+    a.registry.observe(found.machine, { ok: true, overview: run('running') });
+    await publishedTo(a, b, clock);
+    expect(onB?.containerAlerts).toEqual([]);
+    set = closeChangeSet(b, clock);
+    expect(
+      set.containers.map((c) => `${c.container} ${c.problem ?? 'ok'} ${c.gone === true}`),
+    ).toEqual(['web ok false']);
+    expect(set.diskHealth.map((d) => `${d.device} ${d.failing}`)).toEqual(['/dev/sda false']);
+  });
+
   it('cut off from the store, a board notifies nothing', async () => {
     const { a, clock } = await pair();
     clock.advance(10_000);

@@ -1,4 +1,5 @@
 import type { ChangeSet } from '../domain/change-set.js';
+import type { MachineAlerts } from '../domain/machine.js';
 import { emptyMetrics, type MachineMetrics, type SessionMark } from '../domain/metrics.js';
 import type { Registry } from '../domain/registry.js';
 import type { NotifyEvent } from '../notify/event.js';
@@ -8,14 +9,23 @@ import { readForgetNotice } from './forget-notices.js';
 import type { Membership } from './membership.js';
 import { claimChannel } from './notify-claims.js';
 import type { Ownership } from './ownership.js';
-import { observeRemote } from './remote-record.js';
+import { alertsOf, observeRemote } from './remote-record.js';
 
 /** The numbers and sessions a publishing board took from an overview (checked loosely: boards trust each other). */
-function metaOf(
-  text: string | null,
-): { m: MachineMetrics | null; s: SessionMark[]; k: number | null } | null {
+function metaOf(text: string | null): {
+  m: MachineMetrics | null;
+  s: SessionMark[];
+  k: number | null;
+  alerts: MachineAlerts | undefined;
+} | null {
   if (text === null) return null;
-  const value = JSON.parse(text) as { m?: unknown; s?: unknown; k?: unknown } | null;
+  const value = JSON.parse(text) as {
+    m?: unknown;
+    s?: unknown;
+    k?: unknown;
+    a?: unknown;
+    d?: unknown;
+  } | null;
   if (value === null || typeof value !== 'object') return null;
   // A board of an older version publishes fewer numbers: the missing ones are empty.
   const m =
@@ -24,7 +34,7 @@ function metaOf(
       : null;
   const s = Array.isArray(value.s) ? (value.s as SessionMark[]) : [];
   const k = typeof value.k === 'number' && Number.isFinite(value.k) ? value.k : null;
-  return { m, s, k };
+  return { m, s, k, alerts: alertsOf(value.a, value.d) };
 }
 
 /** Where a record's overview starts: it is the record's last member (see recordBytes). */
@@ -110,7 +120,13 @@ export class Coordinator {
       rows.push({
         name,
         record: recordBytes(m).toString('utf8'),
-        meta: JSON.stringify({ m: m.metrics, s: m.sessions, k: this.deps.keyProofAt(name) }),
+        meta: JSON.stringify({
+          m: m.metrics,
+          s: m.sessions,
+          k: this.deps.keyProofAt(name),
+          a: m.containerAlerts,
+          d: m.failingDisks,
+        }),
       });
     }
     this.publishing = this.publishing
@@ -253,6 +269,7 @@ export class Coordinator {
       overviewJson: overviewJson === 'null' ? '{}' : overviewJson,
       metrics: meta.m ?? emptyMetrics(),
       sessions: meta.s,
+      ...(meta.alerts === undefined ? {} : { alerts: meta.alerts }),
       location: rec.location,
       verified: rec.verified === true,
       board,

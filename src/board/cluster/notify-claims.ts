@@ -9,9 +9,16 @@ import type { Ownership } from './ownership.js';
  */
 const CLAIM_WINDOW_MS = 30_000;
 
-/** A notification's claim: channel, kind, machine (and session, metric, path). */
+/**
+ * A notification's claim: channel, kind, machine (and session, metric, path); a container's or a
+ * disk's add its name and whether it is the recovery (the keys of the other kinds stay as they
+ * were, which boards of an older version still compute).
+ */
 function claimKey(channel: string, e: NotifyEvent): string {
-  return [channel, e.event, e.machine, e.session ?? '', e.metric ?? '', e.path ?? ''].join('\n');
+  const key = [channel, e.event, e.machine, e.session ?? '', e.metric ?? '', e.path ?? ''];
+  const subject = e.container ?? e.device;
+  if (subject !== undefined) key.push(subject, e.recovered === true ? 'recovered' : '');
+  return key.join('\n');
 }
 
 /** The channel a claim's key names (see claimKey). */

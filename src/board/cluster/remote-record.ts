@@ -1,4 +1,5 @@
-import type { Machine } from '../domain/machine.js';
+import type { Machine, MachineAlerts } from '../domain/machine.js';
+import type { ContainerAlert, FailingDisk } from '../domain/machine-now.js';
 import type { MachineMetrics, SessionMark } from '../domain/metrics.js';
 import type { Registry } from '../domain/registry.js';
 
@@ -11,6 +12,8 @@ export interface RemoteObservation {
   overviewJson: string;
   metrics: MachineMetrics;
   sessions: SessionMark[];
+  /** The alerts the publishing board holds (absent: a board of an older version, which kept none). */
+  alerts?: MachineAlerts;
   location: string;
   verified: boolean;
   board: string;
@@ -38,10 +41,35 @@ export function observeRemote(
           location: remote.location,
           verified: remote.verified,
           intervalMs: machine.intervalMs,
+          ...(remote.alerts === undefined ? {} : { alerts: remote.alerts }),
         }
       : { ok: false, error: remote.error ?? 'down' },
     true,
   );
   machine.lastSeen = remote.lastSeen;
   machine.board = remote.board;
+}
+
+/**
+ * The alerts a record's meta carries (`a`: containers, `d`: disks), checked loosely as the rest
+ * of it is (boards trust each other); undefined when it carries none (an older board).
+ */
+export function alertsOf(containers: unknown, disks: unknown): MachineAlerts | undefined {
+  if (!Array.isArray(containers) || !Array.isArray(disks)) return undefined;
+  const a: ContainerAlert[] = [];
+  for (const x of containers as Partial<ContainerAlert>[]) {
+    if (typeof x?.name !== 'string' || typeof x.since !== 'number') continue;
+    if (x.problem !== 'stopped' && x.problem !== 'unhealthy') continue;
+    a.push({
+      name: x.name,
+      problem: x.problem,
+      since: x.since,
+      goneAt: typeof x.goneAt === 'number' ? x.goneAt : null,
+    });
+  }
+  const d: FailingDisk[] = [];
+  for (const x of disks as Partial<FailingDisk>[])
+    if (typeof x?.device === 'string' && typeof x.since === 'number')
+      d.push({ device: x.device, since: x.since });
+  return { containers: a, disks: d };
 }

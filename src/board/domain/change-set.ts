@@ -1,4 +1,5 @@
 import type { Machine, Origin } from './machine.js';
+import type { ContainerProblem } from './machine-now.js';
 
 /**
  * The spine of the board's round-2 features: each sweep (and the reports gathered since the
@@ -50,6 +51,35 @@ export interface ActionFailed {
   detail: string;
 }
 
+/** A container's episode opened, changed or ended (machine-watch.ts). */
+export interface ContainerChange {
+  /** The machine. */
+  name: string;
+  at: number;
+  container: string;
+  /** Its problem now; null: it runs and is not unhealthy again (or, `gone`, the alert ended). */
+  problem: ContainerProblem | null;
+  /** The problem before this change (null: none, a new episode). */
+  previous: ContainerProblem | null;
+  /** ms since the epoch the episode began. */
+  since: number;
+  /** Its state now (exited, dead, …); null: no longer listed. */
+  state: string | null;
+  /** The episode ended without a recovery: the container has not been listed for a long while. */
+  gone?: boolean;
+}
+
+/** A disk's SMART health check began to fail, or passes again. */
+export interface DiskHealthChange {
+  /** The machine. */
+  name: string;
+  at: number;
+  device: string;
+  failing: boolean;
+  /** ms since the epoch it began to fail. */
+  since: number;
+}
+
 /** One batch: everything that happened since the previous one, and the machines as now. */
 export interface ChangeSet {
   /** 1, 2, 3, … per board process. */
@@ -62,6 +92,8 @@ export interface ChangeSet {
   late: readonly LateChange[];
   bells: readonly BellRang[];
   actionsFailed: readonly ActionFailed[];
+  containers: readonly ContainerChange[];
+  diskHealth: readonly DiskHealthChange[];
   /** Names whose board record changed (state, overview, location, queued, …). */
   changed: ReadonlySet<string>;
   /** Names forgotten (or taken out of the config). */
@@ -95,6 +127,8 @@ export class ChangeCollector {
   private lateChanges: LateChange[] = [];
   private bells: BellRang[] = [];
   private failed: ActionFailed[] = [];
+  private containers: ContainerChange[] = [];
+  private diskHealth: DiskHealthChange[] = [];
   private changedNames = new Set<string>();
   private removed: string[] = [];
   private dropped = 0;
@@ -120,6 +154,14 @@ export class ChangeCollector {
 
   actionFailed(a: ActionFailed): void {
     this.push(this.failed, a);
+  }
+
+  containerChanged(c: ContainerChange): void {
+    this.push(this.containers, c);
+  }
+
+  diskHealthChanged(d: DiskHealthChange): void {
+    this.push(this.diskHealth, d);
   }
 
   changed(name: string): void {
@@ -153,6 +195,8 @@ export class ChangeCollector {
       late: this.lateChanges,
       bells: this.bells,
       actionsFailed: this.failed,
+      containers: this.containers,
+      diskHealth: this.diskHealth,
       changed: this.changedNames,
       removed: this.removed,
       dropped: this.dropped,
@@ -164,6 +208,8 @@ export class ChangeCollector {
     this.lateChanges = [];
     this.bells = [];
     this.failed = [];
+    this.containers = [];
+    this.diskHealth = [];
     this.changedNames = new Set();
     this.removed = [];
     this.dropped = 0;

@@ -1,3 +1,4 @@
+import type { ContainerAlert, ContainerUse, FailingDisk } from './machine-now.js';
 import type { MachineMetrics, SessionMark } from './metrics.js';
 
 export type Origin = 'configured' | 'announced';
@@ -44,6 +45,15 @@ export interface Machine {
   sessions: readonly SessionMark[];
   queued: number;
   /**
+   * The containers of its last overview that listed them, kept while it is down: what the next
+   * list is compared with (machine-watch.ts). The same list as its metrics' while it is up.
+   */
+  containersSeen: readonly ContainerUse[] | null;
+  /** Containers in an open episode: they ran and stopped, or turned unhealthy. */
+  containerAlerts: readonly ContainerAlert[];
+  /** Disks whose SMART health check fails. */
+  failingDisks: readonly FailingDisk[];
+  /**
    * The machine's record as UTF-8 JSON (a part of `slot`), made when first asked for after a
    * change (the view's rebuild, the live feed's flush), not per report: null while stale. Its
    * bytes are written over by the next change: read it before the next turn of the event loop.
@@ -60,6 +70,12 @@ export interface PreparedOverview {
   json: string | Uint8Array;
   metrics: MachineMetrics;
   sessions: SessionMark[];
+}
+
+/** A machine's open container and disk episodes, as another board published them. */
+export interface MachineAlerts {
+  containers: readonly ContainerAlert[];
+  disks: readonly FailingDisk[];
 }
 
 /** One poll's or one report's outcome: the single input of `observe`. */
@@ -80,11 +96,16 @@ export type Observation =
       intervalMs?: number | null;
       /** announced: whether the report proved the board's key for it. */
       verified?: boolean;
+      /** Another board's record: the alerts it holds for the machine, taken as they are. */
+      alerts?: MachineAlerts;
     }
   | { ok: false; error: string };
 
 /** No sessions: one list shared by every machine without them. */
 export const NO_SESSIONS: readonly SessionMark[] = Object.freeze([]);
+/** No alerts: one list shared by every machine without them. */
+export const NO_CONTAINER_ALERTS: readonly ContainerAlert[] = Object.freeze([]);
+export const NO_FAILING_DISKS: readonly FailingDisk[] = Object.freeze([]);
 
 /** A machine as the board first lists it: not observed yet, no overview. */
 export function newMachine(init: {
@@ -116,6 +137,9 @@ export function newMachine(init: {
     lastBellAt: null,
     sessions: NO_SESSIONS,
     queued: 0,
+    containersSeen: null,
+    containerAlerts: NO_CONTAINER_ALERTS,
+    failingDisks: NO_FAILING_DISKS,
     bytes: null,
   };
 }

@@ -1,4 +1,14 @@
 import { safeText } from '../../shared/wire/free-text.js';
+import {
+  type ContainerUse,
+  containersOf,
+  containersPartial,
+  netRate,
+  type SmartUse,
+  smartOf,
+  tempMaxOf,
+} from './machine-now.js';
+import { nonNegative, num, ratio, record, unit } from './overview-values.js';
 
 /** One disk's used share (0–1), by mount path. */
 export interface DiskUse {
@@ -53,6 +63,17 @@ export interface MachineMetrics {
   gpuMem: number | null;
   /** Each GPU (at most GPUS_KEPT). */
   gpus: readonly GpuUse[];
+  /** Bytes a second received and sent on every interface but loopback. */
+  netRx: number | null;
+  netTx: number | null;
+  /** The hottest temperature sensor, °C. */
+  tempMax: number | null;
+  /** The containers (null: the overview listed none: no engine, or its read failed). */
+  containers: readonly ContainerUse[] | null;
+  /** The overview left some containers out: one not listed may still be there. */
+  containersPartial: boolean;
+  /** Each disk's health (null: smartctl was not read). */
+  smart: readonly SmartUse[] | null;
 }
 
 export const DISKS_MAX = 32;
@@ -75,6 +96,12 @@ const EMPTY: MachineMetrics = {
   gpuUtil: null,
   gpuMem: null,
   gpus: [],
+  netRx: null,
+  netTx: null,
+  tempMax: null,
+  containers: null,
+  containersPartial: false,
+  smart: null,
 };
 
 /** No numbers known (never observed, or down). */
@@ -109,6 +136,9 @@ export function metricsOf(
   const load = Array.isArray(overview.load) ? num(overview.load[0]) : null;
   const gpus = gpusOf(overview.gpus);
   const busiest = busiestGpu(gpus);
+  // Each read once: a member an overview lacks is a lookup through its whole prototype chain.
+  const net = overview.net;
+  const containers = overview.containers;
   return {
     cpu: unit(num(overview.cpu_use)),
     mem: total !== null && used !== null && total > 0 ? ratio(used, total) : null,
@@ -121,6 +151,12 @@ export function metricsOf(
     gpuUtil: busiest?.util ?? null,
     gpuMem: busiest === null ? null : memShare(busiest),
     gpus,
+    netRx: net === undefined ? null : netRate(net, 'rx_bps'),
+    netTx: net === undefined ? null : netRate(net, 'tx_bps'),
+    tempMax: tempMaxOf(overview.temps),
+    containers: containersOf(containers),
+    containersPartial: containers !== undefined && containersPartial(overview),
+    smart: smartOf(overview.smart),
   };
 }
 
@@ -173,10 +209,6 @@ function memShare(g: GpuUse): number | null {
     : null;
 }
 
-function nonNegative(value: number | null): number | null {
-  return value === null ? null : Math.max(0, value);
-}
-
 /** The sessions an overview lists (well-formed ones, at most SESSIONS_MAX). */
 export function sessionsOf(overview: Record<string, unknown>): SessionMark[] {
   if (!Array.isArray(overview.sessions)) return [];
@@ -200,24 +232,6 @@ export function sessionsOf(overview: Record<string, unknown>): SessionMark[] {
   }
   // Kept until the next overview: a list of its own length, not push's room for 17.
   return out.length === 0 ? out : out.slice();
-}
-
-function record(value: unknown): Record<string, unknown> | null {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : null;
-}
-
-function num(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
-
-function unit(value: number | null): number | null {
-  return value === null ? null : Math.min(1, Math.max(0, value));
-}
-
-function ratio(part: number, whole: number): number {
-  return Math.min(1, Math.max(0, part / whole));
 }
 
 /** Everything the board keeps of an overview: its text, its metrics and its sessions. */

@@ -1,10 +1,12 @@
 import type { Clock } from '../../shared/clock.js';
 import type { MachineConfig } from '../config/config.js';
+import { noteBells } from './bells.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
 import { type Machine, NO_SESSIONS, newMachine, type Observation, type Origin } from './machine.js';
 import type { BoardView, MachineMemory, ViewLease } from './machine-memory.js';
-import { emptyMetrics, prepareOverview, type SessionMark } from './metrics.js';
+import { watchMachine } from './machine-watch.js';
+import { emptyMetrics, prepareOverview } from './metrics.js';
 
 /** Who an announced machine is, as the identity snapshot keeps it (never the overview). */
 export interface Identity {
@@ -139,6 +141,7 @@ export class Registry {
         );
       this.memory.keepOverview(machine, prepared.json);
       this.memory.keepMetrics(machine, prepared.metrics);
+      watchMachine(machine, now, this.changes, observation.alerts);
       if (machine.origin === 'announced') {
         this.announcedBytes += machine.overviewLength - held;
         machine.intervalMs = observation.intervalMs ?? null;
@@ -154,7 +157,7 @@ export class Registry {
         prepared.sessions.length === 0
           ? NO_SESSIONS
           : this.memory.keptSessions(machine.sessions, prepared.sessions);
-      this.noteBells(machine, sessions, previous === null, now);
+      noteBells(machine, sessions, previous === null, now, this.changes);
       machine.sessions = sessions;
     } else {
       if (machine.observed && machine.state === 'down' && machine.error === observation.error)
@@ -183,33 +186,6 @@ export class Registry {
     // last sweep"; a state change above shows at once): 10,000 polls then cost one rebuild of
     // the view per sweep, not one per coalescing tick. A report shows at the next tick.
     this.changed(machine, machine.origin === 'announced');
-  }
-
-  /** Bells rung since the newest one seen before (none for a machine seen the first time). */
-  private noteBells(
-    machine: Machine,
-    sessions: readonly SessionMark[],
-    first: boolean,
-    now: number,
-  ): void {
-    const mark = machine.lastBellAt;
-    let newest = mark;
-    for (const s of sessions) {
-      const at = s.at.slice(0, 64);
-      if (mark !== null && at <= mark) continue;
-      if (newest === null || at > newest) newest = at;
-      // A first sighting only sets the mark: bells rung before the board saw it are old news.
-      if (first) continue;
-      this.changes.bell({
-        name: machine.name,
-        at: now,
-        session: s.session.slice(0, 200),
-        why: s.why,
-        text: s.text.slice(0, 4000),
-        rangAt: at,
-      });
-    }
-    machine.lastBellAt = newest;
   }
 
   private setLate(machine: Machine, late: boolean, now: number): void {

@@ -20,6 +20,9 @@ export const METRICS = [
   'bells',
   'gpu_util',
   'gpu_mem',
+  'net_rx',
+  'net_tx',
+  'temp_max',
 ] as const;
 export type MetricName = (typeof METRICS)[number];
 
@@ -125,6 +128,9 @@ export function emptyMetricRecord(): Record<MetricName, number | null> {
     bells: null,
     gpu_util: null,
     gpu_mem: null,
+    net_rx: null,
+    net_tx: null,
+    temp_max: null,
   };
 }
 

@@ -15,6 +15,9 @@ const LATENCY = place('latency_ms');
 const BELLS = place('bells');
 const GPU_UTIL = place('gpu_util');
 const GPU_MEM = place('gpu_mem');
+const NET_RX = place('net_rx');
+const NET_TX = place('net_tx');
+const TEMP_MAX = place('temp_max');
 
 /**
  * Raw samples waiting batches may hold (10 sweeps of 10,000 machines): past this the store is
@@ -132,6 +135,9 @@ export class HistoryRecorder {
           values[at + BELLS] = x.bells;
           values[at + GPU_UTIL] = x.gpuUtil ?? Number.NaN;
           values[at + GPU_MEM] = x.gpuMem ?? Number.NaN;
+          values[at + NET_RX] = x.netRx ?? Number.NaN;
+          values[at + NET_TX] = x.netTx ?? Number.NaN;
+          values[at + TEMP_MAX] = x.tempMax ?? Number.NaN;
         }
         names.push(machine.name);
         up[row] = isUp ? 1 : 0;

@@ -14,6 +14,9 @@ const v = (cpu: number | null) => ({
   bells: 0,
   gpu_util: null,
   gpu_mem: null,
+  net_rx: null,
+  net_tx: null,
+  temp_max: null,
 });
 
 /** A sweep's row (RawSweep's layout) of these values. */

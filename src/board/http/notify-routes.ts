@@ -26,6 +26,9 @@ const NotifyView = Type.Object({
         repeat_max: Type.Union([Type.Integer(), Type.Null()]),
         why: Type.Optional(Type.Array(Type.String())),
         metric: Type.Optional(Type.String()),
+        containers: Type.Optional(
+          Type.Array(Type.String(), { description: 'container rules: the container-name globs' }),
+        ),
         path: Type.Optional(Type.String()),
         above: Type.Optional(Type.Number()),
         for: Type.Optional(Type.Number()),

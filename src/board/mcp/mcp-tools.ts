@@ -135,6 +135,9 @@ function machineItem(m: Machine): Record<string, unknown> {
     disk: numbers?.disk ?? null,
     load: numbers?.load ?? null,
     bells: numbers?.bells ?? 0,
+    ...(m.containerAlerts.length === 0
+      ? {}
+      : { container_alerts: m.containerAlerts.map((a) => ({ name: a.name, problem: a.problem })) }),
   };
 }
 
@@ -182,7 +185,8 @@ export function boardMcpServer(domain: McpDomain, who: Who, log: Pick<Logger, 'e
         'Every machine as of the last sweep, by name (at most `limit`): state up/down, late ' +
         '(an announced machine that missed its reports), verified, location, last_seen, error, ' +
         'queued actions, silenced_until, and its last cpu/mem/disk shares (0-1), load and bells ' +
-        '(sessions waiting for a person). Also the counts over every machine. Never a key or token.',
+        '(sessions waiting for a person), and container_alerts when a container that ran has ' +
+        'stopped or turned unhealthy. Also the counts over every machine. Never a key or token.',
       inputSchema: INPUTS.list_machines,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

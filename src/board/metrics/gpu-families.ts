@@ -1,5 +1,6 @@
 import type { Machine } from '../domain/machine.js';
 import type { GpuUse } from '../domain/metrics.js';
+import { escapeLabel } from './label-value.js';
 
 /** One per-GPU family: its full name, help, and the value of a GPU (null: not known). */
 interface GpuFamily {
@@ -93,8 +94,4 @@ export function formatGpuFamilies(machines: Iterable<Readonly<Machine>>): string
   let text = '';
   for (let f = 0; f < GPU_FAMILY_COUNT; f += 1) text += gpuFamilyHead(f) + gpuFamilyRows(rows, f);
   return text;
-}
-
-function escapeLabel(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }

@@ -1,4 +1,5 @@
 import type { Machine } from '../domain/machine.js';
+import { escapeLabel } from './label-value.js';
 
 /** One per-machine family: its name, help, and the value of a machine (null: no sample). */
 interface Family {
@@ -41,6 +42,21 @@ const FAMILIES: readonly Family[] = [
     value: (m) => m.metrics?.bells ?? 0,
   },
   { name: 'queued_actions', help: 'actions queued for the machine', value: (m) => m.queued },
+  {
+    name: 'net_rx_bytes_per_second',
+    help: 'bytes a second received on every interface but loopback',
+    value: (m) => m.metrics?.netRx ?? null,
+  },
+  {
+    name: 'net_tx_bytes_per_second',
+    help: 'bytes a second sent on every interface but loopback',
+    value: (m) => m.metrics?.netTx ?? null,
+  },
+  {
+    name: 'temp_max_celsius',
+    help: 'the hottest temperature sensor, degrees Celsius',
+    value: (m) => m.metrics?.tempMax ?? null,
+  },
 ];
 
 /** The numbers of every machine at one moment: labels and one value per family (NaN: none). */
@@ -123,9 +139,4 @@ export function formatMachineFamilies(machines: Iterable<Readonly<Machine>>): st
   let text = '';
   for (let f = 0; f < FAMILY_COUNT; f += 1) text += formatFamily(snapshot, f);
   return text;
-}
-
-// Names match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$ and need no escaping; escaped all the same.
-function escapeLabel(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }

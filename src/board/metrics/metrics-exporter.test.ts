@@ -25,6 +25,8 @@ function set(machines: Machine[]): ChangeSet {
     late: [],
     bells: [],
     actionsFailed: [],
+    containers: [],
+    diskHealth: [],
     changed: new Set(),
     removed: [],
     dropped: 0,

@@ -4,6 +4,14 @@ import type { ChangeSet } from '../domain/change-set.js';
 import type { Machine } from '../domain/machine.js';
 import type { JournalEntry } from '../schemas.js';
 import {
+  CONTAINER_FAMILY_COUNT,
+  type ContainerRows,
+  containerFamilyHead,
+  containerFamilyRows,
+  copyContainers,
+  newContainerRows,
+} from './container-families.js';
+import {
   copyGpus,
   GPU_FAMILY_COUNT,
   gpuFamilyHead,
@@ -126,9 +134,11 @@ export class MetricsExporter {
   private async prepare(seq: number, machines: readonly Readonly<Machine>[]): Promise<void> {
     const snapshot = newSnapshot(machines.length);
     const gpus = newGpuRows();
+    const containers = newContainerRows();
     await inSlices(machines, (m, i) => {
       copyMachine(snapshot, m, i);
       copyGpus(gpus, m);
+      copyContainers(containers, m);
     });
     if (this.preparing !== seq) return; // a newer set took over: its preparation replaces this
     const pieces: (() => string)[] = [];
@@ -147,6 +157,7 @@ export class MetricsExporter {
         pieces.push(() => gpuFamilyRows(gpus, family, from, to));
       }
     }
+    containerPieces(containers, pieces);
     const parts: Buffer[] = [];
     await inSlices(pieces, (piece) => {
       if (this.preparing === seq) parts.push(Buffer.from(piece()));
@@ -180,5 +191,17 @@ export class MetricsExporter {
     if (recently) void this.start();
     const board = Buffer.from(await this.registry.metrics());
     return Buffer.concat([this.machineBytes, board]);
+  }
+}
+
+/** The container families' pieces: none at all when no machine lists a container. */
+function containerPieces(rows: ContainerRows, pieces: (() => string)[]): void {
+  const count = rows.containers.length;
+  for (let family = 0; family < CONTAINER_FAMILY_COUNT && count > 0; family += 1) {
+    pieces.push(() => containerFamilyHead(family));
+    for (let from = 0; from < count; from += ROWS_PER_PIECE) {
+      const to = Math.min(from + ROWS_PER_PIECE, count);
+      pieces.push(() => containerFamilyRows(rows, family, from, to));
+    }
   }
 }

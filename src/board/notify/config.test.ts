@@ -1,6 +1,8 @@
+import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../shared/config/config-error.js';
 import { boardSettings } from '../config/config.js';
+import { NotifyConfigFile } from './config.js';
 
 const TOKEN = 'board-token-0123456789';
 const SECRET_URL = 'discord://discord-token-secret-42@1234';
@@ -76,5 +78,39 @@ describe('board.yaml notify: checked with file and field, never quoting a URL', 
       'notify.rules[2].why',
       'notify.templates.unknown',
     ]);
+  });
+
+  it('takes container and disk_health rules, a containers filter, and metric temp', () => {
+    const s = boardSettings(
+      {
+        board_token: TOKEN,
+        notify: {
+          channels: [{ name: 'ops', url: SECRET_URL }],
+          rules: [
+            { events: ['container', 'disk_health'], channels: ['ops'], containers: ['web*'] },
+            { events: ['threshold'], channels: ['ops'], metric: 'temp', above: 85 },
+          ],
+        },
+      },
+      '/etc/panoptes/board.yaml',
+      '/etc/panoptes',
+    );
+    const [containers, temp] = s.notify.rules;
+    expect(containers?.containerMatches('web-1')).toBe(true);
+    expect(containers?.containerMatches('db')).toBe(false);
+    expect(temp?.containerMatches('db')).toBe(true);
+    expect(temp?.metric).toBe('temp');
+    expect(
+      problems({
+        channels: [{ name: 'ops', url: SECRET_URL }],
+        rules: [{ events: ['down'], channels: ['ops'], containers: ['web'] }],
+      }).map((p) => p.field),
+    ).toEqual(['notify.rules[0].containers']);
+    const rule = (metric: string) => ({
+      rules: [{ events: ['threshold'], channels: ['ops'], metric, above: 1 }],
+    });
+    expect(Value.Check(NotifyConfigFile, rule('temp'))).toBe(true);
+    expect(Value.Check(NotifyConfigFile, rule('net_tx'))).toBe(true);
+    expect(Value.Check(NotifyConfigFile, rule('fan'))).toBe(false);
   });
 });

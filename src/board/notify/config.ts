@@ -6,9 +6,19 @@ import { parseChannelUrl } from './channels/index.js';
 import { KINDS, type ParsedChannel } from './channels/types.js';
 import { compileGlob } from './glob.js';
 
-export const EVENTS = ['down', 'up', 'late', 'bell', 'threshold', 'action_failed'] as const;
+export const EVENTS = [
+  'down',
+  'up',
+  'late',
+  'bell',
+  'threshold',
+  'action_failed',
+  'container',
+  'disk_health',
+] as const;
 export type EventName = (typeof EVENTS)[number];
-export const METRICS = ['cpu', 'mem', 'load', 'disk'] as const;
+/** What a threshold rule may watch: shares (cpu, mem, disk), load, °C (temp), bytes/s (net_…). */
+export const METRICS = ['cpu', 'mem', 'load', 'disk', 'temp', 'net_rx', 'net_tx'] as const;
 export type MetricName = (typeof METRICS)[number];
 
 const Seconds = Type.Number({ minimum: 0 });
@@ -32,6 +42,8 @@ const RuleConfig = Type.Object(
         Type.Literal('bell'),
         Type.Literal('threshold'),
         Type.Literal('action_failed'),
+        Type.Literal('container'),
+        Type.Literal('disk_health'),
       ]),
       { minItems: 1 },
     ),
@@ -48,8 +60,12 @@ const RuleConfig = Type.Object(
         Type.Literal('mem'),
         Type.Literal('load'),
         Type.Literal('disk'),
+        Type.Literal('temp'),
+        Type.Literal('net_rx'),
+        Type.Literal('net_tx'),
       ]),
     ),
+    containers: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }))),
     path: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     above: Type.Optional(Type.Number()),
     for: Type.Optional(Seconds),
@@ -99,6 +115,9 @@ export interface Rule {
   repeatMax: number | null;
   why: ReadonlySet<string>;
   metric: MetricName | null;
+  /** container rules: the container-name globs as written (null: every container). */
+  containerGlobs: readonly string[] | null;
+  containerMatches(name: string): boolean;
   path: string | null;
   above: number | null;
   forMs: number;
@@ -177,8 +196,11 @@ export function notifySettings(
       problems.push({ field: `${field}.path`, problem: 'applies to metric: disk only' });
     if (r.why !== undefined && !events.has('bell'))
       problems.push({ field: `${field}.why`, problem: 'applies to bell rules only' });
+    if (r.containers !== undefined && !events.has('container'))
+      problems.push({ field: `${field}.containers`, problem: 'applies to container rules only' });
     const globs = r.machines ?? ['*'];
     const compiled = globs.map(compileGlob);
+    const containerGlobs = r.containers?.map(compileGlob) ?? null;
     settings.rules.push({
       index: i,
       key: JSON.stringify(r),
@@ -192,6 +214,8 @@ export function notifySettings(
       repeatMax: r.repeat_max ?? null,
       why: new Set(r.why ?? NOTIFY_DEFAULTS.why),
       metric: (r.metric as MetricName | undefined) ?? null,
+      containerGlobs: r.containers ?? null,
+      containerMatches: (name) => containerGlobs?.some((g) => g.test(name)) ?? true,
       path: r.path ?? null,
       above: r.above ?? null,
       forMs: (r.for ?? 0) * 1000,

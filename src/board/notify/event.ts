@@ -1,6 +1,15 @@
 /** What a rule fired, as the generic webhook lists it (members that do not apply are absent). */
 export interface NotifyEvent {
-  event: 'down' | 'up' | 'late' | 'bell' | 'threshold' | 'action_failed' | 'test';
+  event:
+    | 'down'
+    | 'up'
+    | 'late'
+    | 'bell'
+    | 'threshold'
+    | 'action_failed'
+    | 'container'
+    | 'disk_health'
+    | 'test';
   machine: string;
   /** ISO 8601: when it happened. */
   at: string;
@@ -28,6 +37,14 @@ export interface NotifyEvent {
   reminder?: number;
   /** action_failed */
   action?: string;
+  /** container: its name */
+  container?: string;
+  /** container: stopped or unhealthy (for a recovery: the problem that ended) */
+  problem?: string;
+  /** disk_health: the disk, e.g. /dev/sda */
+  device?: string;
+  /** container, disk_health: the episode ended (running and not unhealthy; passing again). */
+  recovered?: boolean;
 }
 
 /** One message for one channel: everything that fired for it in one sweep. */

@@ -21,9 +21,28 @@ function percent(value: number): string {
   return `${Math.round(value * 100)} %`;
 }
 
+/** Bytes a second in words: 850 B/s, 12.3 kB/s, 1.2 GB/s (powers of 1000). */
+export function byteRate(bytes: number): string {
+  const units = ['B/s', 'kB/s', 'MB/s', 'GB/s', 'TB/s'];
+  let v = Math.max(0, bytes);
+  let u = 0;
+  while (v >= 1000 && u < units.length - 1) {
+    v /= 1000;
+    u += 1;
+  }
+  return `${u === 0 ? Math.round(v) : v.toFixed(1)} ${units[u]}`;
+}
+
+/** A threshold's value in the metric's unit: a share, a load, °C or bytes a second. */
+function metricText(metric: string | undefined, value: number): string {
+  if (metric === 'temp') return `${Math.round(value * 10) / 10} °C`;
+  if (metric === 'net_rx' || metric === 'net_tx') return byteRate(value);
+  return percent(value);
+}
+
 function metricValue(e: NotifyEvent, value: number | undefined): string {
   if (value === undefined) return '?';
-  return e.metric === 'load' ? value.toFixed(2) : percent(value);
+  return e.metric === 'load' ? value.toFixed(2) : metricText(e.metric, value);
 }
 
 /**
@@ -56,9 +75,38 @@ export function defaultLine(e: NotifyEvent, escapeText: Escape): string {
     }
     case 'action_failed':
       return `✖ ${machine}: ${t(e.action ?? 'action')} failed${reason}`;
+    case 'container':
+      return containerLine(e, machine, t);
+    case 'disk_health': {
+      const disk = `disk ${t(e.device ?? '?')}`;
+      if (e.recovered === true)
+        return `▲ ${machine}: ${disk} passes its SMART health check again${after(e)}`;
+      return e.reminder !== undefined
+        ? `✖ ${machine}: ${disk} still fails its SMART health check (since ${since})`
+        : `✖ ${machine}: ${disk} fails its SMART health check`;
+    }
     case 'test':
       return `Test message from Panoptes${e.message ? `: ${t(e.message)}` : ''}`;
   }
+}
+
+/** " after 3 min" for a recovery that knows how long its episode lasted. */
+function after(e: NotifyEvent): string {
+  return e.duration_s === undefined ? '' : ` after ${duration(e.duration_s)}`;
+}
+
+function containerLine(e: NotifyEvent, machine: string, t: (value: string) => string): string {
+  const container = `container ${t(e.container ?? '?')}`;
+  const unhealthy = e.problem === 'unhealthy';
+  if (e.recovered === true)
+    return unhealthy
+      ? `▲ ${machine}: ${container} is no longer unhealthy${after(e)}`
+      : `▲ ${machine}: ${container} is running again${after(e)}`;
+  const what = unhealthy ? 'unhealthy' : 'stopped';
+  if (e.reminder !== undefined)
+    return `✖ ${machine}: ${container} still ${what} (since ${e.since === undefined ? '?' : t(e.since)})`;
+  if (unhealthy) return `✖ ${machine}: ${container} is unhealthy`;
+  return `✖ ${machine}: ${container} stopped${e.reason === undefined ? '' : ` (${t(e.reason)})`}`;
 }
 
 const PLACEHOLDER = /\{\{\s*([a-z_]+)\s*\}\}/g;
@@ -80,7 +128,7 @@ export function fill(template: string, e: NotifyEvent, escapeText: Escape): stri
     return typeof value === 'number' &&
       (name === 'value' || name === 'limit') &&
       e.metric !== 'load'
-      ? percent(value)
+      ? metricText(e.metric, value)
       : escapeText(oneLine(String(value)));
   });
 }
@@ -92,8 +140,21 @@ const LABELS: Record<NotifyEvent['event'], string> = {
   bell: 'bell',
   threshold: 'threshold',
   action_failed: 'failed action',
+  container: 'container stopped',
+  disk_health: 'disk failing',
   test: 'test',
 };
+
+/** What one event counts as in a title. */
+function labelOf(e: NotifyEvent): string {
+  if (e.event === 'down' && e.reminder !== undefined) return 'still down';
+  if (e.event === 'container') {
+    if (e.recovered === true) return 'container back';
+    if (e.problem === 'unhealthy') return 'container unhealthy';
+  }
+  if (e.event === 'disk_health' && e.recovered === true) return 'disk passing';
+  return LABELS[e.event];
+}
 
 /**
  * The title: what the message holds, counted by event ("Panoptes: 3 down, 1 up"). Every service
@@ -102,7 +163,7 @@ const LABELS: Record<NotifyEvent['event'], string> = {
 export function titleOf(events: readonly NotifyEvent[]): string {
   const counts = new Map<string, number>();
   for (const e of events) {
-    const label = e.event === 'down' && e.reminder !== undefined ? 'still down' : LABELS[e.event];
+    const label = labelOf(e);
     counts.set(label, (counts.get(label) ?? 0) + 1);
   }
   const parts = [...counts].map(([label, n]) =>

@@ -1,7 +1,9 @@
 import type { ChangeSet } from '../domain/change-set.js';
 import type { Machine } from '../domain/machine.js';
 import type { MetricName, Rule } from './config.js';
+import { type Episode, remindDue } from './episode.js';
 import type { NotifyEvent } from './event.js';
+import { ProblemRules } from './problem-rules.js';
 
 /** What fired for one channel in one sweep: to send, and held back by a machine's silence. */
 export interface ChannelBatch {
@@ -24,16 +26,6 @@ interface Down {
   failures: number;
 }
 
-/** What a rule has sent for one machine (or one machine's metric) in the current episode. */
-interface Episode {
-  /** ms of the first message; null while held back by a silence. */
-  sentAt: number | null;
-  lastAt: number;
-  reminders: number;
-  /** Its silence was already reported (journaled once, not every sweep). */
-  silencedNoted: boolean;
-}
-
 interface Over {
   since: number;
   value: number;
@@ -54,6 +46,8 @@ export class RuleEngine {
   private readonly downSent = new Map<string, Map<string, Episode>>();
   /** rule key → machine\0path → how long past the limit. */
   private readonly over = new Map<string, Map<string, Over>>();
+  /** The containers' and disks' episodes. */
+  private readonly problems = new ProblemRules();
 
   constructor(
     private rules: readonly Rule[],
@@ -66,6 +60,7 @@ export class RuleEngine {
     const keys = new Set(rules.map((r) => r.key));
     for (const key of this.downSent.keys()) if (!keys.has(key)) this.downSent.delete(key);
     for (const key of this.over.keys()) if (!keys.has(key)) this.over.delete(key);
+    this.problems.setRules(keys);
   }
 
   /** Everything that fires in this change set, by channel name. */
@@ -74,7 +69,7 @@ export class RuleEngine {
     const out = new Map<string, ChannelBatch>();
     const seen = new Map<string, Set<string>>();
     const emit = (rule: Rule, event: NotifyEvent, silenced: boolean) => {
-      const key = `${event.event}\0${event.machine}\0${event.session ?? ''}\0${event.metric ?? ''}\0${event.path ?? ''}\0${event.reminder ?? ''}\0${event.action ?? ''}\0${event.why ?? ''}`;
+      const key = `${event.event}\0${event.machine}\0${event.session ?? ''}\0${event.metric ?? ''}\0${event.path ?? ''}\0${event.reminder ?? ''}\0${event.action ?? ''}\0${event.why ?? ''}\0${event.container ?? event.device ?? ''}\0${event.recovered === true ? 1 : ''}`;
       for (const channel of rule.channels) {
         let keys = seen.get(channel);
         if (keys === undefined) {
@@ -157,7 +152,7 @@ export class RuleEngine {
           }
           episodes.set(name, { sentAt: now, lastAt: now, reminders: 0, silencedNoted: false });
           emit(rule, event(null), false);
-        } else if (this.remind(rule, episode, now) && !silenced) {
+        } else if (remindDue(rule, episode, now) && !silenced) {
           episode.reminders += 1;
           episode.lastAt = now;
           emit(rule, event(episode.reminders), false);
@@ -195,6 +190,8 @@ export class RuleEngine {
         emit(rule, e, this.context.silenced(a.name, now));
       }
     }
+
+    this.problems.evaluate(set, this.rules, base, emit, (name) => this.context.silenced(name, now));
 
     const thresholdRules = this.rules.filter((r) => r.events.has('threshold'));
     if (thresholdRules.length > 0) {
@@ -244,7 +241,7 @@ export class RuleEngine {
           }
           o.episode = { sentAt: now, lastAt: now, reminders: 0, silencedNoted: false };
           emit(rule, event(null), false);
-        } else if (this.remind(rule, o.episode, now) && !silenced) {
+        } else if (remindDue(rule, o.episode, now) && !silenced) {
           o.episode.reminders += 1;
           o.episode.lastAt = now;
           emit(rule, event(o.episode.reminders), false);
@@ -254,17 +251,10 @@ export class RuleEngine {
     this.over.set(rule.key, after);
   }
 
-  private remind(rule: Rule, episode: Episode, now: number): boolean {
-    return (
-      rule.repeatMs > 0 &&
-      (rule.repeatMax === null || episode.reminders < rule.repeatMax) &&
-      now - episode.lastAt >= rule.repeatMs
-    );
-  }
-
   private forget(name: string): void {
     this.down.delete(name);
     for (const episodes of this.downSent.values()) episodes.delete(name);
+    this.problems.forget(name);
   }
 
   /** Machines tracked as down (for tests and the benchmark). */
@@ -285,6 +275,13 @@ function readings(
     const disks = path === null ? metrics.disks : metrics.disks.filter((d) => d.path === path);
     return disks.map((d) => [d.path, d.ratio]);
   }
-  const value = metrics[metric];
+  const value =
+    metric === 'temp'
+      ? metrics.tempMax
+      : metric === 'net_rx'
+        ? metrics.netRx
+        : metric === 'net_tx'
+          ? metrics.netTx
+          : metrics[metric];
   return value === null ? [] : [[null, value]];
 }

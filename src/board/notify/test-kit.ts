@@ -16,6 +16,8 @@ export function changeSet(
     late: parts.late ?? [],
     bells: parts.bells ?? [],
     actionsFailed: parts.actionsFailed ?? [],
+    containers: parts.containers ?? [],
+    diskHealth: parts.diskHealth ?? [],
     changed: parts.changed ?? new Set(),
     removed: parts.removed ?? [],
     dropped: 0,

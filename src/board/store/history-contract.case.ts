@@ -32,13 +32,22 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
     bells: 2,
     gpu_util: 0.875,
     gpu_mem: 0.25,
+    net_rx: 125_000,
+    net_tx: 2500,
+    temp_max: 47.5,
   });
   const agg = (t: number, n: number, cpu: number, cpuMax: number): Sample => ({
     t,
     n,
     up: 0.5,
-    avg: { ...values(cpu), bells: 1, gpu_util: cpu },
-    max: { ...values(cpuMax), bells: 3, gpu_util: cpuMax },
+    avg: { ...values(cpu), bells: 1, gpu_util: cpu, net_rx: cpu * 1e6, temp_max: cpu * 100 },
+    max: {
+      ...values(cpuMax),
+      bells: 3,
+      gpu_util: cpuMax,
+      net_rx: cpuMax * 1e6,
+      temp_max: cpuMax * 100,
+    },
   });
 
   describe(`HistoryStore contract: ${kind}`, () => {
@@ -77,6 +86,12 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
         batch({ samples: [{ tier: 'raw', name: 'gamma', sample: rawSample(T0, true, noGpu) }] }),
       );
       expect((await store.samples('gamma', 'raw', T0, T0 + 1))[0]?.avg).toEqual(noGpu);
+      // Nor network rates nor temperatures (an older agent, no hwmon): null, as written.
+      const bare = { ...values(0.5), net_rx: null, net_tx: null, temp_max: null };
+      await store.write(
+        batch({ samples: [{ tier: 'raw', name: 'delta', sample: rawSample(T0, true, bare) }] }),
+      );
+      expect((await store.samples('delta', 'raw', T0, T0 + 1))[0]?.max).toEqual(bare);
       const down = await store.samples('beta', 'raw', T0, T0 + 100);
       expect(down.map((r) => [r.up, r.avg.cpu])).toEqual([[0, null]]);
       await store.close();
@@ -86,7 +101,11 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
       const store = await open();
       const rows = [
         { name: 'alpha', up: true, v: values(0.25) },
-        { name: 'beta', up: false, v: { ...values(null), mem: null, gpu_util: null } },
+        {
+          name: 'beta',
+          up: false,
+          v: { ...values(null), mem: null, gpu_util: null, net_tx: null, temp_max: null },
+        },
         { name: 'gamma', up: true, v: { ...values(0), load: null } },
       ];
       const columns = Float64Array.from(
@@ -135,6 +154,11 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
       expect(m5?.avg.gpu_util).toBeCloseTo(0.3, 3);
       expect(m5?.max.gpu_util).toBeCloseTo(0.9, 3);
       expect(m5?.avg.gpu_mem).toBeCloseTo(0.25, 3);
+      expect(m5?.avg.net_rx).toBeCloseTo(300_000, 0);
+      expect(m5?.max.net_rx).toBeCloseTo(900_000, 0);
+      expect(m5?.avg.net_tx).toBeCloseTo(2500, 0);
+      expect(m5?.avg.temp_max).toBeCloseTo(30, 1);
+      expect(m5?.max.temp_max).toBeCloseTo(90, 1);
       expect(m5?.up).toBeCloseTo(0.5, 3);
       const h1 = await store.samples('alpha', 'h1', T0, T0 + 3600);
       expect(h1.map((r) => [r.n, r.avg.cpu])).toEqual([[2, 0.3]]);

@@ -63,7 +63,7 @@ function room(m: Machine, headRoom: number, length: number): Buffer {
  */
 export function recordBytes(m: Machine): Buffer {
   if (m.bytes === null) {
-    const head = `${recordHead(m).slice(0, -1)},"overview":`;
+    const head = `${recordHead(m).slice(0, -1)}${containerAlerts(m)},"overview":`;
     const headLength = Buffer.byteLength(head);
     const overviewLength = m.overviewLength === 0 ? NULL.length : m.overviewLength;
     const slot = room(m, headLength > m.headRoom ? headLength + 64 : m.headRoom, overviewLength);
@@ -74,6 +74,13 @@ export function recordBytes(m: Machine): Buffer {
     m.bytes = slot.subarray(start, m.headRoom + overviewLength + 1);
   }
   return m.bytes;
+}
+
+/** `,"container_alerts":[…]` for a machine with some (name and problem of each), else nothing. */
+function containerAlerts(m: Machine): string {
+  if (m.containerAlerts.length === 0) return '';
+  const alerts = m.containerAlerts.map((a) => ({ name: a.name, problem: a.problem }));
+  return `,"container_alerts":${JSON.stringify(alerts)}`;
 }
 
 /** The machine's record without its overview, as JSON text. */

@@ -1,4 +1,6 @@
+import type { ContainerUse, SmartUse } from '../domain/machine-now.js';
 import type { DiskUse, GpuUse, MachineMetrics } from '../domain/metrics.js';
+import { keptContainers, keptSmart } from './kept-containers.js';
 
 /** The numbers' places in a machine's array. */
 const CPU = 0;
@@ -9,7 +11,10 @@ const DISK = 4;
 const LATENCY = 5;
 const GPU_UTIL = 6;
 const GPU_MEM = 7;
-const PLACES = 8;
+const NET_RX = 8;
+const NET_TX = 9;
+const TEMP_MAX = 10;
+const PLACES = 11;
 
 const NO_DISKS: readonly DiskUse[] = Object.freeze([]);
 const NO_GPUS: readonly GpuUse[] = Object.freeze([]);
@@ -20,18 +25,22 @@ const NO_GPUS: readonly GpuUse[] = Object.freeze([]);
  * each of its fractions, lived until the machine's next report, seconds later: each outlived
  * the young generation and was copied and promoted, ~190 of the ~550 bytes a report left on the
  * heap (heap snapshots), and the scavenges that copy them set the TLS row's p99. Here the
- * numbers live in a Float64Array of eight (NaN: unknown), written in place.
+ * numbers live in a Float64Array (NaN: unknown), written in place.
  *
  * It reads as MachineMetrics: every reader (history, rules, /metrics, the cluster's record)
  * reads it at once, in one turn of the event loop, and keeps numbers, not the object. So are
- * the disks' shares, while the machine has the same disks; a new list of disks, and the GPUs'
- * list, replace the old one.
+ * the disks' shares, while the machine has the same disks, and the containers' numbers, while
+ * it runs the same containers in the same states (kept-containers.ts); a new list of disks or
+ * containers, and the GPUs' list, replace the old one.
  */
 export class MetricNumbers implements MachineMetrics {
   private readonly numbers = new Float64Array(PLACES).fill(Number.NaN);
   bells = 0;
   disks: readonly DiskUse[] = NO_DISKS;
   gpus: readonly GpuUse[] = NO_GPUS;
+  containers: readonly ContainerUse[] | null = null;
+  containersPartial = false;
+  smart: readonly SmartUse[] | null = null;
 
   get cpu(): number | null {
     return this.read(CPU);
@@ -57,6 +66,15 @@ export class MetricNumbers implements MachineMetrics {
   get gpuMem(): number | null {
     return this.read(GPU_MEM);
   }
+  get netRx(): number | null {
+    return this.read(NET_RX);
+  }
+  get netTx(): number | null {
+    return this.read(NET_TX);
+  }
+  get tempMax(): number | null {
+    return this.read(TEMP_MAX);
+  }
 
   /**
    * Takes the metrics of a new overview (or, for a machine gone down, emptyMetrics()). The
@@ -72,9 +90,15 @@ export class MetricNumbers implements MachineMetrics {
     n[LATENCY] = next.latencyMs ?? Number.NaN;
     n[GPU_UTIL] = next.gpuUtil ?? Number.NaN;
     n[GPU_MEM] = next.gpuMem ?? Number.NaN;
+    n[NET_RX] = next.netRx ?? Number.NaN;
+    n[NET_TX] = next.netTx ?? Number.NaN;
+    n[TEMP_MAX] = next.tempMax ?? Number.NaN;
     this.bells = next.bells;
     this.disks = keptDisks(this.disks, next.disks);
     this.gpus = next.gpus.length === 0 ? NO_GPUS : next.gpus;
+    this.containers = keptContainers(this.containers, next.containers);
+    this.containersPartial = next.containersPartial;
+    this.smart = keptSmart(this.smart, next.smart);
   }
 
   /** The numbers as a plain object (JSON.stringify calls this: the cluster's published record). */
@@ -91,6 +115,12 @@ export class MetricNumbers implements MachineMetrics {
       gpuUtil: this.gpuUtil,
       gpuMem: this.gpuMem,
       gpus: this.gpus,
+      netRx: this.netRx,
+      netTx: this.netTx,
+      tempMax: this.tempMax,
+      containers: this.containers,
+      containersPartial: this.containersPartial,
+      smart: this.smart,
     };
   }
 

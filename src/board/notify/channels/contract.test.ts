@@ -57,6 +57,28 @@ describe('channel contract: every kind against a local receiver of its real API'
         c.inert(r);
       });
 
+      it("shows a container's and a disk's name as text: no markup, no line of its own", async () => {
+        const channel = parseChannelUrl(c.url(receiver.host), c.options);
+        const at = EVENT.at;
+        const events: NotifyEvent[] = [
+          { event: 'container', machine: 'web1', at, container: HOSTILE, problem: 'stopped' },
+          { event: 'disk_health', machine: 'web1', at, device: HOSTILE, since: at, reminder: 1 },
+          { event: 'container', machine: 'web1', at, container: HOSTILE, recovered: true },
+        ];
+        const message = renderMessage(events, null, null, channel.escape);
+        expect(await deliver(channel, message, { timeoutMs: 5000 })).toMatchObject({ ok: true });
+        const r = receiver.requests[0] as Received;
+        // The text (listed first) carries the names; a title only counts the events.
+        expect(c.shown(r)[0]).toContain('text⏎✖ web1 is down⏎✖ 2');
+        for (const shown of c.shown(r)) {
+          // Each event's line is the board's own: none starts where the machine's text breaks.
+          for (const line of shown.split(LINE_BREAKS))
+            if (/^\s*[✖▲]/.test(line))
+              expect(line.trimStart()).toMatch(/^[✖▲] web1: (container|disk) /);
+        }
+        c.inert(r);
+      });
+
       it('retries a 5xx, not a 4xx, and never names a secret in the reason', async () => {
         const channel = parseChannelUrl(c.url(receiver.host), c.options);
         const message = renderMessage([EVENT], null, null, channel.escape);

@@ -65,6 +65,23 @@ export const HISTORY_MIGRATIONS: readonly string[] = [
   CREATE INDEX history_raw_m_t ON history_raw (m, t)
     INCLUDE (up, cpu, mem, load, disk, lat, bells, gpu_util, gpu_mem);
   `,
+  // 3: the machine's network rates and its hottest temperature sensor (null where the agent
+  // does not send them); the raw index is made again to carry them, as in 2.
+  `
+  ALTER TABLE history_raw ADD COLUMN net_rx double precision, ADD COLUMN net_tx double precision,
+    ADD COLUMN temp_max double precision;
+  ${['history_m5', 'history_h1']
+    .map(
+      (t) =>
+        `ALTER TABLE ${t} ${['net_rx', 'net_rx_x', 'net_tx', 'net_tx_x', 'temp_max', 'temp_max_x']
+          .map((c) => `ADD COLUMN ${c} double precision`)
+          .join(', ')};`,
+    )
+    .join('\n  ')}
+  DROP INDEX history_raw_m_t;
+  CREATE INDEX history_raw_m_t ON history_raw (m, t)
+    INCLUDE (up, cpu, mem, load, disk, lat, bells, gpu_util, gpu_mem, net_rx, net_tx, temp_max);
+  `,
 ];
 
 /** An aggregate tier: one row per machine and bucket (unique: a bucket written twice merges). */

@@ -18,7 +18,19 @@ import type { ChangeSource } from '../../history/uptime-ledger.js';
  */
 
 /** The value columns, in METRICS order (latency_ms is `lat`). */
-const COLUMNS = ['cpu', 'mem', 'load', 'disk', 'lat', 'bells', 'gpu_util', 'gpu_mem'] as const;
+const COLUMNS = [
+  'cpu',
+  'mem',
+  'load',
+  'disk',
+  'lat',
+  'bells',
+  'gpu_util',
+  'gpu_mem',
+  'net_rx',
+  'net_tx',
+  'temp_max',
+] as const;
 
 /** What a batch changed about the machines, published to readers once it is committed. */
 export interface Pending {
@@ -30,28 +42,13 @@ export interface Pending {
 /** A bigint or numeric as node-postgres hands it over (int8 and numeric come as strings). */
 type Int8 = string | number;
 
-/** A folded row (see `FOLD`). */
-export interface FoldedRow {
-  t: Int8;
-  n: Int8;
-  up: number;
-  cpu: number | null;
-  cpu_x: number | null;
-  mem: number | null;
-  mem_x: number | null;
-  load: number | null;
-  load_x: number | null;
-  disk: number | null;
-  disk_x: number | null;
-  lat: number | null;
-  lat_x: number | null;
-  bells: number | null;
-  bells_x: number | null;
-  gpu_util: number | null;
-  gpu_util_x: number | null;
-  gpu_mem: number | null;
-  gpu_mem_x: number | null;
-}
+type Column = (typeof COLUMNS)[number];
+
+/** A folded row (see `FOLD`): the bucket, its samples, share up, then each column's avg and max. */
+export type FoldedRow = { t: Int8; n: Int8; up: number } & Record<
+  Column | `${Column}_x`,
+  number | null
+>;
 
 /** A state change as read back. */
 export interface EventRow {

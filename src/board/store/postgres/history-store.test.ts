@@ -43,6 +43,9 @@ describe('PostgreSQL history', () => {
     bells: 0,
     gpu_util: 0.25,
     gpu_mem: null,
+    net_rx: 1000,
+    net_tx: null,
+    temp_max: 41,
   };
   const keep = { raw: 0, m5: 0, h1: 0 };
   const batch = (over: Partial<WriteBatch>): WriteBatch => ({

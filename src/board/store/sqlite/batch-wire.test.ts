@@ -26,7 +26,7 @@ describe('a write batch on its way to the writer thread', () => {
             names.flatMap((_, i) => METRICS.map((_, k) => (k === 2 ? Number.NaN : i + k / 10))),
           ),
         },
-        { t: 30, names: ['a'], up: Uint8Array.from([1]), values: new Float64Array(8) },
+        { t: 30, names: ['a'], up: Uint8Array.from([1]), values: new Float64Array(METRICS.length) },
       ],
       events: [{ name: 'a', at: 1, state: 'up', previous: null, reason: null }],
       forget: ['gone'],

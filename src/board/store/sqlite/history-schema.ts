@@ -9,7 +9,7 @@ import type Database from 'libsql';
  *
  * Values are stored as scaled integers (SQLite keeps small integers in 1–3 bytes, a REAL in 8):
  * shares (up, cpu, mem, disk, gpu_util, gpu_mem) × 10,000, load and bells × 100, latency × 10
- * (0.1 ms).
+ * (0.1 ms), temp_max × 10 (0.1 °C), net_rx and net_tx as they are (whole bytes a second).
  */
 export const MIGRATIONS: readonly string[] = [
   // 1: machines (an id per name: a name forgotten and seen again is a new machine), state
@@ -46,6 +46,15 @@ export const MIGRATIONS: readonly string[] = [
   ${['m5', 'h1'].map((t) => ['gpu_util', 'gpu_util_x', 'gpu_mem', 'gpu_mem_x'].map((c) => `ALTER TABLE ${t} ADD COLUMN ${c} INTEGER;`).join('\n  ')).join('\n  ')}
   DROP INDEX raw_m_t_all;
   CREATE INDEX raw_m_t_all ON raw (m, t, up, cpu, mem, load, disk, lat, bells, gpu_util, gpu_mem);
+  `,
+  // 4: the machine's network rates and its hottest temperature sensor (null where the agent
+  // does not send them). The covering index is made again with them, as in 3.
+  `
+  ${['net_rx', 'net_tx', 'temp_max'].map((c) => `ALTER TABLE raw ADD COLUMN ${c} INTEGER;`).join('\n  ')}
+  ${['m5', 'h1'].map((t) => ['net_rx', 'net_rx_x', 'net_tx', 'net_tx_x', 'temp_max', 'temp_max_x'].map((c) => `ALTER TABLE ${t} ADD COLUMN ${c} INTEGER;`).join('\n  ')).join('\n  ')}
+  DROP INDEX raw_m_t_all;
+  CREATE INDEX raw_m_t_all ON raw (m, t, up, cpu, mem, load, disk, lat, bells, gpu_util, gpu_mem,
+    net_rx, net_tx, temp_max);
   `,
 ];
 

@@ -11,7 +11,7 @@ import {
  * batch) and the reader's (a second connection, which sees only committed batches).
  */
 
-/** Values are stored as scaled integers (see libsql-schema.ts). */
+/** Values are stored as scaled integers (see history-schema.ts). */
 const SCALE: Record<MetricName, number> = {
   cpu: 10_000,
   mem: 10_000,
@@ -21,9 +21,24 @@ const SCALE: Record<MetricName, number> = {
   bells: 100,
   gpu_util: 10_000,
   gpu_mem: 10_000,
+  net_rx: 1,
+  net_tx: 1,
+  temp_max: 10,
 };
 const UP_SCALE = 10_000;
-const COLUMNS = ['cpu', 'mem', 'load', 'disk', 'lat', 'bells', 'gpu_util', 'gpu_mem'] as const;
+const COLUMNS = [
+  'cpu',
+  'mem',
+  'load',
+  'disk',
+  'lat',
+  'bells',
+  'gpu_util',
+  'gpu_mem',
+  'net_rx',
+  'net_tx',
+  'temp_max',
+] as const;
 
 export type Row = (number | null)[];
 type Statement = Database.Statement;

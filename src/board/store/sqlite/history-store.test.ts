@@ -30,6 +30,9 @@ describe('libsql history file', () => {
     bells: 0,
     gpu_util: 0.25,
     gpu_mem: null,
+    net_rx: 1000,
+    net_tx: null,
+    temp_max: 41,
   };
   const keep = { raw: 0, m5: 0, h1: 0 };
 
@@ -175,6 +178,9 @@ describe('libsql history file', () => {
         bells: x % 3,
         gpu_util: x / 2000,
         gpu_mem: null,
+        net_rx: x * 1000,
+        net_tx: null,
+        temp_max: 30 + x / 10,
       };
       samples.push({
         tier: 'raw',
