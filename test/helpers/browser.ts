@@ -218,6 +218,8 @@ export interface AgentSpec {
   services: Record<string, Record<string, unknown>>;
   /** Announce to the board instead of being configured on it. */
   announce?: { interval: number; location: string };
+  /** More of the agent's config (e.g. `containers`, `sample_interval`). */
+  extra?: Record<string, unknown>;
 }
 
 export interface FleetOptions {
@@ -238,6 +240,7 @@ function writeAgent(dir: TempDir, spec: AgentSpec, boardUrl: string | null): str
     board_key: BOARD_KEY,
     data_dir: `${dir.path}/${spec.name}-data`,
     services: spec.services,
+    ...spec.extra,
   };
   if (spec.announce !== undefined && boardUrl !== null) {
     config.location = spec.announce.location;

@@ -74,6 +74,7 @@ function service(value: unknown): Service | null {
   return {
     name,
     kind: str(value.kind) ?? 'command',
+    container: str(value.container),
     state,
     actions: actions(value.actions),
     board: actions(value.board),

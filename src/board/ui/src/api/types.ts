@@ -13,8 +13,10 @@ export type ServiceState = 'running' | 'stopped' | 'unknown';
 
 export interface Service {
   name: string;
-  /** command, process or container (a published container: the container of the same name). */
+  /** command, process or container. */
   kind: string;
+  /** container services: the container (its name or id) they start and stop; else null. */
+  container: string | null;
   state: ServiceState;
   /** What the machine publishes for this service. */
   actions: ActionName[];

@@ -75,9 +75,13 @@ export function ContainersTable(props: ContainersProps) {
   const { shown, toggle } = useShown(matching, SHOWN);
   if (props.containers === null && props.error === null) return null;
   const alerts = new Map(props.alerts.map((a) => [a.name, a.problem]));
-  const published = new Map(
-    props.services.filter((s) => s.kind === 'container').map((s) => [s.name, s]),
-  );
+  // The service names its container by name or id (an older agent: by the service's own name).
+  const publishers = props.services.filter((s) => s.kind === 'container');
+  const publisher = (c: { name: string; id: string }) =>
+    publishers.find((s) => {
+      const target = s.container ?? s.name;
+      return target === c.name || (/^[0-9a-f]{12,64}$/.test(target) && c.id.startsWith(target));
+    });
   const running = sorted.filter((c) => c.state === 'running').length;
   return (
     <NowPart part="containers" title={t('now.containers')} error={props.error}>
@@ -124,7 +128,7 @@ export function ContainersTable(props: ContainersProps) {
                     const alert = alerts.get(c.name);
                     const problem =
                       alert !== undefined || c.health === 'unhealthy' || c.state === 'dead';
-                    const service = published.get(c.name);
+                    const service = publisher(c);
                     const state = STATES[c.state];
                     const health = c.health === null ? undefined : HEALTH[c.health];
                     return (
