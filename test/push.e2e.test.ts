@@ -99,6 +99,11 @@ describe('Web Push: a bell on a real agent reaches a subscribed browser through 
   });
 
   it('a session that wants attention: each browser gets the bell, signed and readable only by it', async () => {
+    // A bell rung before the board first sees a machine is old news: wait for the first poll.
+    await eventually(async () => {
+      const board = (await call('/api/board')).json as { machines: { state: string }[] };
+      return board.machines[0]?.state === 'up' ? true : undefined;
+    }, 'lab3 up on the board');
     await fleet.bell('lab3', 'claude-7', 'attention', 'Claude needs your permission to use Bash');
     await until(
       () => service.to(phone).length > 1 && service.to(laptop).length > 1,

@@ -1,5 +1,5 @@
 import { safeText } from '../../shared/wire/free-text.js';
-import { CONTAINERS_MAX, SMART_MAX, TEMPS_MAX } from '../../shared/wire/machine-now.js';
+import { CONTAINERS_MAX, SMART_MAX, TEMPS_MAX } from '../../shared/wire/machine-now-limits.js';
 import { nonNegative, num, record, unit } from './overview-values.js';
 
 /** One container as the board keeps it: what /metrics and the container events need. */

@@ -1,4 +1,4 @@
-import { SMART_MAX } from '../../shared/wire/machine-now.js';
+import { SMART_MAX } from '../../shared/wire/machine-now-limits.js';
 import type { ChangeCollector } from './change-set.js';
 import {
   type Machine,

@@ -1,5 +1,22 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { ONE_LINE_PATTERN } from './free-text.js';
+import {
+  CONTAINERS_MAX,
+  INTERFACES_MAX,
+  PROCESSES_MAX,
+  SMART_MAX,
+  SOURCE_ERROR_TEXT_MAX,
+  TEMPS_MAX,
+} from './machine-now-limits.js';
+
+export {
+  CONTAINERS_MAX,
+  INTERFACES_MAX,
+  PROCESSES_MAX,
+  SMART_MAX,
+  SOURCE_ERROR_TEXT_MAX,
+  TEMPS_MAX,
+} from './machine-now-limits.js';
 
 /**
  * What runs on a machine now, beside its CPU, memory and disks: containers, the busiest
@@ -20,14 +37,6 @@ const Share = (description: string) =>
   Type.Number({ minimum: 0, maximum: 1, description: `${description}, 0–1 of all CPUs` });
 const Rate = (description: string) =>
   Type.Number({ minimum: 0, description: `${description}, bytes a second` });
-
-export const CONTAINERS_MAX = 500;
-export const PROCESSES_MAX = 40;
-export const INTERFACES_MAX = 32;
-export const TEMPS_MAX = 64;
-export const SMART_MAX = 32;
-/** The longest `<field>_error`. */
-export const SOURCE_ERROR_TEXT_MAX = 200;
 
 export const ContainerState = Type.Union(
   [
