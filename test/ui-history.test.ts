@@ -148,6 +148,8 @@ describe('UI: history', () => {
       .toBeGreaterThan(0);
     await page.screenshot({ path: `${IMAGES}ui-history.png` });
     const plot = page.locator('.chart .u-over').first();
+    // The machine's now stands above the charts: the mouse reaches only what is on screen.
+    await plot.scrollIntoViewIfNeeded();
     const box = await plot.boundingBox();
     if (box === null) throw new Error('no chart');
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
