@@ -26,6 +26,13 @@ export const METRICS = [
 ] as const;
 export type MetricName = (typeof METRICS)[number];
 
+/** The engines' column of a metric: its name, but `lat` for latency_ms. */
+export type MetricColumn = Exclude<MetricName, 'latency_ms'> | 'lat';
+/** The engines' columns, in METRICS order. */
+export const METRIC_COLUMNS: readonly MetricColumn[] = METRICS.map((m) =>
+  m === 'latency_ms' ? 'lat' : m,
+);
+
 /**
  * One row of a tier: a sweep (raw, n = 1, max = avg) or a bucket's aggregate (`t` its start).
  * `up` is the share of the samples in which the machine was up (0–1).

@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import {
+  METRIC_COLUMNS,
   METRICS,
+  type MetricColumn,
   type MetricName,
   type RawSweep,
   type Sample,
@@ -17,20 +19,7 @@ import type { ChangeSource } from '../../history/uptime-ledger.js';
  * INSERT with a handful of parameters, never one statement per row.
  */
 
-/** The value columns, in METRICS order (latency_ms is `lat`). */
-const COLUMNS = [
-  'cpu',
-  'mem',
-  'load',
-  'disk',
-  'lat',
-  'bells',
-  'gpu_util',
-  'gpu_mem',
-  'net_rx',
-  'net_tx',
-  'temp_max',
-] as const;
+const COLUMNS = METRIC_COLUMNS;
 
 /** What a batch changed about the machines, published to readers once it is committed. */
 export interface Pending {
@@ -42,7 +31,7 @@ export interface Pending {
 /** A bigint or numeric as node-postgres hands it over (int8 and numeric come as strings). */
 type Int8 = string | number;
 
-type Column = (typeof COLUMNS)[number];
+type Column = MetricColumn;
 
 /** A folded row (see `FOLD`): the bucket, its samples, share up, then each column's avg and max. */
 export type FoldedRow = { t: Int8; n: Int8; up: number } & Record<

@@ -1,5 +1,6 @@
 import type Database from 'libsql';
 import {
+  METRIC_COLUMNS,
   METRICS,
   type MetricName,
   type Sample,
@@ -26,19 +27,7 @@ const SCALE: Record<MetricName, number> = {
   temp_max: 10,
 };
 const UP_SCALE = 10_000;
-const COLUMNS = [
-  'cpu',
-  'mem',
-  'load',
-  'disk',
-  'lat',
-  'bells',
-  'gpu_util',
-  'gpu_mem',
-  'net_rx',
-  'net_tx',
-  'temp_max',
-] as const;
+const COLUMNS = METRIC_COLUMNS;
 
 export type Row = (number | null)[];
 type Statement = Database.Statement;
