@@ -39,3 +39,19 @@ export function Ago(props: { at: number }) {
     </time>
   );
 }
+
+/** "last seen 12 s ago", or "never seen". */
+export function LastSeen(props: { at: number | null }) {
+  const { t } = useI18n();
+  return (
+    <span class="seen">
+      {props.at === null ? (
+        t('machine.neverSeen')
+      ) : (
+        <>
+          {t('machine.lastSeen')} <Ago at={props.at} />
+        </>
+      )}
+    </span>
+  );
+}

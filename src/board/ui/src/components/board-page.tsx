@@ -11,6 +11,7 @@ import { createInboxFeed, inboxKey } from '../state/inbox.js';
 import { createJournalStore } from '../state/journal-store.js';
 import { useLanguages } from '../state/languages.js';
 import { SilenceContext } from '../state/notify-context.js';
+import { useProblemText } from '../state/problem-text.js';
 import { countMachines } from '../state/select.js';
 import { useServiceActions } from '../state/service-actions.js';
 import { UptimeContext, useUptimeFeed } from '../state/uptime.js';
@@ -78,15 +79,7 @@ export function BoardPage(props: BoardPageProps) {
   const version = useVersion(board);
   const loaded = board.loaded;
 
-  const problemText = useCallback(
-    (error: unknown) =>
-      error instanceof ApiError && error.status === 0
-        ? t('problem.unreachable')
-        : error instanceof Error
-          ? error.message
-          : String(error),
-    [t],
-  );
+  const problemText = useProblemText(t);
 
   // The connection must not restart when the language (and so problemText) changes.
   const problemTextRef = useRef(problemText);

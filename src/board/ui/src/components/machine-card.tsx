@@ -5,7 +5,7 @@ import { useEnrolled } from '../state/enrollments.js';
 import type { MachineOutcomes } from '../state/outcomes.js';
 import { followLink, machineHref } from '../state/route.js';
 import { useUptime } from '../state/uptime.js';
-import { Ago } from './ago.js';
+import { LastSeen } from './ago.js';
 import { CardContainers } from './card-containers.js';
 import { GpuBars } from './gpu-bars.js';
 import { Metrics } from './metrics.js';
@@ -112,15 +112,7 @@ function Card(props: MachineCardProps) {
             {t('machine.uptime24h', { share: `${number(uptime * 100, 1)} %` })}
           </span>
         )}
-        <span class="seen">
-          {m.lastSeen === null ? (
-            t('machine.neverSeen')
-          ) : (
-            <>
-              {t('machine.lastSeen')} <Ago at={m.lastSeen} />
-            </>
-          )}
-        </span>
+        <LastSeen at={m.lastSeen} />
       </p>
       {!up && m.error !== null ? (
         <p class="machine-error">

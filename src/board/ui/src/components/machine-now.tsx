@@ -1,7 +1,7 @@
 import type { ActionName, Machine } from '../api/types.js';
 import { useI18n } from '../hooks.js';
 import type { MachineOutcomes } from '../state/outcomes.js';
-import { Ago } from './ago.js';
+import { LastSeen } from './ago.js';
 import { ContainersTable } from './containers-table.js';
 import { DiskHealthTable } from './disk-health.js';
 import { GpuTable } from './gpu-table.js';
@@ -57,15 +57,7 @@ export function MachineNow(props: MachineNowProps) {
               .join(' · ')}
           </span>
         )}
-        <span class="seen">
-          {m.lastSeen === null ? (
-            t('machine.neverSeen')
-          ) : (
-            <>
-              {t('machine.lastSeen')} <Ago at={m.lastSeen} />
-            </>
-          )}
-        </span>
+        <LastSeen at={m.lastSeen} />
       </p>
       {m.state === 'down' && m.error !== null ? (
         <p class="machine-error">

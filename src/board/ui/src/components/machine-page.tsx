@@ -13,6 +13,7 @@ import type { ActionName, Catalogue } from '../api/types.js';
 import { ClockContext, createClock, useI18n } from '../hooks.js';
 import { useLanguages } from '../state/languages.js';
 import { useMachineFeed } from '../state/machine-feed.js';
+import { useProblemText } from '../state/problem-text.js';
 import { followLink, machineHref } from '../state/route.js';
 import { useServiceActions } from '../state/service-actions.js';
 import { fromFirstSample, RANGES, rangeForData } from '../state/young-history.js';
@@ -65,15 +66,7 @@ export function MachinePage(props: {
   const { languages, choose } = useLanguages(api, props.onCatalogue);
   const feed = useMachineFeed(api, name);
   const clock = useMemo(() => createClock(() => 0), []);
-  const problemText = useCallback(
-    (error: unknown) =>
-      error instanceof ApiError && error.status === 0
-        ? t('problem.unreachable')
-        : error instanceof Error
-          ? error.message
-          : String(error),
-    [t],
-  );
+  const problemText = useProblemText(t);
   // Only announced machines can be forgotten, and only from the board page.
   const noForget = useCallback(async () => undefined, []);
   const actions = useServiceActions(api, problemText, noForget);
