@@ -44,6 +44,7 @@ describe('parsing what the board sends', () => {
     expect(m.overview?.services[0]).toEqual({
       name: 'backup',
       kind: 'command',
+      container: null,
       state: 'running',
       actions: ['start', 'stop'],
       board: ['stop'],
@@ -74,7 +75,15 @@ describe('parsing what the board sends', () => {
     expect(m.overview?.cpuUse).toBe(1);
     expect(m.overview?.memory).toBeNull();
     expect(m.overview?.services).toEqual([
-      { name: 'x', kind: 'command', state: 'unknown', actions: [], board: ['start'], busy: false },
+      {
+        name: 'x',
+        kind: 'command',
+        container: null,
+        state: 'unknown',
+        actions: [],
+        board: ['start'],
+        busy: false,
+      },
     ]);
     expect(m.overview?.sessions).toEqual([]);
   });
