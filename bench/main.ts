@@ -171,8 +171,9 @@ function expectedRows(options: BenchOptions): number {
   // longest block, 3 queries, uptime, 2 disk, the real board's p99); store 4 (history write,
   // journal append, disk, the real board's p99 on PostgreSQL); gpu 2 (the agent's overview p99
   // with a slow nvidia-smi, its calls per interval); inbox 3 (GET /api/sessions p99, a bell to
-  // its Web Push, a bell to its inbox row painted); machines-now 5 (RSS at rest, the view's size,
-  // GET /api/board p99, report capacity, bare's capacity with the same bodies).
+  // its Web Push, a bell to its inbox row painted); machines-now 11 (RSS at rest, the view's size,
+  // GET /api/board p99, report capacity, bare's capacity with the same bodies; the agent's CPU
+  // and RSS with many and with 0 containers, its container read and its list call).
   const rows = {
     fleet: 12,
     reports: 8,
@@ -182,7 +183,7 @@ function expectedRows(options: BenchOptions): number {
     store: 4,
     gpu: 2,
     inbox: 3,
-    'machines-now': 5,
+    'machines-now': 11,
   };
   // cluster 7 (CPU, polls steady, lag, failover, polls after, lost, notifications): asked for only.
   const cluster = options.only?.has('cluster') === true ? 7 : 0;

@@ -41,6 +41,8 @@ export interface BenchOptions {
   inboxSessions: number;
   /** Announced machines of each board of the machines-now scenario (with and without the fields). */
   machinesNowMachines: number;
+  /** Idle containers in the private Podman of the machines-now agent rows. */
+  machinesNowContainers: number;
   /** Bells timed to their Web Push, and to their inbox row painted in Chromium. */
   pushBells: number;
   paintBells: number;
@@ -115,6 +117,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         soakSeconds: 60,
         inboxMachines: 2000,
         machinesNowMachines: 2000,
+        machinesNowContainers: 50,
         pushBells: 10,
         paintBells: 5,
         // About twice what a quick run takes on 2 shared cores, so only a hang trips it.
@@ -140,6 +143,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         soakSeconds: 600,
         inboxMachines: 10_000,
         machinesNowMachines: 10_000,
+        machinesNowContainers: 200,
         pushBells: 50,
         paintBells: 20,
         deadlineS: soak ? 900 : 1800,

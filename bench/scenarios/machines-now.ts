@@ -3,6 +3,7 @@ import { type Program, startBare } from '../processes.js';
 import { sleep } from '../stats.js';
 import { best, reportScript, type WrkResult, wrk } from '../wrk.js';
 import { type BenchContext, count, launchBoard, RssSampler, scenarioDir } from './context.js';
+import { agentSide } from './machines-now-agent.js';
 import { firstAnnounce } from './report-flood.js';
 
 /**
@@ -24,10 +25,16 @@ interface Side {
 
 /**
  * DESIGN.md 11's fields (containers, processes, network, temperatures, disk health): what they
- * cost the board. The agent's side (its readers) is to come as rows of their own, run from here.
+ * cost the board, and what reading containers costs the agent (machines-now-agent.ts).
  */
 export async function machinesNowScenario(ctx: BenchContext): Promise<void> {
-  await boardSide(ctx);
+  // The two sides share nothing: one failing still leaves the other's rows.
+  let failed: unknown = null;
+  await boardSide(ctx).catch((error: unknown) => {
+    failed = error ?? new Error('the board side failed');
+  });
+  await agentSide(ctx);
+  if (failed !== null) throw failed;
 }
 
 /**
