@@ -151,6 +151,8 @@ export class ContainerWatch implements SourceReader<ContainerView[]> {
     );
     let outOfTime = false;
     let answered = 0;
+    // Once a read: the machine's CPUs are costly to ask (os.cpus() reads /proc).
+    const cpus = this.cpus();
     const views = await inBatches(order, ENGINE_CONCURRENCY, async (c) => {
       const known = this.known.get(c.id);
       let fresh: Inspected | null = null;
@@ -196,7 +198,7 @@ export class ContainerWatch implements SourceReader<ContainerView[]> {
           if (sampled.ok) answered += 1;
           stats = sampled.ok ? parseStats(sampled.value) : null;
           const ns = state === 'running' ? (stats?.cpuTotalNs ?? null) : null;
-          cpu = this.cpu.share(c.id, ns, stats?.readAt ?? this.clock.now(), this.cpus());
+          cpu = this.cpu.share(c.id, ns, stats?.readAt ?? this.clock.now(), cpus);
         }
       }
       if (entry !== undefined && !missed) entry.reachedAt = this.clock.now();
