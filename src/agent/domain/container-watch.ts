@@ -178,7 +178,10 @@ export class ContainerWatch implements SourceReader<ContainerView[]> {
       }
       let entry = known;
       if (fresh !== null) {
-        entry = { details: fresh, key: c.statusKey, reads: 0, reachedAt: 0 };
+        // A new one starts part-way through the count: the many first seen together (at the
+        // agent's start) are then inspected again over several reads, not all in one.
+        const reads = known === undefined ? this.known.size % REINSPECT_AFTER : 0;
+        entry = { details: fresh, key: c.statusKey, reads, reachedAt: 0 };
         this.known.set(c.id, entry);
       } else if (known !== undefined && !missed) {
         // Not asked (nothing changed that the list shows): its last inspect still holds.
