@@ -259,8 +259,9 @@ async function measureAgents(
 
 /**
  * The agent's own container read (its modules from dist: the list, a stats sample of each running
- * one, an inspect of those the list shows changed) and its list call alone, timed in rounds alternating with
- * `podman --remote ps --all --format json` through the same socket; the median of each.
+ * one, an inspect of those the list shows changed) and its list call alone, timed in rounds
+ * alternating with `podman --remote ps --all --format json` through the same socket; the median
+ * of each.
  */
 async function readTimes(ctx: BenchContext, socket: string, n: number): Promise<void> {
   const load = <T>(path: string) =>
