@@ -258,15 +258,16 @@ async function measureAgents(
 }
 
 /**
- * The agent's own container read (its modules from dist: the list, an inspect of each, a stats
- * sample of each running one) and its list call alone, timed in rounds alternating with
- * `podman --remote ps --all --format json` through the same socket; the median of each.
+ * The agent's own container read (its modules from dist: the list, a stats sample of each running
+ * one, an inspect of those the list shows changed) and its list call alone, timed in rounds
+ * alternating with `podman --remote ps --all --format json` through the same socket; the median
+ * of each.
  */
 async function readTimes(ctx: BenchContext, socket: string, n: number): Promise<void> {
   const load = <T>(path: string) =>
     import(pathToFileURL(join(ROOT, 'dist/agent', path)).href) as Promise<T>;
   const { dockerEngine } = await load<typeof EngineModule>('io/container-engine.js');
-  const { ContainerWatch, ENGINE_CONCURRENCY } = await load<typeof WatchModule>(
+  const { ContainerWatch, ENGINE_CONCURRENCY, REINSPECT_AFTER } = await load<typeof WatchModule>(
     'domain/container-watch.js',
   );
   const { parseList } = await load<typeof ContainersModule>('domain/containers.js');
@@ -324,7 +325,7 @@ async function readTimes(ctx: BenchContext, socket: string, n: number): Promise<
   ) as [number, number, number, number];
   const psText = `podman --remote ps --all --format json on the same socket, its process included`;
   ctx.rows.push({
-    what: `(no goal) container read, ${n} idle containers: the agent's own read (list, ${n} inspects and stats, ${ENGINE_CONCURRENCY} at a time; its CPU ${readCpu.toFixed(0)} ms), median of ${rounds} alternating with ${psText}`,
+    what: `(no goal) container read, ${n} idle containers: the agent's own read (list, ${n} stats and the inspects the list asks for, each container's again every ${REINSPECT_AFTER} reads, ${ENGINE_CONCURRENCY} at a time; its CPU ${readCpu.toFixed(0)} ms), median of ${rounds} alternating with ${psText}`,
     board: read,
     unit: 'ms',
     baselineLabel: 'podman ps',

@@ -7,6 +7,7 @@ import {
   ContainerWatch,
   ENGINE_CONCURRENCY,
   type EngineCall,
+  REINSPECT_AFTER,
 } from './container-watch.js';
 import { ManualClock } from './manual-clock.js';
 
@@ -17,6 +18,9 @@ interface Fake {
   health?: string;
   cpuNs?: number;
   restarts?: number;
+  /** The list's status text. */
+  status?: string;
+  startedAt?: string;
 }
 
 const id = (n: number) => n.toString(16).padStart(64, '0');
@@ -50,6 +54,7 @@ function fakeEngine(containers: Fake[]) {
               Names: [`/${c.name}`],
               Image: 'img',
               State: c.state,
+              Status: c.status ?? '',
             })),
           },
       ),
@@ -62,7 +67,7 @@ function fakeEngine(containers: Fake[]) {
           value: {
             State: {
               Status: c.state,
-              StartedAt: '2025-01-01T00:00:00Z',
+              StartedAt: c.startedAt ?? '2025-01-01T00:00:00Z',
               Health: { Status: c.health ?? '' },
             },
             RestartCount: c.restarts ?? 0,
@@ -195,14 +200,19 @@ describe('ContainerWatch', () => {
     const fake = fakeEngine(containers);
     const watch = new ContainerWatch(fake.engine, clock, () => 1);
     await watch.read(1000);
-    // Now the engine is slow: the time-out passes during the first 8 inspects, and c9 stopped.
+    // Now the engine is slow: the time-out passes during the first 8 calls, and c9 stopped.
     (containers[9] as Fake).state = 'exited';
-    const inspect = fake.engine.inspect;
+    const { inspect, stats } = fake.engine;
     let asked: string[] = [];
     fake.engine.inspect = async (key, t) => {
       asked.push(key);
       await clock.advance(1000);
       return inspect(key, t);
+    };
+    fake.engine.stats = async (key, t) => {
+      asked.push(key);
+      await clock.advance(1000);
+      return stats(key, t);
     };
     const cut = await watch.read(1000);
     if (cut.kind !== 'ok') throw new Error(JSON.stringify(cut));
@@ -216,8 +226,51 @@ describe('ContainerWatch', () => {
       asked.push(key);
       return inspect(key, t);
     };
+    fake.engine.stats = (key, t) => {
+      asked.push(key);
+      return stats(key, t);
+    };
     await watch.read(1000);
     expect(asked.slice(0, 2)).toEqual([id(9), id(10)]);
+  });
+
+  it(`inspects again only when the list shows a change, a health check, a restart, or every ${REINSPECT_AFTER} reads`, async () => {
+    const clock = new ManualClock(Date.parse('2025-01-01T00:10:00Z'));
+    const containers: Fake[] = [
+      { id: id(1), name: 'idle', state: 'running', status: 'Up 10 minutes' },
+      { id: id(2), name: 'checked', state: 'running', health: 'healthy', status: 'Up 10 minutes' },
+      { id: id(3), name: 'done', state: 'exited', status: 'Exited (0) 10 minutes ago' },
+    ];
+    const fake = fakeEngine(containers);
+    const watch = new ContainerWatch(fake.engine, clock, () => 1);
+    const inspects = async () => {
+      fake.calls.length = 0;
+      const read = await watch.read(1000);
+      if (read.kind !== 'ok') throw new Error(JSON.stringify(read));
+      return { inspected: fake.calls.filter((c) => c.startsWith('inspect')), read: read.value };
+    };
+    expect((await inspects()).inspected).toHaveLength(3);
+    // Unchanged: only the one whose health the status text does not carry (Podman's).
+    expect((await inspects()).inspected).toEqual([`inspect ${id(2)}`]);
+    // A new duration word is no change; a new exit code is.
+    (containers[0] as Fake).status = 'Up 11 minutes';
+    (containers[2] as Fake).status = 'Exited (1) 2 seconds ago';
+    expect((await inspects()).inspected).toEqual([`inspect ${id(2)}`, `inspect ${id(3)}`]);
+    // Restarted between two reads: "Up 2 seconds" of a container started ten minutes ago.
+    (containers[0] as Fake).status = 'Up 2 seconds';
+    Object.assign(containers[0] as Fake, { restarts: 1 });
+    const after = await inspects();
+    expect(after.inspected).toContain(`inspect ${id(1)}`);
+    expect(after.read.find((c) => c.name === 'idle')?.restarts).toBe(1);
+    // Docker's status text carries the health: then it is compared like the rest.
+    (containers[1] as Fake).status = 'Up 11 minutes (healthy)';
+    (containers[0] as Fake).startedAt = '2025-01-01T00:10:00Z';
+    await inspects();
+    expect((await inspects()).inspected).toEqual([]);
+    let reads = 1;
+    do reads += 1;
+    while (!(await inspects()).inspected.includes(`inspect ${id(1)}`));
+    expect(reads).toBe(REINSPECT_AFTER);
   });
 
   it('fails when the engine answers the list but nothing else in time', async () => {

@@ -55,6 +55,21 @@ export interface ContainerEngine {
 /** Containers asked about at once in one read. */
 export const ENGINE_CONCURRENCY = 8;
 
+/** Every this many reads a container is inspected again though the list shows no change. */
+export const REINSPECT_AFTER = 10;
+/** Seconds between the engine's clock and ours, and its status text and our read, allowed for. */
+const SINCE_SLACK_S = 3;
+
+interface Known {
+  details: Inspected;
+  /** The list's statusKey when it was inspected. */
+  key: string;
+  /** Reads since that inspect. */
+  reads: number;
+  /** When a read last reached it (inspected, or found unchanged). */
+  reachedAt: number;
+}
+
 /**
  * The containers source: lists the engine's containers, inspects each (health, start time,
  * restarts) and takes one stats sample of each running one, a few at a time, the whole read
@@ -66,8 +81,8 @@ export const ENGINE_CONCURRENCY = 8;
  */
 export class ContainerWatch implements SourceReader<ContainerView[]> {
   private readonly cpu = new CpuSamples();
-  /** What each container's last inspect said, and when (a read cut short uses it). */
-  private readonly inspected = new Map<string, { details: Inspected; at: number }>();
+  /** Each container's last inspect, and when a read last reached it. */
+  private readonly known = new Map<string, Known>();
   /** State by name and by full id, from the last read; null while the engine is not read. */
   private states: Map<string, ContainerState> | null = null;
   private published: readonly string[] = [];
@@ -129,46 +144,67 @@ export class ContainerWatch implements SourceReader<ContainerView[]> {
       (c) => keepRank({ ...c, unhealthy: c.unhealthyHint }, this.published),
       CONTAINERS_MAX,
     );
-    // Those asked about longest ago go first: a read its time-out cut short goes on, at the
-    // next one, with the containers it did not reach.
+    // Those reached longest ago go first: a read its time-out cut short goes on, at the next
+    // one, with the containers it did not reach.
     const order = [...kept].sort(
-      (a, b) => (this.inspected.get(a.id)?.at ?? 0) - (this.inspected.get(b.id)?.at ?? 0),
+      (a, b) => (this.known.get(a.id)?.reachedAt ?? 0) - (this.known.get(b.id)?.reachedAt ?? 0),
     );
     let outOfTime = false;
     let answered = 0;
+    // Once a read: the machine's CPUs are costly to ask (os.cpus() reads /proc).
+    const cpus = this.cpus();
     const views = await inBatches(order, ENGINE_CONCURRENCY, async (c) => {
+      const known = this.known.get(c.id);
       let fresh: Inspected | null = null;
-      if (!outOfTime && left() > 0) {
-        const answer = await this.engine.inspect(c.id, left());
-        if (answer.ok) {
-          answered += 1;
-          fresh = parseInspect(answer.value);
-          if (fresh !== null) this.inspected.set(c.id, { details: fresh, at: this.clock.now() });
-        } else if (answer.status === 404) {
-          // Removed between the list and now: not listed.
-          return null;
-        } else if (answer.kind === 'timeout') {
+      // This container's calls not all made or answered in time.
+      let missed = false;
+      if (known === undefined || this.mustInspect(c, known)) {
+        if (!outOfTime && left() > 0) {
+          const answer = await this.engine.inspect(c.id, left());
+          if (answer.ok) {
+            answered += 1;
+            fresh = parseInspect(answer.value);
+          } else if (answer.status === 404) {
+            // Removed between the list and now: not listed.
+            return null;
+          } else if (answer.kind === 'timeout') {
+            outOfTime = true;
+            missed = true;
+          }
+        } else {
           outOfTime = true;
+          missed = true;
         }
-      } else {
-        outOfTime = true;
       }
-      // Not asked this time: what the last inspect said, but the state the list says now.
-      const cached = fresh === null ? this.inspected.get(c.id)?.details : undefined;
-      const details = fresh ?? (cached === undefined ? null : { ...cached, state: null });
-      const state = fresh?.state ?? c.state;
+      let entry = known;
+      if (fresh !== null) {
+        // A new one starts part-way through the count: the many first seen together (at the
+        // agent's start) are then inspected again over several reads, not all in one.
+        const reads = known === undefined ? this.known.size % REINSPECT_AFTER : 0;
+        entry = { details: fresh, key: c.statusKey, reads, reachedAt: 0 };
+        this.known.set(c.id, entry);
+      } else if (known !== undefined && !missed) {
+        // Not asked (nothing changed that the list shows): its last inspect still holds.
+        known.reads += 1;
+      }
+      // Not asked, or not answered: what the last inspect said, but the state the list says now.
+      const details = fresh ?? (entry === undefined ? null : { ...entry.details, state: c.state });
+      const state = details?.state ?? c.state;
       let cpu: number | null = null;
       let stats: StatsSample | null = null;
-      if ((state === 'running' || state === 'paused') && !outOfTime && left() > 0) {
-        const sampled = await this.engine.stats(c.id, left());
-        if (!sampled.ok && sampled.kind === 'timeout') {
+      if ((state === 'running' || state === 'paused') && !missed) {
+        const sampled = outOfTime || left() <= 0 ? null : await this.engine.stats(c.id, left());
+        if (sampled === null || (!sampled.ok && sampled.kind === 'timeout')) {
           outOfTime = true;
+          missed = true;
         } else {
+          if (sampled.ok) answered += 1;
           stats = sampled.ok ? parseStats(sampled.value) : null;
           const ns = state === 'running' ? (stats?.cpuTotalNs ?? null) : null;
-          cpu = this.cpu.share(c.id, ns, stats?.readAt ?? this.clock.now(), this.cpus());
+          cpu = this.cpu.share(c.id, ns, stats?.readAt ?? this.clock.now(), cpus);
         }
       }
+      if (entry !== undefined && !missed) entry.reachedAt = this.clock.now();
       states.set(c.name, state);
       states.set(c.id, state);
       return containerView(c, details, cpu, stats);
@@ -182,7 +218,7 @@ export class ContainerWatch implements SourceReader<ContainerView[]> {
     }
     this.states = states;
     const present = new Set(all.map((c) => c.id));
-    for (const id of this.inspected.keys()) if (!present.has(id)) this.inspected.delete(id);
+    for (const id of this.known.keys()) if (!present.has(id)) this.known.delete(id);
     this.cpu.keepOnly(present);
     const listedViews = views.filter((v): v is ContainerView => v !== null);
     listedViews.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -196,6 +232,22 @@ export class ContainerWatch implements SourceReader<ContainerView[]> {
 
   cancel(): void {
     this.engine.cancel();
+  }
+
+  /**
+   * Whether the list says something happened since the last inspect: its state or status text
+   * changed (durations aside), it has a health check the status text does not show (Podman's),
+   * its status counts from a time later than the last inspect's (restarted or stopped since),
+   * or its last inspect is REINSPECT_AFTER reads old.
+   */
+  private mustInspect(c: ListedContainer, known: Known): boolean {
+    if (known.key !== c.statusKey || known.reads + 1 >= REINSPECT_AFTER) return true;
+    const { health, startedAt, finishedMs } = known.details;
+    if (health !== null && !c.healthMarked) return true;
+    const since =
+      c.state === 'running' || c.state === 'paused' ? Date.parse(startedAt ?? '') : finishedMs;
+    if (c.sinceMaxS === null || since === null || !Number.isFinite(since)) return false;
+    return this.clock.now() - since > (c.sinceMaxS + SINCE_SLACK_S) * 1000;
   }
 
   private stateOf(container: string): ContainerState | null {

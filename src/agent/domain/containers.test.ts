@@ -44,6 +44,7 @@ describe('what Podman answered', () => {
       state: 'running',
       health: 'healthy',
       startedAt: '2026-11-28T10:01:37.952Z',
+      finishedMs: null,
       restarts: 0,
     });
     // Podman's "no health check" is an empty status; never started is Go's zero time.
@@ -51,9 +52,13 @@ describe('what Podman answered', () => {
       state: 'created',
       health: null,
       startedAt: null,
+      finishedMs: null,
       restarts: 0,
     });
-    expect(parseInspect(podman('inspect-failed.json'))?.state).toBe('exited');
+    expect(parseInspect(podman('inspect-failed.json'))).toMatchObject({
+      state: 'exited',
+      finishedMs: Date.parse('2026-11-28T10:01:38.663Z'),
+    });
   });
 
   it('reads the CPU counter, the sample time and memory from one-shot stats', () => {
@@ -115,6 +120,7 @@ describe('what Docker answers (the Engine API reference)', () => {
       state: 'running',
       health: null,
       startedAt: '2025-03-01T10:00:00.123Z',
+      finishedMs: null,
       restarts: 4,
     });
   });
@@ -152,6 +158,7 @@ describe('an engine answer is data', () => {
       state: null,
       health: null,
       startedAt: null,
+      finishedMs: null,
       restarts: 0,
     });
   });

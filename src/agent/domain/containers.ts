@@ -21,6 +21,12 @@ export interface ListedContainer {
   state: ContainerState;
   /** The list's status text says "(unhealthy)" (Docker does; Podman does not). */
   unhealthyHint: boolean;
+  /** The status text carries a health marker at all (Docker's does; Podman's does not). */
+  healthMarked: boolean;
+  /** State and status text without their durations: when it changes, something happened. */
+  statusKey: string;
+  /** The most seconds the status text's duration ("Up 5 minutes", "… 3 hours ago") can mean; null when none or too coarse. */
+  sinceMaxS: number | null;
 }
 
 /** What `GET /containers/{id}/json` adds. */
@@ -28,6 +34,8 @@ export interface Inspected {
   state: ContainerState | null;
   health: ContainerHealth;
   startedAt: string | null;
+  /** When it last stopped (ms since the epoch): what an exited container's status text counts from. */
+  finishedMs: number | null;
   restarts: number;
 }
 
@@ -105,15 +113,48 @@ export function parseList(json: unknown): ListedContainer[] {
     if (!ID.test(id)) continue;
     const names = Array.isArray(c.Names) ? c.Names.filter((n) => typeof n === 'string') : [];
     const first = (names[0] ?? '').replace(/^\//, '');
+    const status = typeof c.Status === 'string' ? c.Status.slice(0, 256) : '';
     out.push({
       id,
       name: line(first === '' ? id.slice(0, SHORT_ID_LENGTH) : first, 255),
       image: line(typeof c.Image === 'string' ? c.Image : '', 1024),
       state: containerState(c.State),
-      unhealthyHint: typeof c.Status === 'string' && /\(unhealthy\)/i.test(c.Status),
+      unhealthyHint: /\(unhealthy\)/i.test(status),
+      healthMarked: /\((healthy|unhealthy|health: )/i.test(status),
+      statusKey: `${typeof c.State === 'string' ? c.State : ''}|${status.replace(DURATION, '')}`,
+      sinceMaxS: sinceMaxS(status),
     });
   }
   return out;
+}
+
+/** A duration as Docker's and Podman's status texts word it (go-units' HumanDuration). */
+const DURATION =
+  /(less than a second|about an? (minute|hour)|\d+ (second|minute|hour|day|week|month|year)s?)( ago)?/gi;
+const UNIT_S: Record<string, number> = {
+  second: 1,
+  minute: 60,
+  hour: 3600,
+  day: 86400,
+  week: 604800,
+};
+
+/**
+ * The most seconds the first duration of a status text can stand for (HumanDuration rounds
+ * down, hours to the nearest); null without one, or for months and years.
+ */
+export function sinceMaxS(status: string): number | null {
+  const m =
+    /(less than a second|about an? (minute|hour)|(\d+) (second|minute|hour|day|week)s?\b)/i.exec(
+      status,
+    );
+  if (m === null) return null;
+  const words = (m[1] ?? '').toLowerCase();
+  if (words === 'less than a second') return 1;
+  if (m[2] !== undefined) return m[2].toLowerCase() === 'minute' ? 120 : 5400;
+  const unit = UNIT_S[(m[4] ?? '').toLowerCase()];
+  if (unit === undefined || m[3] === undefined) return null;
+  return (Number(m[3]) + (unit === 3600 ? 0.5 : 1)) * unit;
 }
 
 /** The fields of an inspect answer the overview shows; null when it is not an object. */
@@ -126,6 +167,7 @@ export function parseInspect(json: unknown): Inspected | null {
     state: typeof state?.Status === 'string' ? containerState(state.Status) : null,
     health: containerHealth(record(state?.Health)?.Status),
     startedAt: engineTime(state?.StartedAt),
+    finishedMs: engineMs(state?.FinishedAt),
     restarts:
       typeof restarts === 'number' && Number.isSafeInteger(restarts) ? Math.max(0, restarts) : 0,
   };

@@ -60,8 +60,10 @@ export function dockerEngine(
     path: string,
     timeoutMs: number,
     maxBytes = ANSWER_MAX_BYTES,
+    lookAgain = true,
   ): Promise<EngineCall<{ status: number; json: unknown }>> {
-    const socket = await findSocket(sockets);
+    // The read's inspects and stats follow its list: the socket it found is still the one.
+    const socket = !lookAgain && pool !== null ? pool.path : await findSocket(sockets);
     if (socket === null) {
       return {
         ok: false,
@@ -97,7 +99,10 @@ export function dockerEngine(
         }
         chunks.push(chunk);
       }
-      const text = Buffer.concat(chunks).toString('utf8');
+      // Most answers come in one chunk: no copy of it then.
+      const text = (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString(
+        'utf8',
+      );
       let json: unknown = null;
       if (text.trim() !== '') {
         try {
@@ -130,9 +135,10 @@ export function dockerEngine(
   async function get(
     path: string,
     timeoutMs: number,
-    maxBytes?: number,
+    maxBytes = ANSWER_MAX_BYTES,
+    lookAgain = false,
   ): Promise<EngineCall<unknown>> {
-    const answer = await call('GET', path, timeoutMs, maxBytes);
+    const answer = await call('GET', path, timeoutMs, maxBytes, lookAgain);
     if (!answer.ok) return answer;
     const { status, json } = answer.value;
     if (status >= 200 && status < 300) return { ok: true, value: json };
@@ -150,7 +156,7 @@ export function dockerEngine(
 
   const id = (name: string) => encodeURIComponent(name);
   return {
-    list: (timeoutMs) => get('/containers/json?all=true', timeoutMs, LIST_MAX_BYTES),
+    list: (timeoutMs) => get('/containers/json?all=true', timeoutMs, LIST_MAX_BYTES, true),
     inspect: (name, timeoutMs) => get(`/containers/${id(name)}/json`, timeoutMs),
     // One sample, at once: without one-shot, Docker waits for a second one to fill precpu_stats.
     stats: (name, timeoutMs) =>
