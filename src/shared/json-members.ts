@@ -5,7 +5,7 @@ import { isAscii } from 'node:buffer';
  * serialising it again (the report path wrote every overview anew, ~6 µs a report).
  *
  * `cutMembers(text, drop)` is exactly `JSON.stringify(rest)` where `rest` is `JSON.parse(text)`
- * without the members named in `drop`, as UTF-8 bytes in a buffer of their own — or null when
+ * without the members named in `drop`, as UTF-8 bytes (good until its next call) — or null when
  * the text is not written as JSON.stringify writes it, and only stringify says what it would
  * be. It answers only for text it can prove equal, byte for byte:
  *   - ASCII (and, as it was parsed, valid JSON), no whitespace between tokens, a `{` first and its `}` last;
@@ -56,6 +56,12 @@ function isOneOf(text: Uint8Array, from: number, to: number, names: readonly str
   return false;
 }
 
+/** Whether text[a, a + length) and text[b, b + length) hold the same bytes. */
+function sameBytes(text: Uint8Array, a: number, b: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (text[a + k] !== text[b + k]) return false;
+  return true;
+}
+
 /** The end of the number that starts at `i`, or -1 if JS would not write it so. */
 function numberEnd(text: Uint8Array, i: number): number {
   let j = i;
@@ -89,9 +95,13 @@ function numberEnd(text: Uint8Array, i: number): number {
   return significant > DIGITS_MAX ? -1 : j;
 }
 
+/** Where cutMembers writes its answer: reused, so each answer holds until the next call. */
+let scratch = Buffer.allocUnsafeSlow(16 * 1024);
+
 /**
  * JSON.stringify of the object `text` holds without the top-level members named in `drop`
- * (see the module comment), or null when that cannot be cut from `text` as it is.
+ * (see the module comment), or null when that cannot be cut from `text` as it is. The bytes
+ * are good until the next call, which writes over them: copy them before.
  */
 export function cutMembers(text: Uint8Array, drop: readonly string[]): Buffer | null {
   const n = text.length;
@@ -99,7 +109,8 @@ export function cutMembers(text: Uint8Array, drop: readonly string[]): Buffer | 
   const escapes = text.indexOf(BACKSLASH) >= 0;
   // Per open container: (where its keys start in `keys`) * 2 + 1 for an object, + 0 an array.
   const stack: number[] = [];
-  // Each key of the open objects: its hash and its length (keys[0, top)).
+  // Each key of the open objects: where it starts and its length (keys[0, top)); escapes are
+  // only those stringify writes, so keys with the same bytes are the same key and no other.
   const keys: number[] = [];
   let top = 0;
   // The kept top-level members: start and end (exclusive) of each.
@@ -129,17 +140,15 @@ export function cutMembers(text: Uint8Array, drop: readonly string[]): Buffer | 
         while (text[j] !== QUOTE) if (++j >= n) return null;
       }
       if (expectKey) {
-        let hash = 0;
-        for (let k = i + 1; k < j; k++) hash = (Math.imul(hash, 31) + (text[k] as number)) | 0;
         const first = text[i + 1] as number;
         if (first >= ZERO && first <= NINE) return null;
         const from = (stack[stack.length - 1] as number) >>> 1;
         const length = j - i;
         for (let k = from; k < top; k += 2) {
-          if (keys[k] === hash && keys[k + 1] === length) return null;
+          if (keys[k + 1] === length && sameBytes(text, keys[k] as number, i, length)) return null;
         }
         if (top - from >= 2 * KEYS_MAX) return null;
-        keys[top++] = hash;
+        keys[top++] = i;
         keys[top++] = length;
         if (stack.length === 1) {
           memberStart = i;
@@ -199,9 +208,11 @@ export function cutMembers(text: Uint8Array, drop: readonly string[]): Buffer | 
   const runs = kept.length / 2;
   let length = 2 + Math.max(0, runs - 1);
   for (let k = 0; k < kept.length; k += 2) length += (kept[k + 1] as number) - (kept[k] as number);
-  // From the shared pool: the board copies it into the machine's slot at once (machine.ts),
-  // so a report costs no buffer of its own.
-  const out = Buffer.allocUnsafe(length);
+  // The board copies it into the machine's slot at once (keepOverview), so a report costs no
+  // buffer of its own (Node's pool takes only those under 4 KiB).
+  if (scratch.length < length)
+    scratch = Buffer.allocUnsafeSlow(Math.max(length, 2 * scratch.length));
+  const out = scratch.subarray(0, length);
   const source = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
   out[0] = LBRACE;
   let at = 1;

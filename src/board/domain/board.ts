@@ -32,7 +32,8 @@ export const REPORT_OWN_MEMBERS: readonly string[] = [
 /**
  * The overview's JSON: `report` without REPORT_OWN_MEMBERS (`overview`), as JSON.stringify
  * writes it. Cut from the report's own bytes when it is a parsed body as JSON.stringify would
- * have written it (cutMembers: no second serialisation per report), else serialised.
+ * have written it (cutMembers: no second serialisation per report), else serialised. Cut bytes
+ * hold until the next cut: keep them (keepOverview copies) before another report is read.
  */
 export function overviewText(report: Report, overview: Record<string, unknown>): string | Buffer {
   const source = takeJsonSource(report);

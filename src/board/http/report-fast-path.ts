@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { clientAddress, type TrustedProxies } from '../../shared/http/client-address.js';
 import { errorAnswer, logRequest } from '../../shared/http/http-app.js';
+import { isPrintableText } from '../../shared/http/printable-check.js';
 import type { ValidationIssue } from '../../shared/http/pydantic.js';
 import { isJsonContentType } from '../../shared/http/route-answer.js';
 import { checkBody, isPlainBody, parseJsonBody } from '../../shared/http/validation-hook.js';
@@ -117,7 +118,8 @@ async function answer(
 ): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
   const parsed = parseJsonBody(bytes);
   const issues: ValidationIssue[] = [];
-  const body = checkBody(REPORT_SCHEMA, parsed, isPlainBody(bytes), issues);
+  const printable = isPrintableText(bytes);
+  const body = checkBody(REPORT_SCHEMA, parsed, printable || isPlainBody(bytes), issues, printable);
   if (issues.length === 0) issues.push(...extraTextIssues(body as Record<string, unknown>));
   if (issues.length > 0) return { status: 422, headers: {}, body: { detail: issues } };
   const result = await options.board.report(who, body as Report);

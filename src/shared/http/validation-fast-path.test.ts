@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Report } from '../wire/report.js';
+import { isPrintableText } from './printable-check.js';
 import { check, type ValidationIssue } from './pydantic.js';
-import { fastCheck } from './validation-hook.js';
+import { checkBody, fastCheck, isPlainBody } from './validation-hook.js';
 
 /** Bodies near the edges of the Report schema: every field sometimes wrong, odd or long. */
 const text = fc.oneof(
@@ -107,5 +108,51 @@ describe('the compiled fast path for request bodies', () => {
     );
     // The property is not vacuous: valid bodies were among the cases.
     expect(accepted).toBeGreaterThan(30);
+  });
+});
+
+describe('the compiled check for printable bodies', () => {
+  it('says what the full compiled check says of every report, printable or not', () => {
+    let printable = 0;
+    fc.assert(
+      fc.property(report, (body) => {
+        const bytes = Buffer.from(JSON.stringify(body));
+        const parsed = JSON.parse(bytes.toString()) as unknown;
+        const isPlain = isPlainBody(bytes);
+        const isPrintable = isPrintableText(bytes);
+        if (isPrintable) printable += 1;
+        const full: ValidationIssue[] = [];
+        const fast: ValidationIssue[] = [];
+        const a = checkBody(Report, parsed, isPrintable || isPlain, fast, isPrintable);
+        const b = checkBody(Report, parsed, isPlain, full);
+        expect(fast).toEqual(full);
+        expect(a).toEqual(b);
+      }),
+      { numRuns: 5_000 },
+    );
+    expect(printable).toBeGreaterThan(100);
+  });
+
+  it('is not used for text with a control character, DEL, an escape or non-ASCII', () => {
+    for (const text of ['a\u0001b', 'a\u007fb', 'a\nb', 'a"b', 'é', '\u202e']) {
+      expect(isPrintableText(Buffer.from(JSON.stringify({ a: text })))).toBe(false);
+    }
+    expect(isPrintableText(Buffer.from(JSON.stringify({ a: ' ~!#az09' })))).toBe(true);
+  });
+
+  it('refuses a report whose session has a control character', () => {
+    const report = { name: 'lab1', location: 'http://lab1:8701/', sessions: [] as unknown[] };
+    report.sessions.push({ session: 'a\u001bb', why: 'finished', text: 't', at: 'x' });
+    const bytes = Buffer.from(JSON.stringify(report));
+    const issues: ValidationIssue[] = [];
+    const printable = isPrintableText(bytes);
+    checkBody(
+      Report,
+      JSON.parse(bytes.toString()),
+      printable || isPlainBody(bytes),
+      issues,
+      printable,
+    );
+    expect(issues.map((i) => i.type)).toContain('string_pattern_mismatch');
   });
 });
