@@ -158,7 +158,7 @@ export class Board {
     const target = `${name}/${what}/${action}`;
     const machine = registry.get(name);
     // A slow but healthy stop is waited for: the service states how long its actions may take.
-    const relayMs = relayTimeoutMs(registry.overview(name), what, settings.pollTimeoutMs);
+    const relayMs = () => relayTimeoutMs(registry.overview(name), what, settings.pollTimeoutMs);
     // A name added from the board that has not reported yet: its action waits for it.
     if (machine === undefined && this.keyFor(name) === undefined) {
       const detail = `No machine named '${name}' on this board`;
@@ -172,7 +172,7 @@ export class Board {
         key: config?.key ?? null,
         ca: config?.ca ?? settings.ca,
       };
-      const outcome = await client.relay(agent, what, action, relayMs);
+      const outcome = await client.relay(agent, what, action, relayMs());
       if (outcome.kind === 'answer')
         return this.passThrough(who, target, outcome.status, outcome.body, via);
       const status = outcome.kind === 'timeout' ? 504 : 502;
@@ -188,7 +188,7 @@ export class Board {
       reason = 'no report has proved its key yet, so its location is not trusted with it';
     } else if (key !== null && machine !== undefined) {
       const url = machine.location.replace(/\/$/, '');
-      const outcome = await client.relay({ url, key, ca: settings.ca }, what, action, relayMs);
+      const outcome = await client.relay({ url, key, ca: settings.ca }, what, action, relayMs());
       if (outcome.kind === 'answer')
         return this.passThrough(who, target, outcome.status, outcome.body, via);
       reason = `its location is unreachable (${clip(outcome.error)})`;
