@@ -1,6 +1,8 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
 import {
   killEverything,
   ROOT,
@@ -59,6 +61,25 @@ export function startBoard(
     script,
     ['--config', configDir, '--port', '0', '--host', '127.0.0.1'],
     { nodeArgs },
+  );
+}
+
+/**
+ * An agent as users start it: `config` (its `name` names the file) written to `<dir>/NAME.yaml`,
+ * then `node dist/agent/main.js --config FILE --port 0`, with `env` added to the bench's.
+ */
+export function startAgent(
+  dir: string,
+  config: { name: string } & Record<string, unknown>,
+  env: NodeJS.ProcessEnv = {},
+): Promise<Program> {
+  const file = join(dir, `${config.name}.yaml`);
+  writeFileSync(file, stringify(config));
+  return startScript(
+    `agent ${config.name}`,
+    `${ROOT}dist/agent/main.js`,
+    ['--config', file, '--port', '0', '--host', '127.0.0.1'],
+    { env },
   );
 }
 

@@ -1,9 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { standInSmiEnv } from '../../harness/gpu.js';
 import { token } from '../board-kit.js';
-import { type Program, ROOT, startScript } from '../processes.js';
+import { type Program, startAgent } from '../processes.js';
 import { alternate } from '../wrk.js';
 import type { BenchContext } from './context.js';
 
@@ -22,24 +21,17 @@ export async function gpuScenario(ctx: BenchContext): Promise<void> {
   const agentToken = token();
   const calls = join(ctx.tmp, 'gpu-calls');
   writeFileSync(calls, '');
-  const start = (name: string, env: NodeJS.ProcessEnv): Promise<Program> => {
-    const file = join(ctx.tmp, `${name}.yaml`);
-    writeFileSync(
-      file,
-      stringify({
+  const start = (name: string, env: NodeJS.ProcessEnv): Promise<Program> =>
+    startAgent(
+      ctx.tmp,
+      {
         name,
         token: agentToken,
         data_dir: join(ctx.tmp, `${name}-data`),
         gpu_interval: INTERVAL_S,
-      }),
+      },
+      env,
     );
-    return startScript(
-      `agent ${name}`,
-      join(ROOT, 'dist/agent/main.js'),
-      ['--config', file, '--port', '0', '--host', '127.0.0.1'],
-      { env },
-    );
-  };
   const systemPath = process.env.PATH ?? '/usr/bin:/bin';
   const plain = await start('plain', { PATH: systemPath });
   const slow = await start('slow-gpu', standInSmiEnv({ sleepS: SLOW_S, calls }, systemPath));

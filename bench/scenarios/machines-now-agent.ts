@@ -1,17 +1,15 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { stringify } from 'yaml';
 import { type PodmanHarness, podmanMissing, startPodman } from '../../harness/podman.js';
 import type * as ClockModule from '../../src/agent/domain/clock.js';
 import type * as WatchModule from '../../src/agent/domain/container-watch.js';
 import type * as ContainersModule from '../../src/agent/domain/containers.js';
 import type * as EngineModule from '../../src/agent/io/container-engine.js';
 import { token } from '../board-kit.js';
-import { cpuSeconds, type Program, ROOT, startScript } from '../processes.js';
+import { cpuSeconds, type Program, ROOT, startAgent } from '../processes.js';
 import { median, nowMs, sleep } from '../stats.js';
 import { type BenchContext, RssSampler } from './context.js';
 
@@ -67,7 +65,7 @@ export async function agentSide(ctx: BenchContext): Promise<void> {
 
     const agentToken = token();
     const start = async (name: string, socket: string | null, env: NodeJS.ProcessEnv = {}) => {
-      const agent = await startAgent(ctx, name, agentToken, socket, env);
+      const agent = await startNowAgent(ctx, name, agentToken, socket, env);
       started.push(agent);
       return agent;
     };
@@ -104,29 +102,23 @@ async function runIdle(podman: PodmanHarness, n: number): Promise<void> {
   await Promise.all(Array.from({ length: Math.min(START_CONCURRENCY, n) }, worker));
 }
 
-function startAgent(
+function startNowAgent(
   ctx: BenchContext,
   name: string,
   agentToken: string,
   socket: string | null,
   env: NodeJS.ProcessEnv,
 ): Promise<Program> {
-  const file = join(ctx.tmp, `${name}.yaml`);
-  writeFileSync(
-    file,
-    stringify({
+  return startAgent(
+    ctx.tmp,
+    {
       name,
       token: agentToken,
       data_dir: join(ctx.tmp, `${name}-data`),
       sample_interval: INTERVAL_S,
       ...(socket === null ? {} : { containers: { socket } }),
-    }),
-  );
-  return startScript(
-    `agent ${name}`,
-    join(ROOT, 'dist/agent/main.js'),
-    ['--config', file, '--port', '0', '--host', '127.0.0.1'],
-    { env },
+    },
+    env,
   );
 }
 
