@@ -40,17 +40,18 @@ function manualReader() {
   };
 }
 
+/** A started watch of the GPUs, read by `r`, every `intervalMs`. */
+function gpuWatch(r: ReturnType<typeof manualReader>, clock: ManualClock, intervalMs: number) {
+  const watch = new SourceWatch<GpuView[]>({ field: 'gpus', reader: r.reader, clock, intervalMs });
+  watch.start();
+  return watch;
+}
+
 describe('SourceWatch (the GPUs as the example)', () => {
   it('reads at start and once per interval, one read at a time, the overview never waiting', async () => {
     const clock = new ManualClock();
     const r = manualReader();
-    const watch = new SourceWatch<GpuView[]>({
-      field: 'gpus',
-      reader: r.reader,
-      clock,
-      intervalMs: 10_000,
-    });
-    watch.start();
+    const watch = gpuWatch(r, clock, 10_000);
     await clock.advance(0);
     expect(r.reads).toHaveLength(1);
     expect(r.reads[0]?.timeoutMs).toBe(5000);
@@ -79,13 +80,7 @@ describe('SourceWatch (the GPUs as the example)', () => {
   it('a failure gives gpus_error (one clean line) instead of the old GPUs', async () => {
     const clock = new ManualClock();
     const r = manualReader();
-    const watch = new SourceWatch<GpuView[]>({
-      field: 'gpus',
-      reader: r.reader,
-      clock,
-      intervalMs: 2000,
-    });
-    watch.start();
+    const watch = gpuWatch(r, clock, 2000);
     await clock.advance(0);
     expect(r.reads[0]?.timeoutMs).toBe(2000);
     r.reads[0]?.answer({ kind: 'ok', value: [GPU] });
@@ -108,13 +103,7 @@ describe('SourceWatch (the GPUs as the example)', () => {
   it('no tool: no GPU fields, and the PATH is searched again only every few minutes', async () => {
     const clock = new ManualClock();
     const r = manualReader();
-    const watch = new SourceWatch<GpuView[]>({
-      field: 'gpus',
-      reader: r.reader,
-      clock,
-      intervalMs: 10_000,
-    });
-    watch.start();
+    const watch = gpuWatch(r, clock, 10_000);
     await clock.advance(0);
     r.reads[0]?.answer({ kind: 'absent' });
     await clock.advance(SOURCE_ABSENT_RECHECK_MS - 1);
@@ -133,13 +122,7 @@ describe('SourceWatch (the GPUs as the example)', () => {
   it('stop cancels the read in flight and schedules nothing more', async () => {
     const clock = new ManualClock();
     const r = manualReader();
-    const watch = new SourceWatch<GpuView[]>({
-      field: 'gpus',
-      reader: r.reader,
-      clock,
-      intervalMs: 1000,
-    });
-    watch.start();
+    const watch = gpuWatch(r, clock, 1000);
     await clock.advance(0);
     await watch.stop();
     expect(r.cancelled).toBe(1);
