@@ -75,11 +75,12 @@ describe('the journal of a board left alone', () => {
     expect(queued.status).toBe(200);
   };
   /** The ids of the entries `id` wrote, as it serves them itself. */
-  const own = async (board: RunningProgram, id: string) => {
-    const ids = (await journal(board)).filter((e) => e.board === id).map((e) => e.id);
-    expect(ids.length).toBeGreaterThanOrEqual(2);
-    return ids;
-  };
+  const own = (board: RunningProgram, id: string) =>
+    // A report's announcement is journaled after its answer: wait for it to be in the store.
+    eventually(async () => {
+      const ids = (await journal(board)).filter((e) => e.board === id).map((e) => e.id);
+      return ids.length >= 2 ? ids : undefined;
+    }, `two entries of ${id} served by it`);
   const listedBy = async (board: RunningProgram) =>
     new Set((await journal(board)).map((e) => e.id));
 
