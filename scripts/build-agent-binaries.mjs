@@ -1,0 +1,208 @@
+#!/usr/bin/env node
+// Makes the agent as one binary per platform (Node's single executable applications) from the
+// one-file agent and the pinned Node binaries the npm registry carries (scripts/node-binaries.json):
+// dist/agent-file/panoptes-agent-linux-x64, -linux-arm64, and SHA256SUMS for every served file.
+// Without the registry it warns and serves the .mjs alone, unless CI=true, where it fails.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  AGENT_MJS,
+  binaryName,
+  checkIntegrity,
+  hostPlatform,
+  integrityOf,
+  stampKey,
+  sumsText,
+} from './agent-binaries.mjs';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '..');
+const OUT = join(ROOT, 'dist/agent-file');
+const PINS = JSON.parse(readFileSync(join(ROOT, 'scripts/node-binaries.json'), 'utf8'));
+const FLAGS = JSON.parse(readFileSync(join(ROOT, 'src/agent/v8-flags.json'), 'utf8'));
+const CACHE = resolve(
+  process.env.PANOPTES_NODE_CACHE ?? join(ROOT, 'node_modules/.cache/panoptes-node'),
+);
+// One stamp per output directory: worktrees may share node_modules, and so this cache.
+const STAMP = join(
+  CACHE,
+  `stamp-${createHash('sha256').update(OUT).digest('hex').slice(0, 12)}.json`,
+);
+// Bumped when this script makes its binaries differently.
+const BUILDER = 1;
+const SENTINEL = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+const CI = process.env.CI === 'true';
+
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
+const platforms = Object.keys(PINS.platforms);
+
+/** The cached Node binary of a platform, fetched (and checked against its pin) if need be. */
+async function nodeFor(platform) {
+  const pin = PINS.platforms[platform];
+  const dir = join(CACHE, PINS.version, platform);
+  const node = join(dir, 'node');
+  if (existsSync(node)) return node;
+  mkdirSync(dir, { recursive: true });
+  const tmp = mkdtempSync(join(dir, '.fetch-'));
+  try {
+    const spec = `${pin.package}@${PINS.version}`;
+    const { stdout } = await run(
+      'npm',
+      ['pack', spec, '--pack-destination', tmp, '--json', '--fetch-retries=1', '--loglevel=error'],
+      { timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 },
+    ).catch((error) => {
+      throw Object.assign(new Error(`npm pack ${spec}: ${firstLine(error)}`), { offline: true });
+    });
+    const [packed] = JSON.parse(stdout);
+    checkIntegrity(spec, pin.integrity, packed?.integrity);
+    const tgz = join(tmp, packed.filename);
+    // npm's word and our own: the bytes on disk are the pinned ones.
+    checkIntegrity(`${spec} (${packed.filename})`, pin.integrity, integrityOf(readFileSync(tgz)));
+    await run('tar', ['-xzf', tgz, '-C', tmp, 'package/bin/node']);
+    chmodSync(join(tmp, 'package/bin/node'), 0o755);
+    renameSync(join(tmp, 'package/bin/node'), node);
+    return node;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function firstLine(error) {
+  const text = `${error.stderr ?? ''}`.trim() || error.message;
+  return text.split('\n').find((l) => l.trim() !== '') ?? 'failed';
+}
+
+/** The SEA blob, made by the host's Node of the pinned version (the same blob serves every target). */
+async function makeBlob(hostNode) {
+  const tmp = mkdtempSync(join(CACHE, '.blob-'));
+  const config = {
+    main: join(OUT, AGENT_MJS),
+    mainFormat: 'module',
+    output: join(tmp, 'blob.bin'),
+    disableExperimentalSEAWarning: true,
+    // Neither is portable across platforms; without them one blob serves them all.
+    useCodeCache: false,
+    useSnapshot: false,
+    execArgv: FLAGS,
+  };
+  writeFileSync(join(tmp, 'sea.json'), JSON.stringify(config));
+  try {
+    await run(hostNode, ['--experimental-sea-config', join(tmp, 'sea.json')], { cwd: tmp });
+    return readFileSync(join(tmp, 'blob.bin'));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function inject(node, blob, target) {
+  const { inject: postject } = createRequire(import.meta.url)('postject');
+  const tmp = `${target}.tmp`;
+  copyFileSync(node, tmp);
+  chmodSync(tmp, 0o755);
+  try {
+    await postject(tmp, 'NODE_SEA_BLOB', blob, { sentinelFuse: SENTINEL });
+    renameSync(tmp, target);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+function readStamp() {
+  try {
+    return JSON.parse(readFileSync(STAMP, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** Whether every output the stamp names is still there as written. */
+function outputsIntact(stamp) {
+  return platforms.every((p) => {
+    const seen = stamp.outputs?.[binaryName(p)];
+    try {
+      const s = statSync(join(OUT, binaryName(p)));
+      return seen !== undefined && s.size === seen.size && s.mtimeMs === seen.mtimeMs;
+    } catch {
+      return false;
+    }
+  });
+}
+
+function writeSums(entries) {
+  writeFileSync(join(OUT, 'SHA256SUMS'), sumsText(entries));
+}
+
+/** Binaries that would not match this bundle leave the directory, so SUMS lists what is there. */
+function removeBinaries() {
+  for (const f of readdirSync(OUT)) {
+    if (f.startsWith('panoptes-agent-') || f.endsWith('.tmp'))
+      rmSync(join(OUT, f), { force: true });
+  }
+  rmSync(STAMP, { force: true });
+}
+
+async function main() {
+  const started = performance.now();
+  const bundle = readFileSync(join(OUT, AGENT_MJS));
+  const mjs = { name: AGENT_MJS, sha256: sha256(bundle) };
+  const key = stampKey({ bundleSha256: mjs.sha256, pins: PINS, flags: FLAGS, builder: BUILDER });
+  const stamp = readStamp();
+  if (stamp?.key === key && outputsIntact(stamp)) {
+    writeSums([mjs, ...stamp.sums]);
+    return;
+  }
+  const host = hostPlatform();
+  if (!platforms.includes(host)) {
+    removeBinaries();
+    writeSums([mjs]);
+    const why = `agent binaries: no pinned Node for this build machine (${host}); serving ${AGENT_MJS} alone`;
+    if (CI) throw new Error(why);
+    console.warn(why);
+    return;
+  }
+  mkdirSync(CACHE, { recursive: true });
+  let nodes;
+  try {
+    nodes = Object.fromEntries(
+      await Promise.all(platforms.map(async (p) => [p, await nodeFor(p)])),
+    );
+  } catch (error) {
+    if (!error.offline || CI) throw error;
+    removeBinaries();
+    writeSums([mjs]);
+    console.warn(`agent binaries: not built (${error.message}); serving ${AGENT_MJS} alone`);
+    return;
+  }
+  const blob = await makeBlob(nodes[host]);
+  const sums = [];
+  const outputs = {};
+  for (const p of platforms) {
+    const target = join(OUT, binaryName(p));
+    await inject(nodes[p], blob, target);
+    const s = statSync(target);
+    outputs[binaryName(p)] = { size: s.size, mtimeMs: s.mtimeMs };
+    sums.push({ name: binaryName(p), sha256: sha256(readFileSync(target)) });
+  }
+  writeSums([mjs, ...sums]);
+  writeFileSync(STAMP, JSON.stringify({ key, outputs, sums }));
+  const secs = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(`agent binaries: ${platforms.map(binaryName).join(', ')} built in ${secs} s`);
+}
+
+await main();
