@@ -111,7 +111,7 @@ describe('enroll: the checked file, secrets out of ps, private files, revocation
         req.on('error', reject);
         req.end();
       });
-      expect(answer.command).toContain(`'http://${host}/agent/panoptes-agent.mjs'`);
+      expect(answer.command).toContain(`'http://${host}/agent/'`);
       for (const checksum of ['sha256sum', 'shasum'] as const) {
         const tools = await pasteBin(join(dir.path, `bin-${checksum}-t`), checksum);
         const there = join(dir.path, `tampered-${checksum}`);

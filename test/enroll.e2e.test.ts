@@ -113,12 +113,12 @@ describe('enroll: the one-file agent and the pasted command', () => {
       name: 'lab7',
       key,
       registrationToken: `-${REGISTRATION}`,
-      sha256: '0'.repeat(64),
+      files: [{ name: 'panoptes-agent.mjs', sha256: '0'.repeat(64) }],
     });
     // What sh hands to `node panoptes-agent.mjs enroll`: the words after it, and the two secrets.
     const call = command.slice(command.lastIndexOf(' && ') + 4);
     const shown = call.replace(
-      'node panoptes-agent.mjs enroll',
+      '"$panoptes_run" $panoptes_arg enroll',
       `sh -c 'printf "%s\\n" "$PANOPTES_BOARD_KEY" "$PANOPTES_REGISTRATION_TOKEN" "$@"' enroll`,
     );
     const [k, r, ...words] = (await run('/bin/sh', ['-c', shown])).stdout.trim().split('\n');
@@ -150,11 +150,9 @@ describe('enroll: the one-file agent and the pasted command', () => {
     expect(body.command).not.toContain(TOKEN);
     expect(body.command).toContain(`PANOPTES_BOARD_KEY='${body.key}'`);
     expect(body.command).toContain(
-      `echo '${body.agent_sha256}  panoptes-agent.mjs' | sha256sum -c -`,
+      `panoptes_file=panoptes-agent.mjs; panoptes_sum=${body.agent_sha256};`,
     );
-    expect(body.command).toMatch(
-      /^curl -fsSL 'http:\/\/127\.0\.0\.1:\d+\/agent\/panoptes-agent\.mjs' -o panoptes-agent\.mjs && /,
-    );
+    expect(body.command).toContain(`curl -fsSL '${board.url}/agent/'"$panoptes_file"`);
     expect((await api('GET', '/api/enrollments')).json().enrollments).toEqual([
       { name: 'lab7', enrolled_at: expect.any(String) },
     ]);

@@ -112,8 +112,7 @@ describe('the config enroll writes', () => {
 
 describe('the systemd unit', () => {
   const parts = {
-    node: '/usr/bin/node',
-    script: '/home/a b/panoptes-agent.mjs',
+    program: ['/usr/bin/node', '/home/a b/panoptes-agent.mjs'],
     config: '/home/a b/panoptes-agent.yaml',
     workDir: '/home/a b',
     name: 'lab7',
@@ -128,8 +127,7 @@ describe('the systemd unit', () => {
       'board',
       'config',
       'name',
-      'node',
-      'script',
+      'program',
       'user',
       'workDir',
     ]);
@@ -138,6 +136,10 @@ describe('the systemd unit', () => {
     );
     expect(text).toContain('WantedBy=multi-user.target');
     expect(unitText({ ...parts, user: true })).toContain('WantedBy=default.target');
+    // The agent binary runs alone: no node.
+    expect(unitText({ ...parts, program: ['/opt/panoptes-agent-linux-x64'] })).toContain(
+      'ExecStart="/opt/panoptes-agent-linux-x64" --config "/home/a b/panoptes-agent.yaml"',
+    );
   });
 
   it('refuses a path a unit cannot carry', () => {

@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { CliOptions } from '../../shared/cli.js';
 import { loadAgentConfig } from '../config.js';
 import { programIo } from '../ring/program.js';
@@ -46,8 +46,7 @@ export async function enroll(argv: readonly string[]): Promise<CliOptions | null
   writeFileSync(
     file,
     unitText({
-      node: process.execPath,
-      script: resolve(process.argv[1] ?? 'panoptes-agent.mjs'),
+      program: programIo().self,
       config: args.config,
       workDir: dirname(args.config),
       name: args.name,

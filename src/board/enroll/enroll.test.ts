@@ -86,21 +86,57 @@ describe('the command', () => {
     }
   });
 
-  it('fetches the agent file, checks its SHA-256, then enrolls with the secrets in the environment', () => {
+  it('picks the .mjs or the binary for uname -m, checks it, then enrolls with the secrets in the environment', () => {
+    const files = [
+      { name: 'panoptes-agent.mjs', sha256: 'ab'.repeat(32) },
+      { name: 'panoptes-agent-linux-x64', sha256: 'cd'.repeat(32) },
+      { name: 'panoptes-agent-linux-arm64', sha256: 'ef'.repeat(32) },
+      { name: 'SHA256SUMS', sha256: '01'.repeat(32) },
+    ];
     const command = enrollCommand({
       board: 'https://board.example:8700/',
       name: 'lab7',
       key: 'k'.repeat(43),
       registrationToken: REGISTRATION,
-      sha256: 'ab'.repeat(32),
+      files,
     });
-    const sums = `'${'ab'.repeat(32)}  panoptes-agent.mjs'`;
+    const sum = '"$panoptes_sum  $panoptes_file"';
+    const url = `'https://board.example:8700/agent/'"$panoptes_file"`;
     expect(command).toBe(
-      `curl -fsSL 'https://board.example:8700/agent/panoptes-agent.mjs' -o panoptes-agent.mjs && { if command -v sha256sum >/dev/null; then echo ${sums} | sha256sum -c -; else echo ${sums} | shasum -a 256 -c -; fi || { rm -f panoptes-agent.mjs; echo 'panoptes-agent.mjs does not match the SHA-256 the board gave: removed, not run' >&2; false; }; } && PANOPTES_BOARD_KEY='${'k'.repeat(43)}' PANOPTES_REGISTRATION_TOKEN='${REGISTRATION}' node panoptes-agent.mjs enroll --board='https://board.example:8700' --name='lab7'`,
+      [
+        `{ if node -e 'process.exit(process.versions.node.split(".")[0] >= 20 ? 0 : 1)' 2>/dev/null;`,
+        `then panoptes_file=panoptes-agent.mjs; panoptes_sum=${'ab'.repeat(32)}; panoptes_run=node; panoptes_arg=panoptes-agent.mjs;`,
+        'else case $(uname -m) in',
+        `x86_64|amd64) panoptes_file=panoptes-agent-linux-x64; panoptes_sum=${'cd'.repeat(32)}; panoptes_run=./panoptes-agent-linux-x64; panoptes_arg=;;`,
+        `aarch64|arm64) panoptes_file=panoptes-agent-linux-arm64; panoptes_sum=${'ef'.repeat(32)}; panoptes_run=./panoptes-agent-linux-arm64; panoptes_arg=;;`,
+        `*) echo "this board serves no agent binary for $(uname -m); install Node 20 or later" >&2; false;;`,
+        'esac; fi; }',
+        `&& { if command -v curl >/dev/null; then curl -fsSL ${url} -o "$panoptes_file";`,
+        `else wget -qO "$panoptes_file" ${url}; fi; }`,
+        `&& { if command -v sha256sum >/dev/null; then echo ${sum} | sha256sum -c -;`,
+        `else echo ${sum} | shasum -a 256 -c -; fi`,
+        `|| { rm -f "$panoptes_file"; echo "$panoptes_file does not match the SHA-256 the board gave: removed, not run" >&2; false; }; }`,
+        '&& { [ "$panoptes_arg" = panoptes-agent.mjs ] || chmod +x "$panoptes_file"; }',
+        `&& PANOPTES_BOARD_KEY='${'k'.repeat(43)}' PANOPTES_REGISTRATION_TOKEN='${REGISTRATION}'`,
+        `"$panoptes_run" $panoptes_arg enroll --board='https://board.example:8700' --name='lab7'`,
+      ].join(' '),
     );
-    expect(() =>
-      enrollCommand({ board: 'x', name: 'a', key: 'k', registrationToken: 'r', sha256: "'; id" }),
-    ).toThrow(/SHA-256/);
+    // A board without binaries: the .mjs alone, and a plain word where there is no Node.
+    const mjsOnly = enrollCommand({
+      board: 'http://b',
+      name: 'lab7',
+      key: 'k',
+      registrationToken: 'r',
+      files: files.slice(0, 1),
+    });
+    expect(mjsOnly).toContain(
+      `else echo 'this board serves no agent binary; install Node 20 or later' >&2; false; fi; }`,
+    );
+    expect(mjsOnly).not.toContain('uname');
+    const parts = { board: 'x', name: 'a', key: 'k', registrationToken: 'r' };
+    const bad = [{ name: 'panoptes-agent.mjs', sha256: "'; id" }];
+    expect(() => enrollCommand({ ...parts, files: bad })).toThrow(/SHA-256/);
+    expect(() => enrollCommand({ ...parts, files: files.slice(1) })).toThrow(/panoptes-agent.mjs/);
   });
 
   it('names the board by public_url, else by a plain Host header', () => {

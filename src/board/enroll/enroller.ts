@@ -2,7 +2,7 @@ import type { BoardSettings } from '../config/config.js';
 import type { Answer, Board } from '../domain/board.js';
 import type { Who } from '../schemas.js';
 import { AGENT_FILE_MISSING, type AgentFile } from './agent-file.js';
-import { enrollCommand } from './command.js';
+import { AGENT_FILE_NAME, enrollCommand } from './command.js';
 import type { Enrollments } from './enrollments.js';
 
 export interface EnrollerDeps {
@@ -40,7 +40,7 @@ export class Enroller {
       name,
       key,
       registrationToken: settings.registrationToken as string,
-      sha256: file.sha256,
+      files: [{ name: AGENT_FILE_NAME, sha256: file.sha256 }],
     });
     return { status: 200, body: { name, key, command, agent_sha256: file.sha256 } };
   }
