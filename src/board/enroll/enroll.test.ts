@@ -3,21 +3,21 @@ import { describe, expect, it } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
 import { keyProof } from '../../shared/wire/key-proof.js';
 import { MemoryStore } from '../store/memory/state-store.js';
-import type { AgentFile } from './agent-file.js';
+import type { AgentFiles } from './agent-files.js';
 import { boardAddress, enrollCommand, shellQuote } from './command.js';
 import { Enroller } from './enroller.js';
 import { ENROLLMENTS_MAX, Enrollments } from './enrollments.js';
 
 const REGISTRATION = 'registration-token-0123456789';
-const agentFile = {
-  get: async () => ({ bytes: Buffer.from('x'), sha256: 'ab'.repeat(32) }),
-} as unknown as AgentFile;
+const agentFiles = {
+  get: async () => ({ name: 'panoptes-agent.mjs', sha256: 'ab'.repeat(32), size: 1, path: '/x' }),
+} as unknown as AgentFiles;
 
 function enroller(t: ReturnType<typeof testBoard>) {
   return new Enroller({
     board: t.board,
     enrollments: t.enrollments,
-    agentFile,
+    agentFiles,
     settings: () => t.settings,
   });
 }
