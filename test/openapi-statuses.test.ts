@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type BoardApp, buildBoard } from '../src/board/app.js';
 import { boardSettings } from '../src/board/config/config.js';
 import type { RelayOutcome } from '../src/board/domain/agent-client.js';
-import { AgentFile } from '../src/board/enroll/agent-file.js';
+import { AgentFiles } from '../src/board/enroll/agent-files.js';
 import { REPORT_LIMIT_BYTES } from '../src/board/http/action-routes.js';
 import { subscriptionId } from '../src/board/notify/push.js';
 import { StoreHealth } from '../src/board/store/store-health.js';
@@ -73,7 +74,7 @@ function pushOff(b: BoardApp) {
 
 /** The one-file agent is not built (until the undo). */
 function agentFileMissing() {
-  const spy = vi.spyOn(AgentFile.prototype, 'get').mockResolvedValue(null);
+  const spy = vi.spyOn(AgentFiles.prototype, 'get').mockResolvedValue(null);
   return () => spy.mockRestore();
 }
 
@@ -110,7 +111,11 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
     return { 'if-none-match': etag };
   };
   return {
-    'GET /agent/panoptes-agent.mjs': {
+    'GET /agent/SHA256SUMS': {
+      path: '/agent/SHA256SUMS',
+      provocations: [{ status: 200, why: 'the sums' }],
+    },
+    'GET /agent/{file}': {
       path: '/agent/panoptes-agent.mjs',
       provocations: [
         { status: 200, why: 'the file' },
@@ -400,7 +405,7 @@ describe('every status a board operation answers is in its OpenAPI description',
       logger: createLogger('board', 'silent'),
       clock: new ManualClock(Date.parse('2026-03-01T00:00:00Z')),
       client,
-      agentFile: dir.write('panoptes-agent.mjs', AGENT_BYTES),
+      agentFiles: dirname(dir.write('panoptes-agent.mjs', AGENT_BYTES)),
     });
     const url = await b.app.listen({ host: '127.0.0.1', port: 0 });
     await b.board.report('registration', { name: 'lab1', location: 'http://127.0.0.1:1/lab1' });

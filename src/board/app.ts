@@ -36,15 +36,15 @@ export interface BoardAppDeps {
   builtinLangDir?: string;
   /** The built browser UI (Vite's output); default dist/ui beside dist/board. */
   uiDir?: string;
-  /** The one-file agent served at /agent/panoptes-agent.mjs (default: the build's). */
-  agentFile?: string;
+  /** The directory of the agent files served at /agent/ (default: the build's); `agent_files:` wins. */
+  agentFiles?: string;
   /** Test seams of the notifier (waits between tries, the sending itself). */
   notify?: NotifySeams;
 }
 
 const UI_DIR = fileURLToPath(new URL('../ui/', import.meta.url));
-/** The one-file agent, bundled by scripts/bundle-agent.mjs beside the board's build. */
-const AGENT_FILE = fileURLToPath(new URL('../agent-file/panoptes-agent.mjs', import.meta.url));
+/** The agent files (scripts/bundle-agent.mjs, scripts/build-agent-binaries.mjs) beside the board's build. */
+const AGENT_FILES = fileURLToPath(new URL('../agent-file/', import.meta.url));
 
 /** A board, built and not listening: its HTTP app, its domain, and how to close both. */
 export interface BoardApp {
@@ -125,7 +125,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const files = {
     builtinLangDir: deps.builtinLangDir ?? BUILTIN_LANG_DIR,
     uiDir: deps.uiDir ?? UI_DIR,
-    agentFile: deps.agentFile ?? AGENT_FILE,
+    agentFiles: deps.agentFiles ?? AGENT_FILES,
   };
   await registerRoutes(http, served, files, current, logger);
 

@@ -62,6 +62,7 @@ export const BoardConfigFile = Type.Object(
     machines: Type.Optional(Type.Array(ConfiguredMachine)),
     announced_keys_only: Type.Optional(Type.Boolean()),
     public_url: Type.Optional(HttpUrl),
+    agent_files: Type.Optional(FilePath),
     notify: Type.Optional(NotifyConfigFile),
     push: Type.Optional(PushConfigFile),
     history: Type.Optional(HistoryConfig),
@@ -121,6 +122,8 @@ export interface BoardSettings {
   trustedProxies?: readonly string[];
   /** Where links in notifications point (`public_url`), or null. */
   publicUrl: string | null;
+  /** The directory of the agent files the board serves (`agent_files:`), or null for the build's. */
+  agentFiles?: string | null;
   /** Channels and rules (`notify:`), checked. */
   notify: NotifySettings;
   /** Web Push (`push:`): the contact of the VAPID key, and which endpoints are taken. */
@@ -246,6 +249,12 @@ export function boardSettings(
     announcedKeysOnly: raw.announced_keys_only ?? false,
     trustedProxies: raw.trusted_proxies ?? [],
     publicUrl: raw.public_url ?? null,
+    agentFiles:
+      raw.agent_files === undefined
+        ? null
+        : isAbsolute(raw.agent_files) || configDir === null
+          ? raw.agent_files
+          : join(configDir, raw.agent_files),
     notify,
     push,
     history: historySettings(raw.history),

@@ -38,6 +38,7 @@ const LIVE_FIELDS: readonly Field[] = [
   ['announced_keys_only', (s) => s.announcedKeysOnly],
   ['trusted_proxies', (s) => JSON.stringify(s.trustedProxies ?? [])],
   ['public_url', (s) => s.publicUrl],
+  ['agent_files', (s) => s.agentFiles ?? null],
   ['failover_after', (s) => s.failoverAfterMs],
   ['notify', (s) => JSON.stringify(s.notify)],
   ['push', (s) => JSON.stringify(s.push)],

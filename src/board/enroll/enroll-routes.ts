@@ -1,49 +1,79 @@
+import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { AGENT_FILE_NAMES, type AgentFileName } from '../../shared/wire/agent-update.js';
 import { sendAnswer } from '../http/send-answer.js';
 import { Detail, EnrollAnswer, EnrollmentList, NameParams } from '../schemas.js';
-import { AGENT_FILE_MISSING, type AgentFile } from './agent-file.js';
-import { AGENT_FILE_ROUTE, boardAddress } from './command.js';
+import { AGENT_FILE_MISSING, AGENT_MJS, type AgentFiles } from './agent-files.js';
+import { boardAddress } from './command.js';
 import type { Enroller } from './enroller.js';
 import type { Enrollments } from './enrollments.js';
 
 export interface EnrollRouteOptions {
   enroller: Enroller;
   enrollments: Enrollments;
-  agentFile: AgentFile;
+  agentFiles: AgentFiles;
   /** `public_url`, and whether the board serves HTTPS (for the address in the command). */
   address: () => { publicUrl: string | null; tls: boolean };
 }
 
 /** Adding a machine from the board: the one-file agent, enroll, and the enrolled names. */
 export async function enrollRoutes(app: FastifyInstance, options: EnrollRouteOptions) {
-  const { enroller, enrollments, agentFile } = options;
+  const { enroller, enrollments, agentFiles } = options;
 
   app.get(
-    AGENT_FILE_ROUTE,
+    '/agent/:file',
     {
       config: { access: 'open' },
       schema: {
         operationId: 'get_agent_file',
-        summary: 'The agent as one file (runs with `node panoptes-agent.mjs` on Node 20 or later)',
+        summary:
+          'An agent file: panoptes-agent.mjs (runs with `node` 20 or later) or the binary for a platform',
         description:
-          'Open, like the UI: the agent holds no secret. Its SHA-256 is in the ETag and in the enroll answer.',
+          'Open, like the UI: the agent holds no secret. Files: panoptes-agent.mjs, panoptes-agent-linux-x64, panoptes-agent-linux-arm64 (those built on this board). Its SHA-256 is in the ETag, in GET /agent/SHA256SUMS and in the enroll answer.',
+        params: Type.Object({
+          file: Type.Union(AGENT_FILE_NAMES.map((name) => Type.Literal(name))),
+        }),
         response: {
-          200: Type.String({ description: 'JavaScript (an ES module)' }),
+          200: Type.String({ description: 'JavaScript (an ES module), or an executable' }),
           304: Type.Null({ description: 'Not modified since the ETag' }),
           404: Detail,
+          422: Detail,
         },
       },
     },
     async (request, reply) => {
-      const file = await agentFile.get();
+      const { file: name } = request.params as { file: AgentFileName };
+      const file = await agentFiles.get(name);
       if (file === null) {
-        return reply.code(404).send({ detail: AGENT_FILE_MISSING });
+        const detail =
+          name === AGENT_MJS
+            ? AGENT_FILE_MISSING
+            : `${name} is not built on this board (GET /agent/SHA256SUMS lists the files it serves)`;
+        return reply.code(404).send({ detail });
       }
       const etag = `"${file.sha256}"`;
       reply.header('etag', etag).header('cache-control', 'no-cache');
       if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-      return reply.type('text/javascript; charset=utf-8').send(file.bytes);
+      const type =
+        name === AGENT_MJS ? 'text/javascript; charset=utf-8' : 'application/octet-stream';
+      return reply.type(type).header('content-length', file.size).send(createReadStream(file.path));
+    },
+  );
+
+  app.get(
+    '/agent/SHA256SUMS',
+    {
+      config: { access: 'open' },
+      schema: {
+        operationId: 'get_agent_sums',
+        summary: 'The SHA-256 of every agent file this board serves (`sha256sum -c` format)',
+        response: { 200: Type.String({ description: 'lines of `<hex>  <file>`' }) },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-cache');
+      return reply.type('text/plain; charset=utf-8').send(await agentFiles.sums());
     },
   );
 

@@ -3,21 +3,24 @@ import { describe, expect, it } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
 import { keyProof } from '../../shared/wire/key-proof.js';
 import { MemoryStore } from '../store/memory/state-store.js';
-import type { AgentFile } from './agent-file.js';
+import type { AgentFiles } from './agent-files.js';
 import { boardAddress, enrollCommand, shellQuote } from './command.js';
 import { Enroller } from './enroller.js';
 import { ENROLLMENTS_MAX, Enrollments } from './enrollments.js';
 
 const REGISTRATION = 'registration-token-0123456789';
-const agentFile = {
-  get: async () => ({ bytes: Buffer.from('x'), sha256: 'ab'.repeat(32) }),
-} as unknown as AgentFile;
+const agentFiles = {
+  list: async () => [
+    { name: 'panoptes-agent.mjs', sha256: 'ab'.repeat(32), size: 1, path: '/x' },
+    { name: 'panoptes-agent-linux-x64', sha256: 'cd'.repeat(32), size: 1, path: '/y' },
+  ],
+} as unknown as AgentFiles;
 
 function enroller(t: ReturnType<typeof testBoard>) {
   return new Enroller({
     board: t.board,
     enrollments: t.enrollments,
-    agentFile,
+    agentFiles,
     settings: () => t.settings,
   });
 }
@@ -158,6 +161,12 @@ describe('Enroller and the board', () => {
     expect(answer.status).toBe(200);
     const body = answer.body as { key: string; command: string; agent_sha256: string };
     expect(body.agent_sha256).toBe('ab'.repeat(32));
+    // The command carries every served file's SHA-256: the .mjs and the binary there is.
+    expect(body.command).toContain(`panoptes_sum=${'ab'.repeat(32)}; panoptes_run=node;`);
+    expect(body.command).toContain(
+      `x86_64|amd64) panoptes_file=panoptes-agent-linux-x64; panoptes_sum=${'cd'.repeat(32)};`,
+    );
+    expect(body.command).not.toContain('aarch64');
     const entry = t.journal.recent(1)[0];
     expect(`${entry?.op} ${entry?.outcome} ${entry?.detail}`).toBe('enroll enrolled key made');
     expect(JSON.stringify(t.journal.recent(10))).not.toContain(body.key);

@@ -1,14 +1,14 @@
 import type { BoardSettings } from '../config/config.js';
 import type { Answer, Board } from '../domain/board.js';
 import type { Who } from '../schemas.js';
-import { AGENT_FILE_MISSING, type AgentFile } from './agent-file.js';
-import { AGENT_FILE_NAME, enrollCommand } from './command.js';
+import { AGENT_FILE_MISSING, AGENT_MJS, type AgentFiles } from './agent-files.js';
+import { enrollCommand } from './command.js';
 import type { Enrollments } from './enrollments.js';
 
 export interface EnrollerDeps {
   board: Board;
   enrollments: Enrollments;
-  agentFile: AgentFile;
+  agentFiles: AgentFiles;
   /** The settings now (a reload may change the registration token or announced_keys). */
   settings: () => BoardSettings;
 }
@@ -22,13 +22,15 @@ export class Enroller {
 
   /** `board`: where the machine reaches the board (see boardAddress), or null if unknown. */
   async enroll(who: Who, name: string, board: string | null): Promise<Answer> {
-    const { enrollments, agentFile } = this.deps;
+    const { enrollments, agentFiles } = this.deps;
     const notes = this.deps.board.notes;
     const settings = this.deps.settings();
     const refused = this.problem(name, settings, board);
     if (refused !== null) return notes.refuse(who, 'enroll', name, refused.status, refused.detail);
-    const file = await agentFile.get();
-    if (file === null) return { status: 503, body: { detail: AGENT_FILE_MISSING } };
+    // Every file served: the command carries each one's SHA-256 and picks one on the machine.
+    const files = await agentFiles.list();
+    const file = files.find((f) => f.name === AGENT_MJS);
+    if (file === undefined) return { status: 503, body: { detail: AGENT_FILE_MISSING } };
     const again = enrollments.find(name) !== undefined;
     const record = await enrollments.enroll(name);
     this.deps.board.keyGiven([name]);
@@ -40,7 +42,7 @@ export class Enroller {
       name,
       key,
       registrationToken: settings.registrationToken as string,
-      files: [{ name: AGENT_FILE_NAME, sha256: file.sha256 }],
+      files,
     });
     return { status: 200, body: { name, key, command, agent_sha256: file.sha256 } };
   }

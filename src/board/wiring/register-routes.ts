@@ -8,7 +8,7 @@ import { VERSION } from '../../shared/version.js';
 import type { Membership } from '../cluster/membership.js';
 import type { BoardSettings } from '../config/config.js';
 import type { Board } from '../domain/board.js';
-import { AgentFile } from '../enroll/agent-file.js';
+import { AgentFiles } from '../enroll/agent-files.js';
 import { enrollRoutes } from '../enroll/enroll-routes.js';
 import { Enroller } from '../enroll/enroller.js';
 import type { History } from '../history/history.js';
@@ -102,7 +102,8 @@ export interface Served {
 export interface ServedFiles {
   builtinLangDir: string;
   uiDir: string;
-  agentFile: string;
+  /** The build's agent files (dist/agent-file), unless `agent_files:` names another directory. */
+  agentFiles: string;
 }
 
 /** Registers every route: the API, the live socket, enrolment, the UI, the report fast path. */
@@ -130,11 +131,11 @@ export async function registerRoutes(
   await app.register(mcpRoutes, { board, inbox });
   await app.register(historyRoutes, { registry, history, unavailable: served.historyUnavailable });
   await app.register(clusterRoutes, { membership });
-  const agentFile = new AgentFile(files.agentFile);
+  const agentFiles = new AgentFiles(() => current.get().agentFiles ?? files.agentFiles);
   await app.register(enrollRoutes, {
-    enroller: new Enroller({ board, enrollments, agentFile, settings: () => current.get() }),
+    enroller: new Enroller({ board, enrollments, agentFiles, settings: () => current.get() }),
     enrollments,
-    agentFile,
+    agentFiles,
     address: () => {
       const { publicUrl, tls } = current.get();
       return { publicUrl, tls: tls !== null };

@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { AgentSelfFields } from './agent-update.js';
 import { Action, Name } from './common.js';
 import { LINES_PATTERN, ONE_LINE_PATTERN } from './free-text.js';
 import { MachineNowFields } from './machine-now.js';
@@ -146,5 +147,6 @@ export const Overview = Type.Object({
     }),
   ),
   ...MachineNowFields,
+  ...AgentSelfFields,
 });
 export type Overview = Static<typeof Overview>;

@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AGENT_FILE_NAMES, type AgentFileName } from '../../shared/wire/agent-update.js';
+
+/** What the board answers while no agent file is there (404 for a file, 503 for enroll). */
+export const AGENT_FILE_MISSING =
+  'The one-file agent is not built on this board (npm run build makes dist/agent-file/panoptes-agent.mjs)';
+
+/** The one-file agent, run by Node 20 or later. */
+export const AGENT_MJS: AgentFileName = 'panoptes-agent.mjs';
+
+/** One agent file in the served directory. */
+export interface AgentFileEntry {
+  name: AgentFileName;
+  /** Hex SHA-256 of the file as it is on disk now. */
+  sha256: string;
+  size: number;
+  path: string;
+}
+
+interface Hashed {
+  size: number;
+  mtimeMs: number;
+  sha256: Promise<string>;
+}
+
+/**
+ * The agent files the board serves (`agent_files:`, default the build's dist/agent-file): the
+ * one-file agent and the binaries, with their SHA-256. Files are streamed, never held (a binary
+ * is ~150 MB); a file's hash is taken once per size and modification time, so a rebuilt or
+ * replaced file is served with its new hash without a restart.
+ */
+export class AgentFiles {
+  private readonly hashes = new Map<string, Hashed>();
+
+  /** `dir`: read at every call (a reload may change it). */
+  constructor(private readonly dir: () => string) {}
+
+  /** The files there now, in AGENT_FILE_NAMES order. */
+  async list(): Promise<AgentFileEntry[]> {
+    const found = await Promise.all(AGENT_FILE_NAMES.map((name) => this.get(name)));
+    return found.filter((entry): entry is AgentFileEntry => entry !== null);
+  }
+
+  /** One file, or null when it is not there (or not a regular file). */
+  async get(name: AgentFileName): Promise<AgentFileEntry | null> {
+    const path = join(this.dir(), name);
+    const info = await stat(path).catch(() => null);
+    if (info === null || !info.isFile()) return null;
+    let hashed = this.hashes.get(path);
+    if (hashed === undefined || hashed.size !== info.size || hashed.mtimeMs !== info.mtimeMs) {
+      hashed = { size: info.size, mtimeMs: info.mtimeMs, sha256: hashFile(path) };
+      this.hashes.set(path, hashed);
+      // A failed read is tried again at the next call.
+      hashed.sha256.catch(() => this.hashes.delete(path));
+    }
+    const sha256 = await hashed.sha256.catch(() => null);
+    return sha256 === null ? null : { name, sha256, size: info.size, path };
+  }
+
+  /** The SHA256SUMS text (`sha256sum` format) of the files there now. */
+  async sums(): Promise<string> {
+    return (await this.list()).map((entry) => `${entry.sha256}  ${entry.name}\n`).join('');
+  }
+}
+
+function hashFile(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', reject)
+      .on('end', () => resolve(hash.digest('hex')));
+  });
+}
