@@ -69,6 +69,7 @@ async function runAgent(cli: CliOptions): Promise<void> {
     pause: async (): Promise<void> => undefined,
     resume: async (): Promise<void> => undefined,
     finish: (_trial: Trial): void => undefined,
+    port: settings.port,
   };
   if (settings.updateFrom !== null) {
     await privateDir(settings.dataDir).catch(() => undefined);
@@ -87,7 +88,8 @@ async function runAgent(cli: CliOptions): Promise<void> {
         { name: self?.name ?? 'panoptes-agent.mjs', path },
         resolve(file),
         settings.host,
-        listeningPort(agent.app.server, settings.port),
+        // Taken while listening: the listener is closed when the new file starts.
+        during.port,
       ),
     finish: (trial) => during.finish(trial),
     hash: sha256File,
@@ -233,6 +235,7 @@ async function runAgent(cli: CliOptions): Promise<void> {
 
   let listening = true;
   const port = listeningPort(agent.app.server, settings.port);
+  during.port = port;
   during.pause = async () => {
     await pauseReporting();
     listening = false;
@@ -276,13 +279,13 @@ async function runAgent(cli: CliOptions): Promise<void> {
         // Under KillMode=mixed systemd would SIGKILL the trial process when this one exits:
         // stop it cleanly instead, and exit non-zero so Restart=on-failure starts the new file.
         logger.info(
-          { pid: trial.pid, exit_code: RESTART_EXIT_CODE },
+          { new_pid: trial.pid, exit_code: RESTART_EXIT_CODE },
           'update: under systemd: stopping the trial process; systemd restarts the service from the new file',
         );
         await stopTrial(trial);
         await stopAll(RESTART_EXIT_CODE);
       } else {
-        logger.info({ pid: trial.pid }, 'update: the new agent runs on; this process exits');
+        logger.info({ new_pid: trial.pid }, 'update: the new agent runs on; this process exits');
         await stopAll(0);
       }
     })();

@@ -275,14 +275,14 @@ export class Updater {
       return;
     }
     this.deps.log.info(
-      { pid: trial.pid },
+      { new_pid: trial.pid },
       'update: started the new agent file; waiting for it to report',
     );
     const reason = await this.watch(trial);
     if (reason === null) {
       this.last = await this.deps.files.outcome();
       this.deps.log.info(
-        { pid: trial.pid, to_sha256: to },
+        { new_pid: trial.pid, to_sha256: to },
         'update: the new agent file reported; it takes over',
       );
       this.deps.finish(trial);
