@@ -159,7 +159,7 @@ describe('updates from the board: the agent replaces its own file', () => {
     process.stdout.write(`update: request → new sha256 on the board in ${tookMs} ms\n`);
     const exit = await agent.exited;
     expect(exit.code).toBe(0);
-    const line = agent.output.find((l) => l.includes('started the new agent file'));
+    const line = agent.output.findLast((l) => l.includes('started the new agent file'));
     newPid = Number(/"new_pid":(\d+)/.exec(line ?? '')?.[1]);
     expect(newPid).toBeGreaterThan(0);
     expect(sha(readFileSync(installed))).toBe(sha(fresh));
