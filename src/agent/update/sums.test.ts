@@ -46,8 +46,8 @@ describe('the update record at start', () => {
   });
 
   it('an outcome detail is one clean line of at most 200 characters', () => {
-    const o = outcome('rolled_back', B, `exit\\n${'x'.repeat(300)}\u001b[31m`, new Date(0), 'r1');
-    expect(o.detail).not.toMatch(/[\n\u001b]/);
+    const o = outcome('rolled_back', B, `exit\n\u001b[31mred${'x'.repeat(300)}`, new Date(0), 'r1');
+    expect(o.detail.startsWith('exit \ufffd[31mred')).toBe(true);
     expect(o.detail.length).toBeLessThanOrEqual(200);
     expect(o).toMatchObject({
       state: 'rolled_back',
