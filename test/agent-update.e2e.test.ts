@@ -116,6 +116,8 @@ describe('updates from the board: the agent replaces its own file', () => {
     const answer = await new Http(off.url).post('/api/update', { token: BOARD_KEY });
     expect(answer.status).toBe(409);
     expect(answer.json.detail).toContain('updates from the board are off');
+    // The board logs every request at debug level: none was for its agent files.
+    expect(board.output.some((line) => line.includes('"url":"/api/report"'))).toBe(true);
     expect(board.output.some((line) => line.includes('/agent/'))).toBe(false);
   });
 
@@ -123,6 +125,10 @@ describe('updates from the board: the agent replaces its own file', () => {
     const asked = await new Http(agent.url).post('/api/update', { token: BOARD_KEY });
     expect(asked.status).toBe(202);
     expect(asked.json).toEqual({ accepted: true });
+    await eventually(
+      async () => (board.output.some((l) => l.includes('/agent/SHA256SUMS')) ? true : undefined),
+      'the download of SHA256SUMS',
+    );
     const after = await eventually(
       async () => {
         const o = await overview().catch(() => undefined);
