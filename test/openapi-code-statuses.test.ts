@@ -117,6 +117,7 @@ const AGENT_CODE: Record<string, Place[]> = {
     { file: `${A}/domain/services.ts`, fn: 'act' },
     { file: `${A}/domain/services.ts`, fn: 'refuse' },
   ],
+  'POST /api/update': [{ file: `${A}/http/update-routes.ts`, route: '/api/update' }],
   'GET /api/openapi.json': [{ file: `${A}/http/openapi-routes.ts`, route: '/api/openapi.json' }],
 };
 
