@@ -12,6 +12,7 @@ import {
   agentYaml,
   BOARD_KEY,
   eventually,
+  expectNoSecrets,
   Http,
   OPERATOR,
   REGISTRATION,
@@ -187,5 +188,9 @@ describe('updates from the board: the agent replaces its own file', () => {
     }, 'the refusal');
     expect(refused.update_outcome?.detail).toBe("already the board's file");
     expect(sha(readFileSync(`${installed}.prev`))).toBe(sha(original));
+  });
+
+  it('no key or token in what the programs logged', () => {
+    expectNoSecrets([...agent.output, ...board.output, ...off.output]);
   });
 });

@@ -192,7 +192,7 @@ async function runAgent(cli: CliOptions): Promise<void> {
       accepted: confirm,
       update: (asked) => {
         const refused = updater.request(asked.id);
-        if (refused !== null) logger.info({ id: asked.id, detail: refused }, 'update not taken');
+        if (refused !== null) logger.debug({ id: asked.id, detail: refused }, 'update not taken');
       },
       post: (json) => connection.post(json),
       clock: systemClock,
