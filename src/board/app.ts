@@ -24,6 +24,7 @@ import { closeBoard } from './wiring/close-board.js';
 import { CurrentSettings } from './wiring/current-settings.js';
 import { openState } from './wiring/open-state.js';
 import { openHttp, registerRoutes } from './wiring/register-routes.js';
+import { openReleases, startUpdateTimers } from './wiring/wire-agent-updates.js';
 import { joinCluster, wireCluster } from './wiring/wire-cluster.js';
 import { type NotifySeams, wireNotify } from './wiring/wire-notify.js';
 import { wireObservers } from './wiring/wire-observers.js';
@@ -89,7 +90,12 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const polling = buildPolling(deps.client, settings, logger);
   const state = await openState(settings, logger, clock);
   const cluster = buildOwnership(state, current, clock);
-  const domain = buildDomain(state, settings, clock, polling.client, cluster, logger);
+  const agentFilesDir = deps.agentFiles ?? AGENT_FILES;
+  const { files: agentFiles, releases } = await openReleases(current, agentFilesDir);
+  const domain = buildDomain(state, settings, clock, polling.client, cluster, logger, {
+    settings: () => current.get(),
+    releases,
+  });
   const { history, unavailable } = await openHistory({
     settings: settings.history,
     store: state.store,
@@ -125,9 +131,10 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const files = {
     builtinLangDir: deps.builtinLangDir ?? BUILTIN_LANG_DIR,
     uiDir: deps.uiDir ?? UI_DIR,
-    agentFiles: deps.agentFiles ?? AGENT_FILES,
+    agentFiles,
   };
   await registerRoutes(http, served, files, current, logger);
+  const stopUpdates = startUpdateTimers(releases, domain.registry, domain.updates, logger);
 
   const { board } = domain;
   return {
@@ -144,8 +151,9 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     coordinator,
     silences: domain.silences,
     history,
-    close: () =>
-      closeBoard({
+    close: () => {
+      stopUpdates();
+      return closeBoard({
         http,
         stopListening,
         coordinator,
@@ -155,6 +163,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
         state,
         polling,
         logger,
-      }),
+      });
+    },
   };
 }

@@ -50,6 +50,12 @@ export type Report = Static<typeof Report>;
 export const ReportAnswer = Type.Object({
   ok: Type.Literal(true),
   actions: Type.Array(HandedAction),
+  update: Type.Optional(
+    Type.Object({
+      id: Type.String({ minLength: 1, maxLength: 64 }),
+      requested_at: Type.String(),
+    }),
+  ),
 });
 export type ReportAnswer = Static<typeof ReportAnswer>;
 
