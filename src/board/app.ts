@@ -8,6 +8,7 @@ import type { Membership } from './cluster/membership.js';
 import type { Ownership } from './cluster/ownership.js';
 import type { BoardSettings } from './config/config.js';
 import type { AgentClient } from './domain/agent-client.js';
+import type { AgentUpdates } from './domain/agent-updates.js';
 import type { Board } from './domain/board.js';
 import type { EventHub } from './domain/events.js';
 import type { History } from './history/history.js';
@@ -72,6 +73,8 @@ export interface BoardApp {
   /** Of several boards: the records they share. */
   coordinator: Coordinator;
   silences: Silences;
+  /** Updates from the board (POST /api/machines/{name}/update and /api/machines/update). */
+  updates: AgentUpdates;
   /** The board's history (null: off, or its file could not be used). */
   history: History | null;
   /** Closes the HTTP app, flushes the logs and the identity snapshot. */
@@ -150,6 +153,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     ownership: cluster.ownership,
     coordinator,
     silences: domain.silences,
+    updates: domain.updates,
     history,
     close: () => {
       stopUpdates();

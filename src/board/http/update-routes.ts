@@ -66,8 +66,12 @@ export async function updateRoutes(
           `Every machine that is up, took updates from the board and runs a file other than the board's (of \`names\`, when given), ${UPDATE_BATCH} at a time: ` +
           `the next batch starts when each machine of the batch reported the new checksum or an outcome, or after ${UPDATE_BATCH_WAIT_MS / 60_000} minutes. ` +
           '409 while one runs. Journaled.',
-        body: Type.Optional(UpdateAllBody),
+        body: UpdateAllBody,
         response: { 202: UpdateAllAnswer, 409: Detail },
+      },
+      // A request without a body (no Content-Type) is taken as {}: every machine.
+      onRequest: async (request) => {
+        if (request.headers['content-type'] === undefined) request.body = {};
       },
     },
     async (request, reply) => {
