@@ -229,4 +229,17 @@ describe('updating all machines', () => {
     expect(k.updates.running).toBe(false);
     expect(k.entries().filter((e) => e.endsWith('updated'))).toHaveLength(15);
   });
+
+  it('takes only the machines named, and none that is down', async () => {
+    const k = kit();
+    await k.report('lab1', optedIn());
+    await k.report('lab2', optedIn());
+    await k.report('lab3', optedIn());
+    k.clock.advance(10 * 60_000);
+    k.registry.markStale(60_000);
+    await k.report('lab2', optedIn());
+    await k.report('lab3', optedIn());
+    const some = await k.updates.requestAll('board', ['lab1', 'lab2']);
+    expect(some).toEqual({ status: 202, body: { machines: ['lab2'] } });
+  });
 });
