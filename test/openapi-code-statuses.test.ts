@@ -30,6 +30,15 @@ const BOARD_TOKEN_RULE = [fn('http/auth.ts', 'authenticate'), fn('http/auth.ts',
 const BOARD_CODE: Record<string, Place[]> = {
   'GET /agent/{file}': [route('enroll/enroll-routes.ts', '/agent/:file')],
   'GET /agent/SHA256SUMS': [route('enroll/enroll-routes.ts', '/agent/SHA256SUMS')],
+  'POST /api/machines/{name}/update': [
+    route('http/update-routes.ts', '/api/machines/:name/update'),
+    fn('domain/agent-updates.ts', 'request'),
+    fn('domain/agent-updates.ts', 'handTo'),
+  ],
+  'POST /api/machines/update': [
+    route('http/update-routes.ts', '/api/machines/update'),
+    fn('domain/agent-updates.ts', 'requestAll'),
+  ],
   'POST /api/machines/{name}/enroll': [
     route('enroll/enroll-routes.ts', '/api/machines/:name/enroll'),
     fn('enroll/enroller.ts', 'enroll'),
