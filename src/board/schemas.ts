@@ -73,14 +73,14 @@ export const JournalEntry = Type.Object({
   at: Type.String({ description: 'ISO 8601' }),
   who: Type.Union([Type.Literal('board'), Type.Literal('registration'), Type.Literal('anonymous')]),
   op: Type.String({
-    description: 'do, forget, report, auth, announce, expire, notify, silence, enroll, ack',
+    description: 'do, forget, report, auth, announce, expire, notify, silence, enroll, ack, update',
   }),
   target: Type.String({
     description: 'machine, machine/what/action, machine/session (ack), or (notify) a channel name',
   }),
   outcome: Type.String({
     description:
-      'done, failed, refused, queued, delivered, expired, forgotten, announced, silenced, unsilenced, enrolled or acknowledged',
+      'done, failed, refused, queued, delivered, expired, forgotten, announced, silenced, unsilenced, enrolled, acknowledged, updated or rolled_back',
   }),
   status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status, if any' }),
   detail: Type.String(),
