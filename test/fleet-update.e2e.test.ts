@@ -154,6 +154,13 @@ describe('updating a fleet from the board', () => {
       'both machines on the new file',
       1200,
     );
+    // The new processes outlive the old ones: known first, so afterAll stops them whatever fails.
+    for (const name of ['fu1', 'fu2']) {
+      const agent = agents.get(name) as RunningProgram;
+      await agent.exited;
+      const line = agent.output.findLast((l) => l.includes('started the new agent file'));
+      newPids.push(Number(/"new_pid":(\d+)/.exec(line ?? '')?.[1]));
+    }
     expect(all.get('fu3')).toMatchObject({ sha256: sha(original), update_available: true });
     // The board takes its files' sums again every 10 s.
     await eventually(
@@ -164,8 +171,6 @@ describe('updating a fleet from the board', () => {
     for (const name of ['fu1', 'fu2']) {
       const agent = agents.get(name) as RunningProgram;
       expect((await agent.exited).code).toBe(0);
-      const line = agent.output.findLast((l) => l.includes('started the new agent file'));
-      newPids.push(Number(/"new_pid":(\d+)/.exec(line ?? '')?.[1]));
       expect(sha(readFileSync(`${dir.path}/${name}/panoptes-agent.mjs`))).toBe(sha(fresh));
     }
     const updated = await eventually(async () => {
