@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { token, writeBoardConfig } from './board-kit.js';
 import { type BenchOptions, parseOptions, UsageError } from './options.js';
 import { fdLimit, killEverything, rssMb } from './processes.js';
+import { agentUpdateScenario } from './scenarios/agent-update.js';
 import { clusterScenario } from './scenarios/cluster.js';
 import { type BenchContext, launchBoard } from './scenarios/context.js';
 import { fleetScenario } from './scenarios/fleet.js';
@@ -120,6 +121,7 @@ async function main(): Promise<number> {
       if (part('gpu')) await attempt('gpu', () => gpuScenario(ctx));
       if (part('inbox')) await attempt('inbox', () => inboxScenario(ctx));
       if (part('machines-now')) await attempt('machines-now', () => machinesNowScenario(ctx));
+      if (part('agent-update')) await attempt('agent-update', () => agentUpdateScenario(ctx));
       // Three boards and a PostgreSQL: only when asked for (`--only cluster`).
       if (options.only?.has('cluster') === true)
         await attempt('cluster', () => clusterScenario(ctx));
@@ -173,7 +175,8 @@ function expectedRows(options: BenchOptions): number {
   // with a slow nvidia-smi, its calls per interval); inbox 3 (GET /api/sessions p99, a bell to
   // its Web Push, a bell to its inbox row painted); machines-now 11 (RSS at rest, the view's size,
   // GET /api/board p99, report capacity, bare's capacity with the same bodies; the agent's CPU
-  // and RSS with many and with 0 containers, its container read and its list call).
+  // and RSS with many and with 0 containers, its container read and its list call);
+  // agent-update 1 (every announcing agent updated from the board, beside plain downloads).
   const rows = {
     fleet: 12,
     reports: 8,
@@ -184,6 +187,7 @@ function expectedRows(options: BenchOptions): number {
     gpu: 2,
     inbox: 3,
     'machines-now': 11,
+    'agent-update': 1,
   };
   // cluster 7 (CPU, polls steady, lag, failover, polls after, lost, notifications): asked for only.
   const cluster = options.only?.has('cluster') === true ? 7 : 0;

@@ -17,6 +17,9 @@ await build({
   minify: true,
   keepNames: true,
   legalComments: 'none',
+  // The agent tells the board which of its files it runs from (updates from the board); a
+  // clone's dist has no such constant and says nothing.
+  define: { __PANOPTES_AGENT_FILE__: JSON.stringify('panoptes-agent.mjs') },
   logLevel: 'warning',
   banner: {
     // Dependencies written as CommonJS call require() for Node's own modules: give them one.

@@ -161,6 +161,7 @@ describe('agent: GET /api/openapi.json', () => {
       '/api/health',
       '/api/openapi.json',
       '/api/overview',
+      '/api/update',
     ]);
     expect(doc.paths['/api/do/{what}/{action}'].post.responses['422']).toBeDefined();
     expect(doc.paths['/api/bell'].post.responses['422']).toBeDefined();

@@ -69,9 +69,30 @@ function agentTable(agent: Agent): Record<string, OperationEntry> {
         },
       ],
     },
+    'POST /api/update': {
+      path: '/api/update',
+      otherTokenOpens: true,
+      provocations: [
+        { status: 202, why: 'an update starts' },
+        { status: 202, why: 'the board key', token: BOARD_KEY },
+        {
+          status: 409,
+          why: 'an update runs',
+          arrange: async () => {
+            updateBusy = true;
+            return () => {
+              updateBusy = false;
+            };
+          },
+        },
+      ],
+    },
     'GET /api/openapi.json': { path: '/api/openapi.json', provocations: [] },
   };
 }
+
+/** Whether the test's update control says an update runs (POST /api/update is then 409). */
+let updateBusy = false;
 
 describe('every status an agent operation answers is in its OpenAPI description', () => {
   let dir: TempDir;
@@ -110,6 +131,11 @@ describe('every status an agent operation answers is in its OpenAPI description'
       clock,
       spawner: spawner.spawn,
       probe: nodeSystemProbe([dir.path]),
+      updates: {
+        request: () => (updateBusy ? 'an update is already running' : null),
+        fields: () => ({ updates: 'on' }),
+        boardRead: () => undefined,
+      },
     });
     const url = await agent.app.listen({ host: '127.0.0.1', port: 0 });
     program = {

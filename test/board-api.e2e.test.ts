@@ -106,6 +106,7 @@ describe('board end to end, with a real agent', () => {
     expect(view.machines.find((m) => m.name === 'web1')?.location).toBe('https://web1.example/');
     expect(Object.keys(view.machines[0] ?? {}).sort()).toEqual(
       [
+        'agent',
         'board',
         'error',
         'last_seen',

@@ -72,6 +72,7 @@ const ENDPOINTS: Record<string, fc.Arbitrary<FuzzRequest>> = {
     null,
     'do',
   ),
+  'POST /api/update': requestTo('POST', fc.constant('/api/update'), null, 'update'),
   'GET /api/openapi.json': requestTo('GET', fc.constant('/api/openapi.json'), null, 'openapi'),
   'any /proxy/…': fc
     .record({
@@ -153,7 +154,9 @@ describe('fuzzing every endpoint of the agent', () => {
             ':',
           )[0] ?? '';
         const ok = Object.keys(client.statuses[kind] ?? {}).filter((s) => s.startsWith('2'));
-        if (RUNS >= 500) expect(ok.length).toBeGreaterThan(0);
+        // Run from a clone's dist, the agent never updates itself: POST /api/update is always 409
+        // here (test/agent-update.e2e.test.ts has its 202, from the one-file agent).
+        if (RUNS >= 500 && kind !== 'update') expect(ok.length).toBeGreaterThan(0);
       },
       fuzzTimeoutMs(RUNS),
     );

@@ -28,7 +28,17 @@ const BOARD_TOKEN_RULE = [fn('http/auth.ts', 'authenticate'), fn('http/auth.ts',
  * hands the request to. An operation added to the board without an entry here fails the test.
  */
 const BOARD_CODE: Record<string, Place[]> = {
-  'GET /agent/panoptes-agent.mjs': [route('enroll/enroll-routes.ts', 'AGENT_FILE_ROUTE')],
+  'GET /agent/{file}': [route('enroll/enroll-routes.ts', '/agent/:file')],
+  'GET /agent/SHA256SUMS': [route('enroll/enroll-routes.ts', '/agent/SHA256SUMS')],
+  'POST /api/machines/{name}/update': [
+    route('http/update-routes.ts', '/api/machines/:name/update'),
+    fn('domain/agent-updates.ts', 'request'),
+    fn('domain/agent-updates.ts', 'handTo'),
+  ],
+  'POST /api/machines/update': [
+    route('http/update-routes.ts', '/api/machines/update'),
+    fn('domain/agent-updates.ts', 'requestAll'),
+  ],
   'POST /api/machines/{name}/enroll': [
     route('enroll/enroll-routes.ts', '/api/machines/:name/enroll'),
     fn('enroll/enroller.ts', 'enroll'),
@@ -117,6 +127,7 @@ const AGENT_CODE: Record<string, Place[]> = {
     { file: `${A}/domain/services.ts`, fn: 'act' },
     { file: `${A}/domain/services.ts`, fn: 'refuse' },
   ],
+  'POST /api/update': [{ file: `${A}/http/update-routes.ts`, route: '/api/update' }],
   'GET /api/openapi.json': [{ file: `${A}/http/openapi-routes.ts`, route: '/api/openapi.json' }],
 };
 

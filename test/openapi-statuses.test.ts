@@ -105,6 +105,24 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
     } as never);
     return () => undefined;
   };
+  const OLD_SHA = '0'.repeat(64);
+  const optedIn = { updates: 'on', agent_file: 'panoptes-agent.mjs', agent_sha256: OLD_SHA };
+  /** An announced machine that takes updates and runs an older file than the board's. */
+  const behind = (name: string) => async () => {
+    await b.board.report('registration', {
+      name,
+      location: `http://127.0.0.1:1/${name}`,
+      ...optedIn,
+    } as never);
+    return () => b.board.registry.forget(name);
+  };
+  /** web1 takes updates, runs an older file, and its agent answers the update with `outcome`. */
+  const web1Behind = (outcome: RelayOutcome) => () => {
+    const web1 = b.board.registry.get('web1');
+    if (web1 !== undefined) b.board.registry.observe(web1, { ok: true, overview: optedIn });
+    client.updateAnswers.set(WEB1, outcome);
+    return () => client.updateAnswers.delete(WEB1);
+  };
   const boardEtag = async () => {
     const { etag, release } = b.board.registry.view();
     release();
@@ -363,6 +381,48 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
       ],
     },
     'GET /metrics': { path: '/metrics', provocations: [] },
+    'POST /api/machines/{name}/update': {
+      path: '/api/machines/upd1/update',
+      provocations: [
+        { status: 202, why: 'an announced machine: queued', arrange: behind('upd1') },
+        { status: 404, why: 'no machine of that name', path: '/api/machines/nosuch/update' },
+        { status: 409, why: 'the agent did not opt in', path: '/api/machines/lab1/update' },
+        {
+          status: 409,
+          why: "the agent's own refusal",
+          path: '/api/machines/web1/update',
+          arrange: web1Behind({ kind: 'answer', status: 409, body: { detail: 'busy' } }),
+        },
+        {
+          status: 502,
+          why: 'the machine is unreachable',
+          path: '/api/machines/web1/update',
+          arrange: web1Behind({ kind: 'unreachable', error: 'connection refused' }),
+        },
+        {
+          status: 504,
+          why: 'the machine did not answer in time',
+          path: '/api/machines/web1/update',
+          arrange: web1Behind({ kind: 'timeout', error: 'timed out' }),
+        },
+      ],
+    },
+    'POST /api/machines/update': {
+      path: '/api/machines/update',
+      body: {},
+      provocations: [
+        { status: 202, why: 'every machine that can be updated' },
+        {
+          status: 409,
+          why: 'an update of all machines is under way',
+          arrange: async () => {
+            const undo = await behind('upd2')();
+            await b.updates.requestAll('board');
+            return undo;
+          },
+        },
+      ],
+    },
   };
 }
 

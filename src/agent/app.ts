@@ -20,6 +20,7 @@ import { healthRoutes } from './http/health-routes.js';
 import { openApiRoutes } from './http/openapi-routes.js';
 import { overviewRoutes } from './http/overview-routes.js';
 import { proxyRoutes } from './http/proxy-routes.js';
+import { type UpdateControl, updateRoutes } from './http/update-routes.js';
 
 /** What an agent is built from: its settings and its ways to the outside world. */
 export interface AgentDeps {
@@ -38,6 +39,11 @@ export interface AgentDeps {
    * `sampleIntervalMs`, and the services of kind container. None: neither.
    */
   containerEngine?: ContainerEngine;
+  /**
+   * Updates from the board: the overview's fields about the agent itself, POST /api/update, and
+   * the board's first overview request (which confirms a polled agent's new file on trial).
+   */
+  updates?: UpdateControl & { fields(): Record<string, unknown>; boardRead(): void };
 }
 
 /** One background source: the overview field it fills, its reader and how often it is read. */
@@ -65,6 +71,11 @@ export interface Agent {
   /** Stops honouring the board key (the board revoked it); the agent token still works. */
   dropBoardKey(): void;
 }
+
+/** An agent built without updates (tests): POST /api/update is always 409. */
+const UPDATES_OFF: UpdateControl = {
+  request: () => 'updates from the board are off on this agent (update_from_board in its config)',
+};
 
 /** Idle keep-alive connections stay open this long: longer than any usual sweep interval. */
 export const AGENT_KEEP_ALIVE_MS = 65_000;
@@ -106,6 +117,7 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     bells,
     clock: deps.clock,
     sources,
+    ...(deps.updates === undefined ? {} : { self: () => deps.updates?.fields() ?? {} }),
   });
   const app = await createHttpApp({
     logger: deps.logger,
@@ -125,9 +137,15 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     },
   });
   await app.register(healthRoutes);
-  await app.register(overviewRoutes, { credentials, source: overview });
+  const updates = deps.updates;
+  await app.register(overviewRoutes, {
+    credentials,
+    source: overview,
+    ...(updates === undefined ? {} : { boardRead: () => updates.boardRead() }),
+  });
   await app.register(bellRoutes, { credentials, bells });
   await app.register(doRoutes, { credentials, services });
+  await app.register(updateRoutes, { credentials, updates: updates ?? UPDATES_OFF });
   await app.register(openApiRoutes, { credentials });
   await app.register(proxyRoutes, {
     credentials,

@@ -281,4 +281,30 @@ describe('agent config', () => {
   it('requires name and token', () => {
     expect(problems('port: 1\n')).toEqual(['name: is required', 'token: is required']);
   });
+
+  it('update_from_board: off unless set; true is the board of report:; a URL names a board', () => {
+    const base = `name: web1\ntoken: ${TOKEN}\n`;
+    const report =
+      'report: {board: "https://board.example:8700/", token: "registration-token-0123"}\n';
+    expect(loadAgentConfig(file(base + report), {}, {}).updateFrom).toBeNull();
+    expect(
+      loadAgentConfig(file(`${base}update_from_board: false\n${report}`), {}, {}).updateFrom,
+    ).toBeNull();
+    expect(
+      loadAgentConfig(file(`${base}update_from_board: true\n${report}`), {}, {}).updateFrom,
+    ).toEqual({
+      board: 'https://board.example:8700',
+      ca: null,
+    });
+    expect(
+      loadAgentConfig(file(`${base}update_from_board: https://other.example/\n`), {}, {})
+        .updateFrom,
+    ).toEqual({ board: 'https://other.example', ca: null });
+    expect(problems(`${base}update_from_board: true\n`)).toEqual([
+      "update_from_board: true takes the board of report:, which is not set; give the board's https URL",
+    ]);
+    expect(problems(`${base}update_from_board: http://plain.example\n`)[0]).toMatch(
+      /^update_from_board/,
+    );
+  });
 });

@@ -105,6 +105,13 @@ export const AgentConfigFile = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    update_from_board: Type.Optional(
+      Type.Union([Type.Boolean(), Type.String({ pattern: '^https://[^\\s]+$', maxLength: 2048 })], {
+        description:
+          "true: take updates of the agent's own file from the board of report: (its URL and ca); " +
+          'an https URL: from that board (a polled machine, without report:); false or absent: never',
+      }),
+    ),
     report: Type.Optional(
       Type.Object(
         {
@@ -179,6 +186,8 @@ export interface AgentSettings {
   services: ServiceConfig[];
   /** `ca`: PEM of the CA trusted for an https `board` (null: the system's CAs). */
   report: { board: string; token: string; intervalMs: number; ca: string | null } | null;
+  /** The board updates of the agent's own file come from (update_from_board), or null: off. */
+  updateFrom: { board: string; ca: string | null } | null;
   /** Between two reads of nvidia-smi / rocm-smi: gpu_interval, else the report interval, else 10 s. */
   gpuIntervalMs: number;
   /** Between two reads of containers, processes, network, temperatures, disk health: sample_interval, else the report interval, else 10 s. */
@@ -329,6 +338,12 @@ export function agentSettings(
   const tls = raw.tls === undefined ? null : readTlsPair(raw.tls, baseDir, 'tls', problems);
   const reportCa =
     raw.report?.ca === undefined ? null : readCa(raw.report.ca, baseDir, 'report.ca', problems);
+  if (raw.update_from_board === true && raw.report === undefined) {
+    problems.push({
+      field: 'update_from_board',
+      problem: "true takes the board of report:, which is not set; give the board's https URL",
+    });
+  }
   if (problems.length > 0) throw new ConfigError(file, problems);
   const dataDir = raw.data_dir ?? 'data';
   return {
@@ -352,6 +367,7 @@ export function agentSettings(
           ca: reportCa,
         }
       : null,
+    updateFrom: updateSource(raw.update_from_board, raw.report?.board, reportCa),
     gpuIntervalMs:
       (raw.gpu_interval ??
         (raw.report ? (raw.report.interval ?? AGENT_DEFAULTS.reportInterval) : undefined) ??
@@ -364,6 +380,22 @@ export function agentSettings(
     containerSocket:
       raw.containers?.socket === undefined ? null : resolve(baseDir, raw.containers.socket),
   };
+}
+
+/**
+ * Where updates come from: `true` is the board of report: with its CA; a URL is that board, with
+ * report:'s CA only when it is the same board (else the system's CAs).
+ */
+function updateSource(
+  value: boolean | string | undefined,
+  reportBoard: string | undefined,
+  reportCa: string | null,
+): AgentSettings['updateFrom'] {
+  if (value === undefined || value === false) return null;
+  const report = reportBoard?.replace(/\/$/, '');
+  if (value === true) return report === undefined ? null : { board: report, ca: reportCa };
+  const board = value.replace(/\/+$/, '');
+  return { board, ca: board === report ? reportCa : null };
 }
 
 /** The actions a service publishes. */

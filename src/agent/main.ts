@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { type CliOptions, parseCli } from '../shared/cli.js';
 import { startReloadTrigger } from '../shared/config/reload-trigger.js';
 import { createLogger } from '../shared/logger.js';
@@ -21,6 +22,17 @@ import { RevokedKeys } from './io/revoked-keys.js';
 import { machineSources } from './io/sources.js';
 import { nodeSystemProbe } from './io/system-probe.js';
 import { reloadAgent } from './reload.js';
+import {
+  closeListener,
+  listenAgain,
+  listeningPort,
+  RESTART_EXIT_CODE,
+  spawnAgentFile,
+  underSystemd,
+} from './update/agent-updates.js';
+import { selfFile, sha256File } from './update/self-file.js';
+import { UpdateFiles } from './update/state.js';
+import { stopTrial, type Trial, Updater } from './update/updater.js';
 
 const argv = process.argv.slice(2);
 if (argv[0] === '--version') {
@@ -51,6 +63,41 @@ async function runAgent(cli: CliOptions): Promise<void> {
       'the board revoked the board key in the config: it is not honoured (add the machine again from the board and enroll with the new key)',
     );
   }
+  const self = selfFile();
+  // Hooks filled below once the listener and the reporter exist.
+  const during = {
+    pause: async (): Promise<void> => undefined,
+    resume: async (): Promise<void> => undefined,
+    finish: (_trial: Trial): void => undefined,
+    port: settings.port,
+  };
+  if (settings.updateFrom !== null) {
+    await privateDir(settings.dataDir).catch(() => undefined);
+  }
+  const updater = await Updater.open({
+    self,
+    ownSha: self === null ? null : await sha256File(self.path),
+    source: settings.updateFrom,
+    files: new UpdateFiles(settings.dataDir),
+    log: logger,
+    now: () => new Date(),
+    pause: () => during.pause(),
+    resume: () => during.resume(),
+    spawn: (path) =>
+      spawnAgentFile(
+        { name: self?.name ?? 'panoptes-agent.mjs', path },
+        resolve(file),
+        settings.host,
+        // Taken while listening: the listener is closed when the new file starts.
+        during.port,
+      ),
+    finish: (trial) => during.finish(trial),
+    hash: sha256File,
+  });
+  const confirm = () =>
+    void updater
+      .confirm()
+      .catch((error: unknown) => logger.error({ err: error }, 'update: cannot confirm'));
   const env = childEnv(process.env, settings.secretEnv);
   const spawner = trackedSpawner(env);
   const containerEngine = dockerEngine(engineSockets(settings.containerSocket, env));
@@ -62,6 +109,11 @@ async function runAgent(cli: CliOptions): Promise<void> {
     probe: nodeSystemProbe(['/', settings.dataDir]),
     sources: machineSources(settings, env),
     containerEngine,
+    updates: {
+      request: (id) => updater.request(id),
+      fields: () => updater.fields(),
+      boardRead: confirm,
+    },
   });
   // In the background, once per interval: the overview only reads what the last read found.
   for (const source of agent.sources) source.start();
@@ -74,6 +126,8 @@ async function runAgent(cli: CliOptions): Promise<void> {
   });
 
   let stopReporting = async (): Promise<void> => undefined;
+  let pauseReporting = async (): Promise<void> => undefined;
+  let resumeReporting = (): void => undefined;
   // Replaced by a reload that changes report.board, .token or .ca; a report in flight finishes
   // on the connection it began on (closing an undici Agent waits for it).
   let reconnect = (_next: AgentSettings): void => undefined;
@@ -135,6 +189,11 @@ async function runAgent(cli: CliOptions): Promise<void> {
       overview: () => agent.overview.overview(),
       act: agent.actForBoard,
       store,
+      accepted: confirm,
+      update: (asked) => {
+        const refused = updater.request(asked.id);
+        if (refused !== null) logger.debug({ id: asked.id, detail: refused }, 'update not taken');
+      },
       post: (json) => connection.post(json),
       clock: systemClock,
       random: Math.random,
@@ -142,6 +201,8 @@ async function runAgent(cli: CliOptions): Promise<void> {
     });
     reporter.start();
     logger.info({ board: settings.report.board, location }, 'announcing to the board');
+    pauseReporting = () => reporter.stop();
+    resumeReporting = () => reporter.start();
     stopReporting = async () => {
       await reporter.stop();
       await reporter.settled();
@@ -172,26 +233,61 @@ async function runAgent(cli: CliOptions): Promise<void> {
     },
   });
 
+  let listening = true;
+  const port = listeningPort(agent.app.server, settings.port);
+  during.port = port;
+  during.pause = async () => {
+    await pauseReporting();
+    listening = false;
+    await closeListener(agent.app.server);
+  };
+  during.resume = async () => {
+    await listenAgain(agent.app.server, settings.host, port);
+    listening = true;
+    logger.info({ port }, 'agent listening again');
+    resumeReporting();
+  };
+
   let stopping = false;
+  const stopAll = async (exitCode: number) => {
+    try {
+      trigger.close();
+      await trigger.idle();
+      await stopReporting();
+      await Promise.all(agent.sources.map((source) => source.stop()));
+      await containerEngine.close();
+      if (listening) await agent.app.close();
+      await agent.services.stopAll();
+      // Status checks still running would outlive the agent in their own process groups.
+      spawner.killAll();
+    } catch (error) {
+      logger.error({ err: error }, 'error while stopping');
+    }
+    process.exit(exitCode);
+  };
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
+    void stopAll(0);
+  };
+  during.finish = (trial) => {
+    if (stopping) return;
+    stopping = true;
     void (async () => {
-      try {
-        trigger.close();
-        await trigger.idle();
-        await stopReporting();
-        await Promise.all(agent.sources.map((source) => source.stop()));
-        await containerEngine.close();
-        await agent.app.close();
-        await agent.services.stopAll();
-        // Status checks still running would outlive the agent in their own process groups.
-        spawner.killAll();
-      } catch (error) {
-        logger.error({ err: error }, 'error while stopping');
+      if (underSystemd()) {
+        // Under KillMode=mixed systemd would SIGKILL the trial process when this one exits:
+        // stop it cleanly instead, and exit non-zero so Restart=on-failure starts the new file.
+        logger.info(
+          { new_pid: trial.pid, exit_code: RESTART_EXIT_CODE },
+          'update: under systemd: stopping the trial process; systemd restarts the service from the new file',
+        );
+        await stopTrial(trial);
+        await stopAll(RESTART_EXIT_CODE);
+      } else {
+        logger.info({ new_pid: trial.pid }, 'update: the new agent runs on; this process exits');
+        await stopAll(0);
       }
-      process.exit(0);
     })();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

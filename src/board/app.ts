@@ -8,6 +8,7 @@ import type { Membership } from './cluster/membership.js';
 import type { Ownership } from './cluster/ownership.js';
 import type { BoardSettings } from './config/config.js';
 import type { AgentClient } from './domain/agent-client.js';
+import type { AgentUpdates } from './domain/agent-updates.js';
 import type { Board } from './domain/board.js';
 import type { EventHub } from './domain/events.js';
 import type { History } from './history/history.js';
@@ -24,6 +25,7 @@ import { closeBoard } from './wiring/close-board.js';
 import { CurrentSettings } from './wiring/current-settings.js';
 import { openState } from './wiring/open-state.js';
 import { openHttp, registerRoutes } from './wiring/register-routes.js';
+import { openReleases, startUpdateTimers } from './wiring/wire-agent-updates.js';
 import { joinCluster, wireCluster } from './wiring/wire-cluster.js';
 import { type NotifySeams, wireNotify } from './wiring/wire-notify.js';
 import { wireObservers } from './wiring/wire-observers.js';
@@ -71,6 +73,8 @@ export interface BoardApp {
   /** Of several boards: the records they share. */
   coordinator: Coordinator;
   silences: Silences;
+  /** Updates from the board (POST /api/machines/{name}/update and /api/machines/update). */
+  updates: AgentUpdates;
   /** The board's history (null: off, or its file could not be used). */
   history: History | null;
   /** Closes the HTTP app, flushes the logs and the identity snapshot. */
@@ -89,7 +93,12 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const polling = buildPolling(deps.client, settings, logger);
   const state = await openState(settings, logger, clock);
   const cluster = buildOwnership(state, current, clock);
-  const domain = buildDomain(state, settings, clock, polling.client, cluster, logger);
+  const agentFilesDir = deps.agentFiles ?? AGENT_FILES;
+  const { files: agentFiles, releases } = await openReleases(current, agentFilesDir);
+  const domain = buildDomain(state, settings, clock, polling.client, cluster, logger, {
+    settings: () => current.get(),
+    releases,
+  });
   const { history, unavailable } = await openHistory({
     settings: settings.history,
     store: state.store,
@@ -125,9 +134,10 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const files = {
     builtinLangDir: deps.builtinLangDir ?? BUILTIN_LANG_DIR,
     uiDir: deps.uiDir ?? UI_DIR,
-    agentFiles: deps.agentFiles ?? AGENT_FILES,
+    agentFiles,
   };
   await registerRoutes(http, served, files, current, logger);
+  const stopUpdates = startUpdateTimers(releases, domain.registry, domain.updates, logger);
 
   const { board } = domain;
   return {
@@ -143,9 +153,11 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     ownership: cluster.ownership,
     coordinator,
     silences: domain.silences,
+    updates: domain.updates,
     history,
-    close: () =>
-      closeBoard({
+    close: () => {
+      stopUpdates();
+      return closeBoard({
         http,
         stopListening,
         coordinator,
@@ -155,6 +167,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
         state,
         polling,
         logger,
-      }),
+      });
+    },
   };
 }

@@ -15,6 +15,24 @@ export const MachineView = Type.Object({
   }),
   error: Type.Union([Type.String(), Type.Null()], { description: 'why it is down' }),
   queued: Type.Integer({ minimum: 0, description: 'actions queued for it' }),
+  agent: Type.Object(
+    {
+      version: Type.Union([Type.String(), Type.Null()], {
+        description: "the agent's version, as its overview says",
+      }),
+      sha256: Type.Union([Type.String(), Type.Null()], {
+        description: 'SHA-256 (hex) of the file the agent runs from; null: not one file',
+      }),
+      update_available: Type.Boolean({
+        description:
+          'the board serves its kind of agent file (agent_file) and that file differs from the one it runs',
+      }),
+      updates: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+        description: 'on: the agent takes updates from its board (update_from_board)',
+      }),
+    },
+    { description: 'the agent on the machine, for updates from the board' },
+  ),
   container_alerts: Type.Optional(
     Type.Array(
       Type.Object({
@@ -55,14 +73,14 @@ export const JournalEntry = Type.Object({
   at: Type.String({ description: 'ISO 8601' }),
   who: Type.Union([Type.Literal('board'), Type.Literal('registration'), Type.Literal('anonymous')]),
   op: Type.String({
-    description: 'do, forget, report, auth, announce, expire, notify, silence, enroll, ack',
+    description: 'do, forget, report, auth, announce, expire, notify, silence, enroll, ack, update',
   }),
   target: Type.String({
     description: 'machine, machine/what/action, machine/session (ack), or (notify) a channel name',
   }),
   outcome: Type.String({
     description:
-      'done, failed, refused, queued, delivered, expired, forgotten, announced, silenced, unsilenced, enrolled or acknowledged',
+      'done, failed, refused, queued, delivered, expired, forgotten, announced, silenced, unsilenced, enrolled, acknowledged, updated or rolled_back',
   }),
   status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status, if any' }),
   detail: Type.String(),

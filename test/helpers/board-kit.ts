@@ -42,6 +42,15 @@ export class FakeClient implements AgentClient {
       this.answers.get(target.url) ?? { kind: 'unreachable', error: 'connection refused' },
     );
   }
+  /** Updates handed to configured machines, and what their agents answer, by URL. */
+  updates: AgentTarget[] = [];
+  updateAnswers = new Map<string, RelayOutcome>();
+  requestUpdate(target: AgentTarget): Promise<RelayOutcome> {
+    this.updates.push(target);
+    return Promise.resolve(
+      this.updateAnswers.get(target.url) ?? { kind: 'unreachable', error: 'connection refused' },
+    );
+  }
   close(): Promise<void> {
     return Promise.resolve();
   }

@@ -34,6 +34,8 @@ export interface OverviewDeps {
   clock: Clock;
   /** The background sources (GPUs, containers, …): each gives its last read's fields. */
   sources?: readonly { state(): Record<string, unknown> }[];
+  /** What the agent says of itself for updates from the board (its file, checksum, outcome). */
+  self?: () => Record<string, unknown>;
 }
 
 /** Assembles GET /api/overview from the OS, the services and the bells; never waits on a command
@@ -71,6 +73,7 @@ export class OverviewSource {
       time: new Date(this.deps.clock.now()).toISOString(),
     };
     for (const source of this.deps.sources ?? []) Object.assign(overview, source.state());
+    if (this.deps.self !== undefined) Object.assign(overview, this.deps.self());
     return overview;
   }
 }

@@ -97,6 +97,29 @@ function setup(store = new MemoryStore(), extra: Partial<ReporterDeps> = {}) {
 const ok = (actions: HandedAction[] = []) => ({ status: 200, body: { ok: true, actions } });
 
 describe('Reporter', () => {
+  it("takes the answer's update and says each accepted report (updates from the board)", async () => {
+    const updates: string[] = [];
+    let accepted = 0;
+    const t = setup(new MemoryStore(), {
+      update: (asked) => updates.push(asked.id),
+      accepted: () => {
+        accepted += 1;
+      },
+    });
+    const update = { id: 'u1', requested_at: '2025-01-01T00:00:00.000Z' };
+    t.answerWith(() => ({ status: 200, body: { ok: true, actions: [], update } }));
+    t.reporter.start();
+    await t.clock.advance(0);
+    expect(updates).toEqual(['u1']);
+    expect(accepted).toBe(1);
+    // A refused report confirms nothing and hands no update.
+    t.answerWith(() => ({ status: 503, body: { detail: 'busy' } }));
+    await t.clock.advance(10_000);
+    expect(accepted).toBe(1);
+    expect(updates).toEqual(['u1']);
+    await t.reporter.stop();
+  });
+
   it('reports the overview with name and location at once, then every interval', async () => {
     const t = setup();
     t.reporter.start();

@@ -2,7 +2,7 @@ import { Value } from 'typebox/value';
 import type { HandedAction, HandedResult } from '../../shared/wire/action.js';
 import type { ActionName } from '../../shared/wire/common.js';
 import type { Overview } from '../../shared/wire/overview.js';
-import { ReportAnswer } from '../../shared/wire/report.js';
+import { type HandedUpdate, ReportAnswer } from '../../shared/wire/report.js';
 import type { Cancel, Clock } from './clock.js';
 import { interruptedResult, type RanStore } from './ran-ids.js';
 import { fitReport } from './report-fit.js';
@@ -33,6 +33,10 @@ export interface ReporterDeps {
   /** Runs a handed action exactly as POST /api/do would for the board key. */
   act: (what: string, action: ActionName) => Promise<ActionOutcome>;
   store: RanStore;
+  /** The board accepted a report (a new agent file on trial confirms on the first). */
+  accepted?: () => void;
+  /** The board's answer asks for an update of the agent's own file. */
+  update?: (request: HandedUpdate) => void;
   post: ReportPoster;
   clock: Clock;
   /** A number in [0, 1), for the jitter of back-off. */
@@ -144,6 +148,8 @@ export class Reporter {
     this.failures = 0;
     for (const id of sentIds) this.pending.delete(id);
     for (const action of answer.body.actions) this.take(action);
+    this.deps.accepted?.();
+    if (answer.body.update !== undefined) this.deps.update?.(answer.body.update);
     return this.deps.intervalMs;
   }
 

@@ -22,6 +22,8 @@ export interface EnrollArgs {
   systemd: boolean;
   /** Where the unit goes (absolute); null: the system's or the user's unit directory. */
   unitDir: string | null;
+  /** --no-updates: the agent takes no updates of its file from the board. */
+  noUpdates: boolean;
 }
 
 /** The two secrets of an enrollment, and the variables that carry them. */
@@ -37,12 +39,14 @@ export const ENROLL_SECRETS = [
 export const ENROLL_USAGE = `usage: PANOPTES_BOARD_KEY=KEY PANOPTES_REGISTRATION_TOKEN=TOKEN \\
        node panoptes-agent.mjs enroll --board URL --name NAME
          [--host HOST] [--port PORT] [--interval SECONDS] [--config FILE] [--ca FILE]
-         [--systemd [--unit-dir DIR]]
+         [--systemd [--unit-dir DIR]] [--no-updates]
 
 Writes the agent's config (FILE, default ./panoptes-agent.yaml, mode 0600; an existing file
 keeps its token and services), then runs the agent, which reports to the board under NAME with
 KEY. With --systemd it writes and enables a systemd unit instead (see docs/agent.md). The key
-and the token come from the environment, never from arguments (ps shows those to every user).`;
+and the token come from the environment, never from arguments (ps shows those to every user).
+The agent takes updates of its own file from the board (update_from_board: true) unless
+--no-updates; enrolling again keeps the choice an existing config made.`;
 
 /**
  * Parses the arguments after `enroll` and the two secrets from `env`; throws an Error starting
@@ -67,6 +71,7 @@ export function parseEnrollArgs(
       interval: { type: 'string' },
       systemd: { type: 'boolean' },
       'unit-dir': { type: 'string' },
+      'no-updates': { type: 'boolean' },
     },
     strict: true,
     allowPositionals: false,
@@ -128,5 +133,6 @@ export function parseEnrollArgs(
     ca: values.ca === undefined ? null : resolve(cwd, values.ca),
     systemd: values.systemd === true,
     unitDir: values['unit-dir'] === undefined ? null : resolve(cwd, values['unit-dir']),
+    noUpdates: values['no-updates'] === true,
   };
 }

@@ -34,6 +34,9 @@ export function enrolledConfig(existing: string | null, args: EnrollArgs): strin
   doc.set('board_key', args.key);
   if (!has('bell_token')) doc.set('bell_token', randomBytes(32).toString('base64url'));
   if (!has('data_dir')) doc.set('data_dir', ENROLLED_DATA_DIR);
+  // Enrolling is opting in, unless --no-updates; a choice already in the file is kept.
+  if (args.noUpdates) doc.set('update_from_board', false);
+  else if (!has('update_from_board')) doc.set('update_from_board', true);
   doc.setIn(['report', 'board'], args.board);
   doc.setIn(['report', 'token'], args.registrationToken);
   if (args.interval !== undefined) doc.setIn(['report', 'interval'], args.interval);

@@ -65,6 +65,7 @@ describe('the config enroll writes', () => {
       board_key: KEY,
       bell_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       data_dir: 'panoptes-agent-data',
+      update_from_board: true,
       report: { board: 'https://board.example:8700', token: REG, interval: 5 },
     });
     expect(c.token).not.toBe(KEY);
@@ -99,9 +100,21 @@ describe('the config enroll writes', () => {
       services: { backup: { start: ['/usr/local/bin/backup'], board: ['start'] } },
       report: { board: 'https://board.example:8700', token: REG },
       data_dir: 'panoptes-agent-data',
+      update_from_board: true,
     });
     // Enrolling again keeps it: the hooks that carry it go on working.
     expect((parse(enrolledConfig(text, args())) as { bell_token: string }).bell_token).toBe(bell);
+  });
+
+  it('opts in to updates from the board unless --no-updates; enrolling again keeps the choice', () => {
+    const updates = (text: string) =>
+      (parse(text) as { update_from_board?: boolean }).update_from_board;
+    const on = enrolledConfig(null, args());
+    expect(updates(on)).toBe(true);
+    const off = enrolledConfig(null, args(['--no-updates']));
+    expect(updates(off)).toBe(false);
+    expect(updates(enrolledConfig(off, args()))).toBe(false);
+    expect(updates(enrolledConfig(on, args(['--no-updates'])))).toBe(false);
   });
 
   it('refuses a file that is not an agent config', () => {

@@ -1,13 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { Overview } from '../../shared/wire/overview.js';
 import type { OverviewSource } from '../domain/overview.js';
-import { type Credentials, requireRole } from './auth.js';
+import { type Credentials, requireRole, roleOf } from './auth.js';
 import { Detail } from './schemas.js';
 
 /** GET /api/overview: the machine as it sees itself (agent token or board key). */
 export async function overviewRoutes(
   app: FastifyInstance,
-  options: { credentials: Credentials; source: OverviewSource },
+  options: {
+    credentials: Credentials;
+    source: OverviewSource;
+    /** A board-key request was answered (a polled agent's new file on trial confirms on it). */
+    boardRead?: () => void;
+  },
 ): Promise<void> {
   app.get(
     '/api/overview',
@@ -21,6 +26,12 @@ export async function overviewRoutes(
         response: { 200: Overview, 401: Detail },
       },
     },
-    () => options.source.overview(),
+    async (request) => {
+      const overview = await options.source.overview();
+      if (options.boardRead !== undefined && roleOf(request, options.credentials) === 'board') {
+        options.boardRead();
+      }
+      return overview;
+    },
   );
 }

@@ -110,6 +110,22 @@ describe('Coordinator', () => {
     expect([...view.machines()].every((m) => b.ownership.owns(m.name))).toBe(true);
   });
 
+  it('what a machine says of its agent travels with its record, without parsing the overview', async () => {
+    const { a, b, clock } = await pair();
+    const found = a.registry.announce('upd1', 'http://127.0.0.1:1/upd1');
+    if ('refused' in found) throw new Error(found.refused);
+    const self = { updates: 'on', agent_file: 'panoptes-agent.mjs', agent_sha256: 'c'.repeat(64) };
+    a.registry.observe(found.machine, { ok: true, overview: { version: '0.2.0', ...self } });
+    await publishedTo(a, b, clock);
+    expect(b.registry.get('upd1')?.agent).toEqual({
+      version: '0.2.0',
+      sha256: 'c'.repeat(64),
+      file: 'panoptes-agent.mjs',
+      updates: 'on',
+      outcome: null,
+    });
+  });
+
   it('a machine forgotten on one board is forgotten by the other, revoked if its key was', async () => {
     const { a, b, forgotten } = await pair();
     await a.notices.publish('lab3');

@@ -1,3 +1,4 @@
+import type { AgentSelf } from '../domain/agent-self.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { MachineAlerts } from '../domain/machine.js';
 import { emptyMetrics, type MachineMetrics, type SessionMark } from '../domain/metrics.js';
@@ -17,6 +18,7 @@ function metaOf(text: string | null): {
   s: SessionMark[];
   k: number | null;
   alerts: MachineAlerts | undefined;
+  agent: AgentSelf | null | undefined;
 } | null {
   if (text === null) return null;
   const value = JSON.parse(text) as {
@@ -25,6 +27,7 @@ function metaOf(text: string | null): {
     k?: unknown;
     a?: unknown;
     d?: unknown;
+    g?: unknown;
   } | null;
   if (value === null || typeof value !== 'object') return null;
   // A board of an older version publishes fewer numbers: the missing ones are empty.
@@ -34,7 +37,11 @@ function metaOf(text: string | null): {
       : null;
   const s = Array.isArray(value.s) ? (value.s as SessionMark[]) : [];
   const k = typeof value.k === 'number' && Number.isFinite(value.k) ? value.k : null;
-  return { m, s, k, alerts: alertsOf(value.a, value.d) };
+  // What the machine said of its agent (absent: a board of an older version).
+  const g = value.g;
+  const agent =
+    g === undefined ? undefined : g !== null && typeof g === 'object' ? (g as AgentSelf) : null;
+  return { m, s, k, alerts: alertsOf(value.a, value.d), agent };
 }
 
 /** Where a record's overview starts: it is the record's last member (see recordBytes). */
@@ -126,6 +133,7 @@ export class Coordinator {
           k: this.deps.keyProofAt(name),
           a: m.containerAlerts,
           d: m.failingDisks,
+          g: m.agent,
         }),
       });
     }
@@ -270,6 +278,7 @@ export class Coordinator {
       metrics: meta.m ?? emptyMetrics(),
       sessions: meta.s,
       ...(meta.alerts === undefined ? {} : { alerts: meta.alerts }),
+      ...(meta.agent === undefined ? {} : { agent: meta.agent }),
       location: rec.location,
       verified: rec.verified === true,
       board,

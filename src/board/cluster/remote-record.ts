@@ -1,3 +1,4 @@
+import type { AgentSelf } from '../domain/agent-self.js';
 import type { Machine, MachineAlerts } from '../domain/machine.js';
 import type { ContainerAlert, FailingDisk } from '../domain/machine-now.js';
 import type { MachineMetrics, SessionMark } from '../domain/metrics.js';
@@ -14,6 +15,8 @@ export interface RemoteObservation {
   sessions: SessionMark[];
   /** The alerts the publishing board holds (absent: a board of an older version, which kept none). */
   alerts?: MachineAlerts;
+  /** What the machine said of its agent (absent: a board of an older version). */
+  agent?: AgentSelf | null;
   location: string;
   verified: boolean;
   board: string;
@@ -37,6 +40,7 @@ export function observeRemote(
             json: remote.overviewJson,
             metrics: remote.metrics,
             sessions: remote.sessions,
+            ...(remote.agent === undefined ? {} : { agent: remote.agent }),
           },
           location: remote.location,
           verified: remote.verified,

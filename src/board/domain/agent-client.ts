@@ -23,5 +23,7 @@ export interface AgentClient {
     action: string,
     timeoutMs: number,
   ): Promise<RelayOutcome>;
+  /** Hands the agent an update from the board (its POST /api/update). */
+  requestUpdate(target: AgentTarget, timeoutMs: number): Promise<RelayOutcome>;
   close(): Promise<void>;
 }

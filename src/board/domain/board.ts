@@ -77,6 +77,8 @@ export interface BoardDeps {
   enrollments?: EnrolledKeys;
   /** Key proofs accepted per name (the identity snapshot keeps their times). Absent: a new check. */
   keyProofs?: KeyProofCheck;
+  /** The update from the board queued for the machine, handed in its report's answer. */
+  handOver?: (name: string) => { id: string; requested_at: string } | undefined;
 }
 
 export { AUTH_JOURNAL_PER_MINUTE } from './journal-policy.js';
@@ -318,7 +320,11 @@ export class Board {
     }
     registry.setQueued(name, queue.count(name));
     registry.changes.reportTaken();
-    return { status: 200, body: { ok: true, actions } };
+    const update = this.deps.handOver?.(name);
+    return {
+      status: 200,
+      body: { ok: true, actions, ...(update === undefined ? {} : { update }) },
+    };
   }
 
   /** The key the board holds for an announced machine: board.yaml's, or its enrollment's. */

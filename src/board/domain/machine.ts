@@ -1,3 +1,4 @@
+import type { AgentSelf } from './agent-self.js';
 import type { ContainerAlert, ContainerUse, FailingDisk } from './machine-now.js';
 import type { MachineMetrics, SessionMark } from './metrics.js';
 
@@ -53,6 +54,10 @@ export interface Machine {
   containerAlerts: readonly ContainerAlert[];
   /** Disks whose SMART health check fails. */
   failingDisks: readonly FailingDisk[];
+  /** What its last overview said of its agent (version, file, updates), or null: nothing. */
+  agent: AgentSelf | null;
+  /** The board serves its kind of agent file, and that file differs from the one it runs. */
+  updateAvailable: boolean;
   /**
    * The machine's record as UTF-8 JSON (a part of `slot`), made when first asked for after a
    * change (the view's rebuild, the live feed's flush), not per report: null while stale. Its
@@ -70,6 +75,8 @@ export interface PreparedOverview {
   json: string | Uint8Array;
   metrics: MachineMetrics;
   sessions: SessionMark[];
+  /** What it says of its agent (absent: read from the overview when kept). */
+  agent?: AgentSelf | null;
 }
 
 /** A machine's open container and disk episodes, as another board published them. */
@@ -140,6 +147,8 @@ export function newMachine(init: {
     containersSeen: null,
     containerAlerts: NO_CONTAINER_ALERTS,
     failingDisks: NO_FAILING_DISKS,
+    agent: null,
+    updateAvailable: false,
     bytes: null,
   };
 }

@@ -1,4 +1,5 @@
 import { safeText } from '../../shared/wire/free-text.js';
+import { type AgentSelf, agentSelfOf } from './agent-self.js';
 import {
   type ContainerUse,
   containersOf,
@@ -239,7 +240,8 @@ export function prepareOverview<Json extends string | Uint8Array>(
   overview: Record<string, unknown>,
   json: Json,
   latencyMs: number | null,
-): { json: Json; metrics: MachineMetrics; sessions: SessionMark[] } {
+): { json: Json; metrics: MachineMetrics; sessions: SessionMark[]; agent: AgentSelf | null } {
   const sessions = sessionsOf(overview);
-  return { json, metrics: metricsOf(overview, latencyMs, sessions), sessions };
+  const metrics = metricsOf(overview, latencyMs, sessions);
+  return { json, metrics, sessions, agent: agentSelfOf(overview) };
 }

@@ -28,6 +28,7 @@ describe('Registry', () => {
       error: 'not polled yet',
       queued: 0,
       silenced_until: null,
+      agent: { version: null, sha256: null, update_available: false, updates: 'off' },
       overview: null,
     });
     expect(JSON.stringify(v)).not.toContain(KEY);

@@ -1,5 +1,6 @@
 import type { Clock } from '../../shared/clock.js';
 import type { MachineConfig } from '../config/config.js';
+import { type AgentReleases, NO_RELEASES, noteAgent, noteReleases } from './agent-self.js';
 import { noteBells } from './bells.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
@@ -37,6 +38,8 @@ export interface RegistryOptions {
   maxAnnouncedBytes?: number;
   /** Where state changes, bells and changed names are gathered. Absent: a new collector. */
   changes?: ChangeCollector;
+  /** The agent files the board serves (a record's update_available). Absent: none. */
+  releases?: AgentReleases;
 }
 
 /**
@@ -57,6 +60,7 @@ export class Registry {
   /** This board's id (board_id), written into the records it observes. */
   private readonly boardId: string | null;
   private readonly maxAnnouncedBytes: number;
+  private readonly releases: AgentReleases;
   /** Where state changes, bells and changed names are gathered for the next change set. */
   readonly changes: ChangeCollector;
 
@@ -72,6 +76,7 @@ export class Registry {
     this.boardId = options.boardId ?? null;
     this.maxAnnouncedBytes = options.maxAnnouncedBytes ?? Number.POSITIVE_INFINITY;
     this.changes = options.changes ?? new ChangeCollector();
+    this.releases = options.releases ?? NO_RELEASES;
     this.viewCache = memory.view;
     for (const c of configured) {
       this.add({
@@ -141,6 +146,7 @@ export class Registry {
         );
       this.memory.keepOverview(machine, prepared.json);
       this.memory.keepMetrics(machine, prepared.metrics);
+      if (prepared.agent !== undefined) noteAgent(machine, prepared.agent, this.releases);
       watchMachine(machine, now, this.changes, observation.alerts);
       if (machine.origin === 'announced') {
         this.announcedBytes += machine.overviewLength - held;
@@ -343,6 +349,11 @@ export class Registry {
     if (m === undefined || m.queued === count) return;
     m.queued = count;
     this.changed(m);
+  }
+
+  /** The board's agent files changed: records whose update_available flipped are redone. */
+  releasesChanged(): void {
+    for (const m of this.machines.values()) if (noteReleases(m, this.releases)) this.changed(m);
   }
 
   sweepFinished(startedAt: number, durationMs: number, polled = true): void {

@@ -7,6 +7,7 @@ import type { Logger } from '../../shared/logger.js';
 import { VERSION } from '../../shared/version.js';
 import { ACTIONS, NAME_PATTERN } from '../../shared/wire/common.js';
 import { ONE_LINE_PATTERN } from '../../shared/wire/free-text.js';
+import { agentRecord } from '../domain/agent-self.js';
 import type { Answer, Board } from '../domain/board.js';
 import type { Inbox } from '../domain/inbox.js';
 import type { Machine } from '../domain/machine.js';
@@ -130,6 +131,7 @@ function machineItem(m: Machine): Record<string, unknown> {
     error: m.error,
     queued: m.queued,
     silenced_until: m.silencedUntil === null ? null : new Date(m.silencedUntil).toISOString(),
+    agent: agentRecord(m),
     cpu: numbers?.cpu ?? null,
     mem: numbers?.mem ?? null,
     disk: numbers?.disk ?? null,

@@ -127,6 +127,19 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
     });
   }
 
+  /** A POST to the agent, its answer checked as a relayed action's is. */
+  async function post(url: string, target: AgentTarget, timeoutMs: number) {
+    try {
+      const { status, bytes } = await call(url, 'POST', target, timeoutMs);
+      return relayAnswer(status, bytes.toString('utf8'));
+    } catch (error) {
+      const message = describeFailure(error, timeoutMs);
+      return isTimeout(error)
+        ? { kind: 'timeout' as const, error: message }
+        : { kind: 'unreachable' as const, error: message };
+    }
+  }
+
   return {
     async overview(target, timeoutMs) {
       try {
@@ -162,17 +175,13 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
       }
     },
 
-    async relay(target, what, action, timeoutMs) {
+    relay(target, what, action, timeoutMs) {
       const url = `${target.url}/api/do/${encodeURIComponent(what)}/${encodeURIComponent(action)}`;
-      try {
-        const { status, bytes } = await call(url, 'POST', target, timeoutMs);
-        return relayAnswer(status, bytes.toString('utf8'));
-      } catch (error) {
-        const message = describeFailure(error, timeoutMs);
-        return isTimeout(error)
-          ? { kind: 'timeout', error: message }
-          : { kind: 'unreachable', error: message };
-      }
+      return post(url, target, timeoutMs);
+    },
+
+    requestUpdate(target, timeoutMs) {
+      return post(`${target.url}/api/update`, target, timeoutMs);
     },
 
     close: async () => {

@@ -16,6 +16,9 @@ export class SwitchableClient implements AgentClient {
   relay: AgentClient['relay'] = (target, what, action, timeoutMs) =>
     this.current.relay(target, what, action, timeoutMs);
 
+  requestUpdate: AgentClient['requestUpdate'] = (target, timeoutMs) =>
+    this.current.requestUpdate(target, timeoutMs);
+
   /** Uses `next` from now on; the previous client closes once its calls in flight are done. */
   switchTo(next: AgentClient): void {
     const previous = this.current;

@@ -82,6 +82,10 @@ export class ThreadedClient implements AgentClient {
     return this.relays.relay(target, what, action, timeoutMs);
   }
 
+  requestUpdate(target: AgentTarget, timeoutMs: number): Promise<RelayOutcome> {
+    return this.relays.requestUpdate(target, timeoutMs);
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     await Promise.all(

@@ -1,3 +1,4 @@
+import { agentRecord } from '../domain/agent-self.js';
 import type { Machine } from '../domain/machine.js';
 
 // A machine's slot (Machine.slot) as bytes: its record's head, its overview, a closing brace.
@@ -97,6 +98,7 @@ function recordHead(m: Machine): string {
     error: m.error,
     queued: m.queued,
     silenced_until: m.silencedUntil === null ? null : new Date(m.silencedUntil).toISOString(),
+    agent: agentRecord(m),
   });
   return head;
 }

@@ -3,11 +3,14 @@ import type { Logger } from '../../shared/logger.js';
 import { KeyProofCheck } from '../../shared/wire/key-proof.js';
 import type { BoardSettings } from '../config/config.js';
 import { ActionQueue } from '../domain/action-queue.js';
-import type { AgentClient } from '../domain/agent-client.js';
+import type { AgentClient, AgentTarget } from '../domain/agent-client.js';
+import { type AgentReleases, NO_RELEASES } from '../domain/agent-self.js';
+import { AgentUpdates } from '../domain/agent-updates.js';
 import { Board } from '../domain/board.js';
 import { EventHub } from '../domain/events.js';
 import { Inbox } from '../domain/inbox.js';
 import { Journal, type JournalOptions } from '../domain/journal.js';
+import { JournalPolicy } from '../domain/journal-policy.js';
 import { Registry } from '../domain/registry.js';
 import { isStoreUnavailable } from '../domain/store-unavailable.js';
 import { Enrollments } from '../enroll/enrollments.js';
@@ -30,6 +33,20 @@ export interface Domain {
   silences: Silences;
   /** The attention inbox: every machine's sessions and their acknowledgements. */
   inbox: Inbox;
+  /** Updates from the board: asked for, handed over, and what the machines then report. */
+  updates: AgentUpdates;
+}
+
+/** What the domain reads as it runs: the settings in use (a reload replaces them), the files served. */
+export interface DomainSources {
+  settings: () => BoardSettings;
+  releases: AgentReleases;
+}
+
+/** A configured machine's agent, as a relayed action reaches it; null: not configured. */
+function configuredTarget(settings: BoardSettings, name: string): AgentTarget | null {
+  const m = settings.machines.find((c) => c.name === name);
+  return m === undefined ? null : { url: m.url, key: m.key ?? null, ca: m.ca ?? settings.ca };
 }
 
 /** Builds the domain from what the store held: machines, queue, journal, keys and silences. */
@@ -40,6 +57,7 @@ export function buildDomain(
   client: AgentClient,
   cluster: Pick<ClusterBasis, 'ownership' | 'notices'>,
   logger: Logger,
+  sources: DomainSources = { settings: () => settings, releases: NO_RELEASES },
 ): Domain {
   const { tables, loaded } = state;
   const { ownership, notices } = cluster;
@@ -50,7 +68,11 @@ export function buildDomain(
     settings.machines,
     settings.maxAnnounced,
     machineMemory(clock),
-    { maxAnnouncedBytes: settings.maxAnnouncedBytes, boardId: settings.boardId },
+    {
+      maxAnnouncedBytes: settings.maxAnnouncedBytes,
+      boardId: settings.boardId,
+      releases: sources.releases,
+    },
   );
   registry.restore(loaded.identities);
   const queue = new ActionQueue(clock, tables.queue, loaded.queue);
@@ -62,6 +84,23 @@ export function buildDomain(
   const enrollments = new Enrollments(tables.enrollments, () => clock.now(), loaded.enrollments);
   const keyProofs = new KeyProofCheck();
   const identities = new IdentityStore(tables.identities, (name) => keyProofs.lastAccepted(name));
+  const onError = (error: unknown): void => {
+    if (!isStoreUnavailable(error)) logger.error({ err: error }, 'board background work failed');
+  };
+  const updates = new AgentUpdates({
+    clock,
+    registry,
+    notes: new JournalPolicy(journal, clock),
+    releases: sources.releases,
+    client,
+    configured: (name) => configuredTarget(sources.settings(), name),
+    timeoutMs: () => sources.settings().pollTimeoutMs,
+    onError,
+  });
+  events.subscribe({
+    machineChanged: (m) => updates.observe(m),
+    machineRemoved: (name) => updates.removed(name),
+  });
   const board = new Board({
     enrollments,
     settings,
@@ -74,9 +113,8 @@ export function buildDomain(
     persistIdentities: () => identities.save(registry),
     owns: (name) => ownership.owns(name),
     forgotten: (name, revoked) => notices.publish(name, revoked),
-    onError: (error) => {
-      if (!isStoreUnavailable(error)) logger.error({ err: error }, 'board background work failed');
-    },
+    handOver: (name) => updates.handOver(name),
+    onError,
   });
   for (const i of loaded.identities) {
     if (i.key_proof_at !== null) keyProofs.restore(i.name, i.key_proof_at);
@@ -92,7 +130,18 @@ export function buildDomain(
   const inbox = new Inbox(clock, registry, journal, tables.acks, loaded.acks, (error) =>
     logger.warn({ err: error }, 'forgetting acknowledgements failed'),
   );
-  return { events, registry, queue, journal, enrollments, board, identities, silences, inbox };
+  return {
+    events,
+    registry,
+    queue,
+    journal,
+    enrollments,
+    board,
+    identities,
+    silences,
+    inbox,
+    updates,
+  };
 }
 
 /**

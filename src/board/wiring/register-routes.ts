@@ -8,7 +8,7 @@ import { VERSION } from '../../shared/version.js';
 import type { Membership } from '../cluster/membership.js';
 import type { BoardSettings } from '../config/config.js';
 import type { Board } from '../domain/board.js';
-import { AgentFiles } from '../enroll/agent-files.js';
+import type { AgentFiles } from '../enroll/agent-files.js';
 import { enrollRoutes } from '../enroll/enroll-routes.js';
 import { Enroller } from '../enroll/enroller.js';
 import type { History } from '../history/history.js';
@@ -28,6 +28,7 @@ import { installReportFastPath } from '../http/report-fast-path.js';
 import { sessionRoutes } from '../http/session-routes.js';
 import { silenceRoutes } from '../http/silence-routes.js';
 import { uiRoutes } from '../http/ui-routes.js';
+import { updateRoutes } from '../http/update-routes.js';
 import { Languages } from '../lang/languages.js';
 import type { MetricsExporter } from '../metrics/metrics-exporter.js';
 import type { Notifier } from '../notify/notifier.js';
@@ -102,8 +103,8 @@ export interface Served {
 export interface ServedFiles {
   builtinLangDir: string;
   uiDir: string;
-  /** The build's agent files (dist/agent-file), unless `agent_files:` names another directory. */
-  agentFiles: string;
+  /** The agent files served at /agent/ (the build's dist/agent-file, or `agent_files:`). */
+  agentFiles: AgentFiles;
 }
 
 /** Registers every route: the API, the live socket, enrolment, the UI, the report fast path. */
@@ -126,12 +127,13 @@ export async function registerRoutes(
   await app.register(metricsRoutes, { exporter });
   await app.register(notifyRoutes, { notifier });
   await app.register(silenceRoutes, { silences });
+  await app.register(updateRoutes, { updates: served.domain.updates });
   await app.register(pushRoutes, { push: served.push });
   await app.register(sessionRoutes, { inbox });
   await app.register(mcpRoutes, { board, inbox });
   await app.register(historyRoutes, { registry, history, unavailable: served.historyUnavailable });
   await app.register(clusterRoutes, { membership });
-  const agentFiles = new AgentFiles(() => current.get().agentFiles ?? files.agentFiles);
+  const { agentFiles } = files;
   await app.register(enrollRoutes, {
     enroller: new Enroller({ board, enrollments, agentFiles, settings: () => current.get() }),
     enrollments,

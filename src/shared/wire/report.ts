@@ -46,10 +46,21 @@ export const Report = Type.Object(
 );
 export type Report = Static<typeof Report>;
 
-/** The board's answer to a report: the actions queued for that machine. */
+/** An update of the agent's own file the board asks for (queued for an announced machine). */
+export const HandedUpdate = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100, description: 'the request; taken once' }),
+  requested_at: Type.String({ maxLength: 40, description: 'ISO 8601 time it was asked for' }),
+});
+export type HandedUpdate = Static<typeof HandedUpdate>;
+
+/**
+ * The board's answer to a report: the actions queued for that machine, and an update of the
+ * agent's own file when one was asked for (the agent downloads it from the board itself).
+ */
 export const ReportAnswer = Type.Object({
   ok: Type.Literal(true),
   actions: Type.Array(HandedAction),
+  update: Type.Optional(HandedUpdate),
 });
 export type ReportAnswer = Static<typeof ReportAnswer>;
 

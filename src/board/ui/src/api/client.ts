@@ -60,6 +60,10 @@ export interface Api {
   /** Silences a machine's notifications for `minutes`. */
   silence(machine: string, minutes: number, reason: string): Promise<void>;
   unsilence(machine: string): Promise<void>;
+  /** Hands a machine's agent the board's agent file (POST /api/machines/{name}/update). */
+  updateAgent(machine: string): Promise<void>;
+  /** Updates every machine that can be, in batches; answers their names. */
+  updateAll(): Promise<string[]>;
   /** The attention inbox: the first `limit` sessions (`open`: only those waiting for a person). */
   sessions(state: 'open' | 'all', limit: number): Promise<InboxPage>;
   /** Acknowledges a session's bell (POST /api/sessions/{machine}/{session}/ack). */
@@ -236,6 +240,17 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
     async unsilence(machine) {
       const r = await request('DELETE', `/api/machines/${seg(machine)}/silence`);
       if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+    },
+    async updateAgent(machine) {
+      const r = await request('POST', `/api/machines/${seg(machine)}/update`);
+      if (r.status !== 202) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+    },
+    async updateAll() {
+      const r = await request('POST', '/api/machines/update', false, {});
+      const names = (r.body as { machines?: unknown } | null)?.machines;
+      if (r.status !== 202 || !Array.isArray(names))
+        throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+      return names.filter((n): n is string => typeof n === 'string');
     },
     async sessions(state, limit) {
       return parseSessions((await get(`/api/sessions?state=${state}&limit=${limit}`)).body);

@@ -3,6 +3,7 @@ import { gpus, gpusError } from './parse-gpus.js';
 import { containerAlerts, machineNow } from './parse-now.js';
 import type {
   ActionName,
+  AgentInfo,
   Board,
   Catalogue,
   Disk,
@@ -181,10 +182,22 @@ export function parseMachine(value: unknown): Machine {
     queued: Math.max(0, Math.trunc(num(m.queued) ?? 0)),
     verified: typeof m.verified === 'boolean' ? m.verified : null,
     silencedUntil: time(m.silenced_until),
+    agent: agentInfo(m.agent),
     overview: ov,
     containerAlerts: containerAlerts(m.container_alerts),
     attention,
     haystack,
+  };
+}
+
+/** A record's `agent` (absent from an older board: nothing to update). */
+function agentInfo(value: unknown): AgentInfo {
+  const a = value !== null && typeof value === 'object' ? (value as Rec) : {};
+  return {
+    version: str(a.version),
+    sha256: str(a.sha256),
+    updateAvailable: a.update_available === true,
+    updates: a.updates === 'on' ? 'on' : 'off',
   };
 }
 

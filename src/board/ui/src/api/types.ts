@@ -157,6 +157,16 @@ export interface ContainerAlert {
   problem: 'stopped' | 'unhealthy';
 }
 
+/** The agent on a machine, for updates from the board. */
+export interface AgentInfo {
+  version: string | null;
+  sha256: string | null;
+  /** The board serves a newer file of the kind the machine runs. */
+  updateAvailable: boolean;
+  /** on: the agent takes updates from the board. */
+  updates: 'on' | 'off';
+}
+
 export interface Machine {
   name: string;
   origin: Origin;
@@ -173,6 +183,7 @@ export interface Machine {
   verified: boolean | null;
   /** Notifications silenced until (ms since the epoch), or null. */
   silencedUntil: number | null;
+  agent: AgentInfo;
   overview: Overview | null;
   /** Containers that stopped or turned unhealthy since they ran (empty: none). */
   containerAlerts: ContainerAlert[];

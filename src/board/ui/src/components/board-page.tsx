@@ -14,6 +14,7 @@ import { SilenceContext } from '../state/notify-context.js';
 import { useProblemText } from '../state/problem-text.js';
 import { countMachines } from '../state/select.js';
 import { useServiceActions } from '../state/service-actions.js';
+import { UpdateContext } from '../state/update-context.js';
 import { UptimeContext, useUptimeFeed } from '../state/uptime.js';
 import { KEYS, localStore } from '../storage.js';
 import { readView, type ViewState, writeView } from '../url-state.js';
@@ -28,6 +29,7 @@ import { NotifyPanel } from './notify-panel.js';
 import type { SignInProblem } from './sign-in.js';
 import { Summary } from './summary.js';
 import { TopBar } from './top-bar.js';
+import { UpdateAll, updatable } from './update-control.js';
 
 const JOURNAL_FETCH = 200;
 
@@ -173,6 +175,12 @@ export function BoardPage(props: BoardPageProps) {
     void version;
     return countMachines(board.machines.values());
   }, [board, version]);
+  const behind = useMemo(() => {
+    void version;
+    let n = 0;
+    for (const m of board.machines.values()) if (updatable(m)) n += 1;
+    return n;
+  }, [board, version]);
 
   // The tab title counts the open sessions: those the inbox lists (not acknowledged since).
   const open = inbox.total;
@@ -238,6 +246,11 @@ export function BoardPage(props: BoardPageProps) {
     }),
     [api],
   );
+  const updateActions = useMemo(
+    () => ({ update: (machine: string) => api.updateAgent(machine) }),
+    [api],
+  );
+  const updateAll = useCallback(() => api.updateAll(), [api]);
   const enableBrowserNotify = useCallback((enabled: boolean) => {
     localStore.set(KEYS.browserNotify, enabled ? 'on' : null);
     setBrowserNotify(enabled);
@@ -263,6 +276,7 @@ export function BoardPage(props: BoardPageProps) {
           </h2>
           <Summary counts={counts} loaded={loaded} />
           <ClusterLine boards={cluster} />
+          <UpdateAll count={behind} run={updateAll} />
           <AddMachine
             api={api}
             machine={(name) => board.machines.get(name)}
@@ -280,22 +294,24 @@ export function BoardPage(props: BoardPageProps) {
           />
           <Filters view={view} onChange={setView} />
           <SilenceContext.Provider value={silenceActions}>
-            <UptimeContext.Provider value={uptime}>
-              <EnrolledContext.Provider value={enrolled}>
-                <MachineList
-                  machines={board.machines}
-                  version={version}
-                  loaded={loaded}
-                  view={view}
-                  outcomes={actions.outcomes}
-                  onView={setView}
-                  onAction={requestAction}
-                  onForget={requestForget}
-                  onDismiss={actions.dismiss}
-                  onShowJournal={showJournalOf}
-                />
-              </EnrolledContext.Provider>
-            </UptimeContext.Provider>
+            <UpdateContext.Provider value={updateActions}>
+              <UptimeContext.Provider value={uptime}>
+                <EnrolledContext.Provider value={enrolled}>
+                  <MachineList
+                    machines={board.machines}
+                    version={version}
+                    loaded={loaded}
+                    view={view}
+                    outcomes={actions.outcomes}
+                    onView={setView}
+                    onAction={requestAction}
+                    onForget={requestForget}
+                    onDismiss={actions.dismiss}
+                    onShowJournal={showJournalOf}
+                  />
+                </EnrolledContext.Provider>
+              </UptimeContext.Provider>
+            </UpdateContext.Provider>
           </SilenceContext.Provider>
         </main>
         {journalOpen ? (

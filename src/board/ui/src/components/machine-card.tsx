@@ -11,6 +11,7 @@ import { GpuBars } from './gpu-bars.js';
 import { Metrics } from './metrics.js';
 import { Services } from './services.js';
 import { SilenceControl } from './silence-control.js';
+import { UpdateControl } from './update-control.js';
 
 const NO_OUTCOMES = {};
 /** How many alarming sessions a card lists before saying "and n more". */
@@ -166,6 +167,7 @@ function Card(props: MachineCardProps) {
           <q translate={false}>{props.outcomes.forgetProblem}</q>
         </p>
       )}
+      <UpdateControl machine={m} />
       <SilenceControl machine={m} />
       <footer class="card-foot">
         <button

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { unlink } from 'node:fs/promises';
+import { Agent, request } from 'undici';
+import { SUMS_MAX_BYTES } from './sums.js';
+
+/** The largest agent file taken (a binary is ~100–150 MB). */
+export const FILE_MAX_BYTES = 250 * 1024 * 1024;
+/** The whole download of the file, however slow the line. */
+export const DOWNLOAD_TIMEOUT_MS = 10 * 60 * 1000;
+/** Connecting, the first byte of an answer, and any pause in the body. */
+const STALL_MS = 30_000;
+
+/** Where updates come from: the board's URL and the CA it is trusted by (null: the system's). */
+export interface UpdateSource {
+  board: string;
+  ca: string | null;
+}
+
+/** Reads the board's agent files; one dispatcher per update (closed by `close`). */
+export class BoardFiles {
+  private readonly dispatcher: Agent;
+
+  constructor(private readonly source: UpdateSource) {
+    const connect = { timeout: STALL_MS, ...(source.ca === null ? {} : { ca: source.ca }) };
+    this.dispatcher = new Agent({ connect, headersTimeout: STALL_MS, bodyTimeout: STALL_MS });
+  }
+
+  /** GET {board}/agent/SHA256SUMS as text (at most 64 KiB). */
+  async sums(): Promise<string> {
+    const response = await this.get('SHA256SUMS', STALL_MS);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > SUMS_MAX_BYTES) {
+        response.body.destroy();
+        throw new Error('SHA256SUMS is larger than 64 KiB');
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  /**
+   * Streams GET {board}/agent/{name} into `handle` (a file opened by the caller), hashing it on
+   * the way; returns the hex SHA-256. Throws past the size cap or the time-out.
+   */
+  async download(
+    name: string,
+    write: (chunk: Buffer) => Promise<void>,
+  ): Promise<{ sha256: string; size: number }> {
+    const response = await this.get(name, DOWNLOAD_TIMEOUT_MS);
+    const declared = Number(response.headers['content-length']);
+    if (Number.isFinite(declared) && declared > FILE_MAX_BYTES) {
+      response.body.destroy();
+      throw new Error(`the board's ${name} is larger than 250 MB`);
+    }
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const chunk of response.body) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size > FILE_MAX_BYTES) {
+        response.body.destroy();
+        throw new Error(`the board's ${name} is larger than 250 MB`);
+      }
+      hash.update(buffer);
+      await write(buffer);
+    }
+    return { sha256: hash.digest('hex'), size };
+  }
+
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+
+  private async get(name: string, timeoutMs: number) {
+    // The name is one of AGENT_FILE_NAMES or SHA256SUMS, never taken from a request.
+    const url = `${this.source.board}/agent/${encodeURIComponent(name)}`;
+    const response = await request(url, {
+      dispatcher: this.dispatcher,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (response.statusCode !== 200) {
+      await response.body.dump().catch(() => undefined);
+      throw new Error(`the board answered ${response.statusCode} for /agent/${name}`);
+    }
+    return response;
+  }
+}
+
+/** Removes a file if it is there. */
+export async function removeQuietly(path: string): Promise<void> {
+  await unlink(path).catch(() => undefined);
+}

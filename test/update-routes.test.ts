@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import { dirname } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BoardApp, buildBoard } from '../src/board/app.js';
+import { boardSettings } from '../src/board/config/config.js';
+import { createLogger } from '../src/shared/logger.js';
+import { eventually } from './helpers/agent-fixtures.js';
+import { type TempDir, tempDir } from './helpers/tmp.js';
+
+const TOKEN = 'update-routes-board-token-0123';
+const REGISTRATION = 'update-routes-registration-0123';
+const AGENT = 'export const agent = 2;\n';
+const SERVED = createHash('sha256').update(AGENT).digest('hex');
+const OLD = '1'.repeat(64);
+
+describe('updates from the board, over HTTP', () => {
+  let dir: TempDir;
+  let b: BoardApp;
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  const report = (name: string, sha: string, updates = 'on') =>
+    b.app.inject({
+      method: 'POST',
+      url: '/api/report',
+      headers: { authorization: `Bearer ${REGISTRATION}` },
+      payload: {
+        name,
+        location: `http://127.0.0.1:1/${name}`,
+        version: '0.1.0',
+        updates,
+        agent_file: 'panoptes-agent.mjs',
+        agent_sha256: sha,
+      },
+    });
+  const record = async (name: string) => {
+    const r = await b.app.inject({ method: 'GET', url: '/api/board', headers: auth });
+    return (r.json().machines as { name: string; agent: unknown }[]).find((m) => m.name === name);
+  };
+  const journal = async () => {
+    const r = await b.app.inject({ method: 'GET', url: '/api/journal', headers: auth });
+    return (r.json().entries as { op: string; target: string; outcome: string }[])
+      .filter((e) => e.op === 'update')
+      .map((e) => `${e.target} ${e.outcome}`)
+      .reverse();
+  };
+
+  beforeAll(async () => {
+    dir = tempDir('panoptes-update-routes-');
+    b = await buildBoard({
+      settings: boardSettings(
+        { board_token: TOKEN, registration_token: REGISTRATION, data_dir: dir.path },
+        `${dir.path}/board.yaml`,
+        null,
+      ),
+      logger: createLogger('board', 'silent'),
+      agentFiles: dirname(dir.write('files/panoptes-agent.mjs', AGENT)),
+    });
+    await b.app.ready();
+  });
+  afterAll(async () => {
+    await b?.close();
+    dir?.cleanup();
+  });
+
+  it("shows the agent in the machine's record", async () => {
+    await report('lab1', OLD);
+    await report('lab2', SERVED);
+    await eventually(async () => ((await record('lab2')) === undefined ? undefined : true), 'view');
+    await new Promise((r) => setTimeout(r, 600));
+    expect((await record('lab1'))?.agent).toEqual({
+      version: '0.1.0',
+      sha256: OLD,
+      update_available: true,
+      updates: 'on',
+    });
+    expect((await record('lab2'))?.agent).toMatchObject({ update_available: false });
+  });
+
+  it('hands an update in the next report answer, and journals the new checksum as updated', async () => {
+    const asked = await b.app.inject({
+      method: 'POST',
+      url: '/api/machines/lab1/update',
+      headers: auth,
+    });
+    expect(asked.statusCode).toBe(202);
+    expect(asked.json()).toMatchObject({ accepted: true, name: 'lab1', handed: 'queued' });
+    const answer = (await report('lab1', OLD)).json();
+    expect(answer.update).toEqual({ id: asked.json().id, requested_at: expect.any(String) });
+    await report('lab1', SERVED);
+    await eventually(
+      async () => ((await journal()).includes('lab1 updated') ? true : undefined),
+      'updated',
+    );
+    expect(await journal()).toEqual(['lab1 queued', 'lab1 delivered', 'lab1 updated']);
+    const again = await b.app.inject({
+      method: 'POST',
+      url: '/api/machines/lab1/update',
+      headers: auth,
+    });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().detail).toMatch(/already runs/);
+  });
+
+  it('updates all: 202 with the machines, 409 while it runs', async () => {
+    await report('lab3', OLD);
+    await report('lab4', OLD, 'off');
+    const all = await b.app.inject({ method: 'POST', url: '/api/machines/update', headers: auth });
+    expect(all.statusCode).toBe(202);
+    expect(all.json()).toEqual({ machines: ['lab3'] });
+    const second = await b.app.inject({
+      method: 'POST',
+      url: '/api/machines/update',
+      headers: auth,
+      payload: { names: ['lab3'] },
+    });
+    expect(second.statusCode).toBe(409);
+    expect((await report('lab3', OLD)).json().update).toBeDefined();
+    await report('lab3', SERVED);
+    await eventually(async () => (b.updates.running ? undefined : true), 'the run ends');
+  });
+});
