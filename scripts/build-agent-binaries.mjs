@@ -205,4 +205,9 @@ async function main() {
   console.log(`agent binaries: ${platforms.map(binaryName).join(', ')} built in ${secs} s`);
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  console.error(`agent binaries: ${error.message}`);
+  process.exitCode = 1;
+}
