@@ -185,5 +185,9 @@ describe.skipIf(!root)('the agent binary on a machine without Node (chroot, busy
     const unit = readFileSync(join(work, 'units/panoptes-agent.service'), 'utf8');
     expect(unit).toContain(`ExecStart="${BINARY}" --config "${join(work, 'panoptes-agent.yaml')}"`);
     expect(unit).not.toContain('node');
+    // Its help names it as it was run, not as node and a file.
+    const help = (await run(BINARY, ['--help'])).stdout;
+    expect(help).toContain(`${BINARY} --config FILE`);
+    expect(help).not.toContain('node panoptes-agent.mjs');
   });
 });

@@ -5,17 +5,21 @@
  * `hooks` load only what they need; anything else runs main.ts.
  */
 import { VERSION } from '../shared/version.js';
+import { isSea } from './ring/program.js';
+
+// How the person ran it: the agent binary by its path, else node and the one file.
+const SELF = isSea() ? (process.argv[1] ?? 'panoptes-agent') : 'node panoptes-agent.mjs';
 
 const USAGE = `panoptes-agent ${VERSION}: the Panoptes agent, one file
 
-  node panoptes-agent.mjs --config FILE [--host HOST] [--port PORT]   run with a config file
-  PANOPTES_BOARD_KEY=KEY PANOPTES_REGISTRATION_TOKEN=TOKEN node panoptes-agent.mjs enroll --board URL --name NAME …
+  ${SELF} --config FILE [--host HOST] [--port PORT]   run with a config file
+  PANOPTES_BOARD_KEY=KEY PANOPTES_REGISTRATION_TOKEN=TOKEN ${SELF} enroll --board URL --name NAME …
                                   write a config for a board's key and run (see enroll --help)
-  node panoptes-agent.mjs hooks install claude|codex
+  ${SELF} hooks install claude|codex
                                   make Claude Code or Codex ring this agent (see hooks --help)
-  node panoptes-agent.mjs bell [--session NAME] [--why WHY] [--text TEXT] [--hook | --codex]
+  ${SELF} bell [--session NAME] [--why WHY] [--text TEXT] [--hook | --codex]
                                   ring the bell of a session (see bell --help)
-  node panoptes-agent.mjs --version
+  ${SELF} --version
 `;
 
 const COMMANDS = ['enroll', 'bell', 'hooks'];
@@ -26,7 +30,7 @@ else if (first === '--help' || first === '-h') process.stdout.write(USAGE);
 else if (first === 'bell') {
   const { runBell } = await import('./ring/bell-command.js');
   process.exitCode = await runBell(rest, {
-    usage: 'node panoptes-agent.mjs bell',
+    usage: `${SELF} bell`,
     prefix: 'panoptes-agent bell',
   });
 } else if (first === 'hooks') {

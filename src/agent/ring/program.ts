@@ -16,7 +16,7 @@ export interface ProgramIo {
 }
 
 /** Whether this is a single executable application (the agent binary), not node running a file. */
-function isSea(): boolean {
+export function isSea(): boolean {
   try {
     const sea = createRequire(import.meta.url)('node:sea') as { isSea(): boolean };
     return sea.isSea();
