@@ -115,10 +115,16 @@ async function inject(node, blob, target) {
   const tmp = `${target}.tmp`;
   copyFileSync(node, tmp);
   chmodSync(tmp, 0o755);
+  // LIEF (inside postject) warns of every note section Node's binaries carry: harmless noise.
+  const warn = console.warn;
+  console.warn = (...args) => {
+    if (!/^warning: Can't find string offset for section name/.test(String(args[0]))) warn(...args);
+  };
   try {
     await postject(tmp, 'NODE_SEA_BLOB', blob, { sentinelFuse: SENTINEL });
     renameSync(tmp, target);
   } finally {
+    console.warn = warn;
     rmSync(tmp, { force: true });
   }
 }
