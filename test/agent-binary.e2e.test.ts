@@ -134,6 +134,19 @@ describe.skipIf(!root)('the agent binary on a machine without Node (chroot, busy
       600,
     );
     expect(lab.verified).toBe(true);
+    // The board knows this agent as the x64 binary it serves (SHA256SUMS), the file updates replace.
+    const sums = await (await fetch(`${board.url}/agent/SHA256SUMS`)).text();
+    const served = /^([0-9a-f]{64}) {2}panoptes-agent-linux-x64$/m.exec(sums)?.[1];
+    expect(served).toMatch(/^[0-9a-f]{64}$/);
+    const agentRecord = await eventually(async () => {
+      const all = (await api('GET', '/api/board')).machines as {
+        name: string;
+        agent?: { sha256: string | null } | null;
+      }[];
+      const a = all.find((x) => x.name === 'lab-bin')?.agent;
+      return a?.sha256 ? a : undefined;
+    }, "lab-bin's agent file known to the board");
+    expect(agentRecord.sha256).toBe(served);
     const { hits, scans } = await watch.stop();
     expect(hits).toEqual([]);
     expect(scans).toBeGreaterThan(0);
