@@ -67,6 +67,8 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
     /** `old`: a node that is not 20 or later (its check fails). */
     node?: boolean | 'old';
     fetcher?: 'curl' | 'wget';
+    /** The shell it is pasted into (default /bin/sh), as argv before `-c`. */
+    shell?: string[];
     files?: string[];
     sums?: Record<string, string>;
   }) {
@@ -90,7 +92,8 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
     }));
     const command = enrollCommand({ board, name: 'lab7', key: KEY, registrationToken: REG, files });
     fetched.length = 0;
-    const child = spawn('/bin/sh', ['-c', `${command} --port 0`], {
+    const [shell, ...shellArgs] = opts.shell ?? ['/bin/sh'];
+    const child = spawn(shell as string, [...shellArgs, '-c', `${command} --port 0`], {
       cwd: work,
       env: { PATH: bin, HOME: work },
       timeout: 20_000,
@@ -138,6 +141,21 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
     const r = await pasteOn({ arch: 'x86_64', node: 'old' });
     expect(r.fetched).toEqual(['panoptes-agent-linux-x64']);
     expect(r.ran).toMatch(/^\.\/panoptes-agent-linux-x64 enroll /);
+  });
+
+  it('works the same in bash and in busybox sh', async () => {
+    // busybox sh runs its own uname, not the stand-in: use this machine's real one.
+    const arch = execFileSync('uname', ['-m']).toString().trim();
+    const file = arch === 'aarch64' ? 'panoptes-agent-linux-arm64' : 'panoptes-agent-linux-x64';
+    for (const shell of [['/bin/bash'], ['/bin/busybox', 'sh']]) {
+      if (!existsSync(shell[0] as string)) continue;
+      const binary = await pasteOn({ arch, shell });
+      expect(binary.ran).toBe(
+        `./${file} enroll --board=${board} --name=lab7 --port 0 key=${KEY} reg=${REG}`,
+      );
+      const mjs = await pasteOn({ arch, node: true, shell });
+      expect(mjs.ran).toBe(`mjs enroll --board=${board} --name=lab7 --port 0 key=${KEY}`);
+    }
   });
 
   it('fetches with wget where there is no curl (busybox)', async () => {
