@@ -174,7 +174,8 @@ describe('board errors are FastAPI-shaped', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info).toMatchObject({ title: 'Panoptes', version: '0.1.0' });
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/agent/panoptes-agent.mjs',
+      '/agent/SHA256SUMS',
+      '/agent/{file}',
       '/api/board',
       '/api/cluster',
       '/api/do/{name}/{what}/{action}',
@@ -183,11 +184,13 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/journal',
       '/api/language/{code}',
       '/api/languages',
+      '/api/machines/update',
       '/api/machines/{name}',
       '/api/machines/{name}/enroll',
       '/api/machines/{name}/events',
       '/api/machines/{name}/history',
       '/api/machines/{name}/silence',
+      '/api/machines/{name}/update',
       '/api/notify',
       '/api/notify/test',
       '/api/openapi.json',

@@ -30,7 +30,11 @@ const OPERATIONS: Record<string, string> = {
   // Adding a machine from the board.
   'POST /api/machines/{name}/enroll': 'enroll_machine_api_machines__name__enroll_post',
   'GET /api/enrollments': 'list_enrollments_api_enrollments_get',
-  'GET /agent/panoptes-agent.mjs': 'get_agent_file_agent_panoptes_agent_mjs_get',
+  'GET /agent/{file}': 'get_agent_file_agent__file__get',
+  'GET /agent/SHA256SUMS': 'get_agent_sums_agent_SHA256SUMS_get',
+  // Updates from the board.
+  'POST /api/machines/{name}/update': 'update_agent_api_machines__name__update_post',
+  'POST /api/machines/update': 'update_all_agents_api_machines_update_post',
   // The attention inbox.
   'GET /api/sessions': 'list_sessions_api_sessions_get',
   'POST /api/sessions/{machine}/{session}/ack':
@@ -115,9 +119,9 @@ describe('the OpenAPI document gives generated clients FastAPI’s names and typ
     expect(generated).toMatch(/limit\?: number;/);
   });
 
-  it('security is per operation, as FastAPI writes it; health and the agent file are open', () => {
+  it('security is per operation, as FastAPI writes it; health and the agent files are open', () => {
     expect(doc.security).toBeUndefined();
-    const open = ['/api/health', '/agent/panoptes-agent.mjs'];
+    const open = ['/api/health', '/agent/{file}', '/agent/SHA256SUMS'];
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const operation of Object.values(operations)) {
         if (open.includes(path)) expect(operation.security).toBeUndefined();
