@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { V8_FLAGS } from '../v8-flags.js';
+import { withV8Flags } from './enroll.js';
 import { type EnrollArgs, parseEnrollArgs } from './enroll-args.js';
 import { enrolledConfig } from './enroll-config.js';
 import { unitText } from './systemd-unit.js';
@@ -112,8 +114,7 @@ describe('the config enroll writes', () => {
 
 describe('the systemd unit', () => {
   const parts = {
-    node: '/usr/bin/node',
-    script: '/home/a b/panoptes-agent.mjs',
+    program: ['/usr/bin/node', '/home/a b/panoptes-agent.mjs'],
     config: '/home/a b/panoptes-agent.yaml',
     workDir: '/home/a b',
     name: 'lab7',
@@ -128,8 +129,7 @@ describe('the systemd unit', () => {
       'board',
       'config',
       'name',
-      'node',
-      'script',
+      'program',
       'user',
       'workDir',
     ]);
@@ -138,6 +138,17 @@ describe('the systemd unit', () => {
     );
     expect(text).toContain('WantedBy=multi-user.target');
     expect(unitText({ ...parts, user: true })).toContain('WantedBy=default.target');
+  });
+
+  it("runs node with the agent's V8 flags before the file; the binary alone", () => {
+    const program = withV8Flags(['/usr/bin/node', '/home/a b/panoptes-agent.mjs']);
+    expect(program).toEqual(['/usr/bin/node', ...V8_FLAGS, '/home/a b/panoptes-agent.mjs']);
+    expect(unitText({ ...parts, program })).toContain(
+      `ExecStart="/usr/bin/node" ${V8_FLAGS.map((f) => `"${f}"`).join(' ')} "/home/a b/panoptes-agent.mjs" --config`,
+    );
+    expect(withV8Flags(['/opt/panoptes-agent-linux-x64'])).toEqual([
+      '/opt/panoptes-agent-linux-x64',
+    ]);
   });
 
   it('refuses a path a unit cannot carry', () => {

@@ -1,11 +1,18 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { CliOptions } from '../../shared/cli.js';
 import { loadAgentConfig } from '../config.js';
 import { programIo } from '../ring/program.js';
+import { V8_FLAGS } from '../v8-flags.js';
 import { ENROLL_SECRETS, ENROLL_USAGE, parseEnrollArgs } from './enroll-args.js';
 import { enrolledConfig, readExisting, writePrivate } from './enroll-config.js';
 import { defaultUnitDir, enableUnit, UNIT_NAME, unitText } from './systemd-unit.js';
+
+/** node and the .mjs take the agent's V8 flags between them; the binary carries its own. */
+export function withV8Flags(program: readonly string[]): string[] {
+  const [node, file] = program;
+  return node !== undefined && file !== undefined ? [node, ...V8_FLAGS, file] : [...program];
+}
 
 const say = (line: string) => process.stdout.write(`panoptes-agent: ${line}\n`);
 
@@ -46,8 +53,7 @@ export async function enroll(argv: readonly string[]): Promise<CliOptions | null
   writeFileSync(
     file,
     unitText({
-      node: process.execPath,
-      script: resolve(process.argv[1] ?? 'panoptes-agent.mjs'),
+      program: withV8Flags(programIo().self),
       config: args.config,
       workDir: dirname(args.config),
       name: args.name,

@@ -18,20 +18,20 @@ function execWord(value: string): string {
  * --user), which starts with the user's session, or at boot with `loginctl enable-linger`.
  */
 export function unitText(parts: {
-  node: string;
-  script: string;
+  /** What runs this agent: node and the .mjs, or the agent binary alone. */
+  program: readonly string[];
   config: string;
   workDir: string;
   name: string;
   board: string;
   user: boolean;
 }): string {
-  for (const value of Object.values(parts)) {
+  for (const value of [...Object.values(parts), ...parts.program]) {
     if (typeof value === 'string' && /[\n\r%$]/.test(value)) {
       throw new Error(`--systemd: a path or name holds a character a unit cannot carry: ${value}`);
     }
   }
-  return `# Written by \`panoptes-agent.mjs enroll --systemd\`: the Panoptes agent enrolled as ${parts.name}
+  return `# Written by \`panoptes-agent enroll --systemd\`: the Panoptes agent enrolled as ${parts.name}
 # on ${parts.board}. Its config (mode 0600) is ${parts.config}.
 [Unit]
 Description=Panoptes agent (${parts.name})
@@ -41,7 +41,7 @@ After=network-online.target
 [Service]
 Type=simple
 WorkingDirectory=${parts.workDir}
-ExecStart=${execWord(parts.node)} ${execWord(parts.script)} --config ${execWord(parts.config)}
+ExecStart=${parts.program.map(execWord).join(' ')} --config ${execWord(parts.config)}
 # Reloads the config (key, services, certificate) without a restart.
 ExecReload=/bin/kill -HUP $MAINPID
 UMask=0077
