@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { token, writeBoardConfig } from './board-kit.js';
 import { type BenchOptions, parseOptions, UsageError } from './options.js';
 import { fdLimit, killEverything, rssMb } from './processes.js';
+import { agentFootprintScenario } from './scenarios/agent-footprint.js';
 import { clusterScenario } from './scenarios/cluster.js';
 import { type BenchContext, launchBoard } from './scenarios/context.js';
 import { fleetScenario } from './scenarios/fleet.js';
@@ -120,6 +121,8 @@ async function main(): Promise<number> {
       if (part('gpu')) await attempt('gpu', () => gpuScenario(ctx));
       if (part('inbox')) await attempt('inbox', () => inboxScenario(ctx));
       if (part('machines-now')) await attempt('machines-now', () => machinesNowScenario(ctx));
+      if (part('agent-footprint'))
+        await attempt('agent-footprint', () => agentFootprintScenario(ctx));
       // Three boards and a PostgreSQL: only when asked for (`--only cluster`).
       if (options.only?.has('cluster') === true)
         await attempt('cluster', () => clusterScenario(ctx));
@@ -173,7 +176,9 @@ function expectedRows(options: BenchOptions): number {
   // with a slow nvidia-smi, its calls per interval); inbox 3 (GET /api/sessions p99, a bell to
   // its Web Push, a bell to its inbox row painted); machines-now 11 (RSS at rest, the view's size,
   // GET /api/board p99, report capacity, bare's capacity with the same bodies; the agent's CPU
-  // and RSS with many and with 0 containers, its container read and its list call).
+  // and RSS with many and with 0 containers, its container read and its list call);
+  // agent-footprint 10 (the .mjs and the binary each: RSS at rest, RSS and CPU under load, start;
+  // the binary's size raw and gzipped).
   const rows = {
     fleet: 12,
     reports: 8,
@@ -184,6 +189,7 @@ function expectedRows(options: BenchOptions): number {
     gpu: 2,
     inbox: 3,
     'machines-now': 11,
+    'agent-footprint': 10,
   };
   // cluster 7 (CPU, polls steady, lag, failover, polls after, lost, notifications): asked for only.
   const cluster = options.only?.has('cluster') === true ? 7 : 0;
