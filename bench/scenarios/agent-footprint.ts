@@ -210,7 +210,7 @@ function footprintRows(
     const rest = median(agent.restMb);
     const bareRest = median(bare.restMb);
     rows.push({
-      what: `${name}: RSS at rest (median of ${restS} s after starting; reports every 10 s), median of ${agent.restMb.length} starts`,
+      what: `${name}: RSS at rest (median of ${restS} s after starting; reports every 10 s), median of ${agent.restMb.length} start${agent.restMb.length === 1 ? '' : 's'}`,
       board: rest,
       unit: 'MB',
       baselineLabel: bareLabel,
