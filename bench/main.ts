@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { token, writeBoardConfig } from './board-kit.js';
 import { type BenchOptions, parseOptions, UsageError } from './options.js';
 import { fdLimit, killEverything, rssMb } from './processes.js';
+import { agentFootprintScenario } from './scenarios/agent-footprint.js';
 import { agentUpdateScenario } from './scenarios/agent-update.js';
 import { clusterScenario } from './scenarios/cluster.js';
 import { type BenchContext, launchBoard } from './scenarios/context.js';
@@ -122,6 +123,8 @@ async function main(): Promise<number> {
       if (part('inbox')) await attempt('inbox', () => inboxScenario(ctx));
       if (part('machines-now')) await attempt('machines-now', () => machinesNowScenario(ctx));
       if (part('agent-update')) await attempt('agent-update', () => agentUpdateScenario(ctx));
+      if (part('agent-footprint'))
+        await attempt('agent-footprint', () => agentFootprintScenario(ctx));
       // Three boards and a PostgreSQL: only when asked for (`--only cluster`).
       if (options.only?.has('cluster') === true)
         await attempt('cluster', () => clusterScenario(ctx));
@@ -177,6 +180,8 @@ function expectedRows(options: BenchOptions): number {
   // GET /api/board p99, report capacity, bare's capacity with the same bodies; the agent's CPU
   // and RSS with many and with 0 containers, its container read and its list call);
   // agent-update 1 (every announcing agent updated from the board, beside plain downloads).
+  // agent-footprint 10 (the .mjs and the binary each: RSS at rest, RSS and CPU under load, start;
+  // the binary's size raw and gzipped).
   const rows = {
     fleet: 12,
     reports: 8,
@@ -188,6 +193,7 @@ function expectedRows(options: BenchOptions): number {
     inbox: 3,
     'machines-now': 11,
     'agent-update': 1,
+    'agent-footprint': 10,
   };
   // cluster 7 (CPU, polls steady, lag, failover, polls after, lost, notifications): asked for only.
   const cluster = options.only?.has('cluster') === true ? 7 : 0;

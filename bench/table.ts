@@ -45,11 +45,16 @@ export function renderTable(rows: readonly Row[]): string {
   return [line(header), rule, ...body.map(line)].join('\n');
 }
 
+/** The goal of a row about something this run could not have (the agent binary not built). */
+export const NOT_BUILT = 'not built';
+
 /** Rows whose figures are missing (a measurement that produced no number). */
 export function missingFigures(rows: readonly Row[]): string[] {
   return rows
     .filter(
-      (r) => !Number.isFinite(r.board) || !Number.isFinite(r.baseline) || !Number.isFinite(r.ratio),
+      (r) =>
+        r.goal !== NOT_BUILT &&
+        (!Number.isFinite(r.board) || !Number.isFinite(r.baseline) || !Number.isFinite(r.ratio)),
     )
     .map((r) => r.what);
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { type RunningProgram, startBoard, startProgram } from '../harness/processes.js';
 import { parseEnrollArgs } from '../src/agent/enroll/enroll-args.js';
+import { V8_FLAGS } from '../src/agent/v8-flags.js';
 import { enrollCommand } from '../src/board/enroll/command.js';
 import { eventually, REGISTRATION } from './helpers/agent-fixtures.js';
 import { paste, pasteBin } from './helpers/pasted.js';
@@ -258,7 +259,7 @@ describe('enroll: the one-file agent and the pasted command', () => {
     expect(unit).not.toContain(REGISTRATION);
     expect(unit).not.toContain(r.key);
     expect(unit).toContain(
-      `ExecStart="${process.execPath}" "${join(work, 'panoptes-agent.mjs')}" --config "${join(work, 'panoptes-agent.yaml')}"`,
+      `ExecStart=${[process.execPath, ...V8_FLAGS, join(work, 'panoptes-agent.mjs')].map((w) => `"${w}"`).join(' ')} --config "${join(work, 'panoptes-agent.yaml')}"`,
     );
     expect(statSync(join(work, 'panoptes-agent.yaml')).mode & 0o777).toBe(0o600);
     if (analyze !== null) {

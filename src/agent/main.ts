@@ -129,7 +129,7 @@ async function runAgent(cli: CliOptions): Promise<void> {
   let pauseReporting = async (): Promise<void> => undefined;
   let resumeReporting = (): void => undefined;
   // Replaced by a reload that changes report.board, .token or .ca; a report in flight finishes
-  // on the connection it began on (closing an undici Agent waits for it).
+  // on the connection it began on (closing a board connection waits for it).
   let reconnect = (_next: AgentSettings): void => undefined;
   if (settings.report !== null) {
     const report = settings.report;

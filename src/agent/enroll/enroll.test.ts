@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { V8_FLAGS } from '../v8-flags.js';
+import { withV8Flags } from './enroll.js';
 import { type EnrollArgs, parseEnrollArgs } from './enroll-args.js';
 import { enrolledConfig } from './enroll-config.js';
 import { unitText } from './systemd-unit.js';
@@ -153,6 +155,17 @@ describe('the systemd unit', () => {
     expect(unitText({ ...parts, program: ['/opt/panoptes-agent-linux-x64'] })).toContain(
       'ExecStart="/opt/panoptes-agent-linux-x64" --config "/home/a b/panoptes-agent.yaml"',
     );
+  });
+
+  it("runs node with the agent's V8 flags before the file; the binary alone", () => {
+    const program = withV8Flags(['/usr/bin/node', '/home/a b/panoptes-agent.mjs']);
+    expect(program).toEqual(['/usr/bin/node', ...V8_FLAGS, '/home/a b/panoptes-agent.mjs']);
+    expect(unitText({ ...parts, program })).toContain(
+      `ExecStart="/usr/bin/node" ${V8_FLAGS.map((f) => `"${f}"`).join(' ')} "/home/a b/panoptes-agent.mjs" --config`,
+    );
+    expect(withV8Flags(['/opt/panoptes-agent-linux-x64'])).toEqual([
+      '/opt/panoptes-agent-linux-x64',
+    ]);
   });
 
   it('refuses a path a unit cannot carry', () => {

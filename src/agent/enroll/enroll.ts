@@ -3,9 +3,16 @@ import { dirname, join, relative } from 'node:path';
 import type { CliOptions } from '../../shared/cli.js';
 import { loadAgentConfig } from '../config.js';
 import { programIo } from '../ring/program.js';
+import { V8_FLAGS } from '../v8-flags.js';
 import { ENROLL_SECRETS, ENROLL_USAGE, parseEnrollArgs } from './enroll-args.js';
 import { enrolledConfig, readExisting, writePrivate } from './enroll-config.js';
 import { defaultUnitDir, enableUnit, UNIT_NAME, unitText } from './systemd-unit.js';
+
+/** node and the .mjs take the agent's V8 flags between them; the binary carries its own. */
+export function withV8Flags(program: readonly string[]): string[] {
+  const [node, file] = program;
+  return node !== undefined && file !== undefined ? [node, ...V8_FLAGS, file] : [...program];
+}
 
 const say = (line: string) => process.stdout.write(`panoptes-agent: ${line}\n`);
 
@@ -46,7 +53,7 @@ export async function enroll(argv: readonly string[]): Promise<CliOptions | null
   writeFileSync(
     file,
     unitText({
-      program: programIo().self,
+      program: withV8Flags(programIo().self),
       config: args.config,
       workDir: dirname(args.config),
       name: args.name,

@@ -1,4 +1,3 @@
-import proxy from '@fastify/http-proxy';
 import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../shared/http/errors.js';
@@ -36,6 +35,8 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyOptions): 
   app.removeAllContentTypeParsers();
   const queryString = (_search: string | undefined, reqUrl: string) =>
     withoutCredentials(reqUrl, credentials);
+  // Loaded only when configured: the proxy and its HTTP client weigh some MB of a resting agent.
+  const { default: proxy } = await import('@fastify/http-proxy');
   await app.register(proxy, {
     upstream,
     prefix: PROXY_PREFIX,

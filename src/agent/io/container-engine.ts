@@ -1,11 +1,12 @@
 import { stat } from 'node:fs/promises';
-import { Pool } from 'undici';
+import { Agent } from 'node:http';
 import { safeText } from '../../shared/wire/free-text.js';
 import {
   type ContainerEngine,
   ENGINE_CONCURRENCY,
   type EngineCall,
 } from '../domain/container-watch.js';
+import { AnswerTooLarge, CallTimedOut, httpCall } from './http-call.js';
 
 /** The most a list may weigh (thousands of containers fit); other answers are small. */
 const LIST_MAX_BYTES = 16 * 1024 * 1024;
@@ -31,27 +32,22 @@ export function engineSockets(configured: string | null, env: NodeJS.ProcessEnv)
 }
 
 /**
- * The engine on a unix socket, through undici: a few connections kept open, one time-out per
+ * The engine on a unix socket, through node:http: a few connections kept open, one time-out per
  * call, answers read up to a bound. A socket that is not there is `absent` (looked for again at
  * the next read); one that refuses or stays silent is a failure with its reason.
  */
 export function dockerEngine(
   sockets: readonly string[],
 ): ContainerEngine & { close(): Promise<void> } {
-  let pool: { path: string; pool: Pool } | null = null;
+  let pool: { path: string; agent: Agent } | null = null;
   const inFlight = new Set<AbortController>();
 
-  const poolFor = (path: string): Pool => {
-    if (pool?.path === path) return pool.pool;
-    const old = pool?.pool;
-    if (old !== undefined) void old.close().catch(() => undefined);
+  const agentFor = (path: string): Agent => {
+    if (pool?.path === path) return pool.agent;
+    pool?.agent.destroy();
     // One connection per concurrent read call, and two more for actions.
-    const next = new Pool('http://localhost', {
-      socketPath: path,
-      connections: ENGINE_CONCURRENCY + 2,
-      pipelining: 1,
-    });
-    pool = { path, pool: next };
+    const next = new Agent({ keepAlive: true, maxSockets: ENGINE_CONCURRENCY + 2 });
+    pool = { path, agent: next };
     return next;
   };
 
@@ -73,42 +69,25 @@ export function dockerEngine(
     }
     const controller = new AbortController();
     inFlight.add(controller);
-    const timer = setTimeout(() => controller.abort(), Math.max(1, timeoutMs));
     try {
-      const answer = await poolFor(socket).request({
+      const answer = await httpCall({
         method,
         // No version prefix: the engine answers in its own current API version. A pinned one
         // ages out (Docker 29 refuses anything older than 1.44, Docker 20.10 anything newer
         // than 1.41); the few fields read are the same in all of them, and in Podman's.
-        path,
+        url: path,
+        socketPath: socket,
+        agent: agentFor(socket),
+        timeoutMs,
+        maxBytes,
         signal: controller.signal,
-        headersTimeout: Math.max(1, timeoutMs),
-        bodyTimeout: Math.max(1, timeoutMs),
       });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > maxBytes) {
-          answer.body.destroy();
-          return {
-            ok: false,
-            kind: 'refused',
-            reason: `the container engine answered more than ${maxBytes} bytes`,
-          };
-        }
-        chunks.push(chunk);
-      }
-      // Most answers come in one chunk: no copy of it then.
-      const text = (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString(
-        'utf8',
-      );
       let json: unknown = null;
-      if (text.trim() !== '') {
+      if (answer.text.trim() !== '') {
         try {
-          json = JSON.parse(text);
+          json = JSON.parse(answer.text);
         } catch {
-          if (answer.statusCode < 300)
+          if (answer.status < 300)
             return {
               ok: false,
               kind: 'refused',
@@ -116,9 +95,16 @@ export function dockerEngine(
             };
         }
       }
-      return { ok: true, value: { status: answer.statusCode, json } };
+      return { ok: true, value: { status: answer.status, json } };
     } catch (error) {
-      if (controller.signal.aborted) {
+      if (error instanceof AnswerTooLarge) {
+        return {
+          ok: false,
+          kind: 'refused',
+          reason: `the container engine answered more than ${maxBytes} bytes`,
+        };
+      }
+      if (error instanceof CallTimedOut) {
         return {
           ok: false,
           kind: 'timeout',
@@ -127,7 +113,6 @@ export function dockerEngine(
       }
       return { ok: false, kind: 'unreachable', reason: unreachable(socket, error) };
     } finally {
-      clearTimeout(timer);
       inFlight.delete(controller);
     }
   }
@@ -169,7 +154,7 @@ export function dockerEngine(
     },
     async close() {
       for (const controller of inFlight) controller.abort();
-      await pool?.pool.close().catch(() => undefined);
+      pool?.agent.destroy();
       pool = null;
     },
   };

@@ -53,8 +53,8 @@ describe('boardConnection', () => {
       for (const n of [1, 2, 3]) {
         const answer = await connection.post(`{"n":${n}}`);
         expect(answer).toEqual({ status: 200, body: { ok: true, actions: [] } });
-        // Reports come an interval apart. Posted in the same turn as the last answer ended,
-        // undici still counts that connection busy and opens another.
+        // Reports come an interval apart; posted in the same turn as the last answer ended,
+        // the connection may not be free yet.
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     } finally {

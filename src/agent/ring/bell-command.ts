@@ -1,4 +1,6 @@
-import { request } from 'undici';
+import { globalAgent as httpGlobalAgent } from 'node:http';
+import { globalAgent } from 'node:https';
+import { CallTimedOut, httpCall } from '../io/http-call.js';
 import { bellOf, bellUsage, parseBellArgs } from './bell-args.js';
 import { findBellTarget } from './bell-target.js';
 import { type ProgramIo, programIo } from './program.js';
@@ -29,18 +31,20 @@ export async function runBell(
     // A Codex notification other than the end of a turn: nothing to ring.
     if (bell === null) return 0;
     const target = findBellTarget(args, io.env, io.cwd, io.programDir);
-    const response = await request(`${target.url}/api/bell`, {
+    const response = await httpCall({
+      url: `${target.url}/api/bell`,
       method: 'POST',
+      agent: target.url.startsWith('https:') ? globalAgent : httpGlobalAgent,
+      timeoutMs: TIMEOUT_MS,
+      maxBytes: 64 * 1024,
       headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
       body: JSON.stringify(bell),
-      headersTimeout: TIMEOUT_MS,
-      bodyTimeout: TIMEOUT_MS,
       signal: deadline,
     });
-    const text = await response.body.text();
-    if (response.statusCode === 200) return 0;
+    const text = response.text;
+    if (response.status === 200) return 0;
     io.err(
-      `${names.prefix}: the agent at ${target.url} answered ${response.statusCode}: ${text.slice(0, 300).replace(/\s+/g, ' ')}`,
+      `${names.prefix}: the agent at ${target.url} answered ${response.status}: ${text.slice(0, 300).replace(/\s+/g, ' ')}`,
     );
     return 1;
   } catch (error) {
@@ -63,7 +67,7 @@ export function oneLine(error: unknown): string {
   if (!(error instanceof Error)) return String(error).split('\n')[0] ?? '';
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
   const why =
-    error.name === 'TimeoutError' || error.name === 'AbortError'
+    error.name === 'TimeoutError' || error.name === 'AbortError' || error instanceof CallTimedOut
       ? 'no answer within 5 s'
       : // node:util's parseArgs adds a hint about '--' that does not apply here.
         error.message.replace(/\. To specify a positional argument starting with .*$/s, '');

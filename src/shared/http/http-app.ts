@@ -57,6 +57,10 @@ declare module 'fastify' {
   }
 }
 
+type Factories = Required<
+  NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>
+>;
+
 /** Seconds a client may take to send its request headers (at most the request time-out). */
 const HEADERS_TIMEOUT_S = 10;
 
@@ -70,6 +74,19 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   const serverOptions: FastifyServerOptions = {
     loggerInstance: options.logger,
     logController: new LogController({ disableRequestLogging: true }),
+    // Validation is done by validateRequest so that every part is checked at once; Fastify's
+    // own compiler only needs to accept the schemas, which also feed the OpenAPI document.
+    // Given as factories, Fastify never loads Ajv and fast-json-stringify (MBs of memory).
+    schemaController: {
+      compilersFactory: {
+        // Fastify's types describe Ajv's compilers; any function of the same shape is taken.
+        buildValidator: (() => () => (data: unknown) => ({
+          value: data,
+        })) as unknown as Factories['buildValidator'],
+        buildSerializer: (() => () => (data: unknown) =>
+          JSON.stringify(data)) as unknown as Factories['buildSerializer'],
+      },
+    },
     bodyLimit,
     requestTimeout: (options.requestTimeoutS ?? 30) * 1000,
     connectionTimeout: 0,
@@ -115,8 +132,6 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
           https: { ...http, cert: options.tls.cert, key: options.tls.key },
         }) as unknown as FastifyInstance);
 
-  // Validation is done by validateRequest so that every part is checked at once; Fastify's
-  // own compiler only needs to accept the schemas, which also feed the OpenAPI document.
   const trusted = options.trustedProxies ?? new TrustedProxies();
   app.decorateRequest('clientAddress', {
     getter(this: FastifyRequest): string {
@@ -124,8 +139,6 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     },
   });
   guardSockets(app, options.shutdownGraceMs);
-  app.setValidatorCompiler(() => (data) => ({ value: data }));
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // Routing as Starlette does it, before any token is asked for: 405, 307 or 404.
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
