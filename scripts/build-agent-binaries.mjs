@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // Makes the agent as one binary per platform (Node's single executable applications) from the
 // one-file agent and the pinned Node binaries the npm registry carries (scripts/node-binaries.json):
-// dist/agent-file/panoptes-agent-linux-x64, -linux-arm64, and SHA256SUMS for every served file.
+// dist/agent-file/panoptes-agent-linux-x64, -linux-arm64, and SHA256SUMS for every served file;
+// beside each served file its gzip (<file>.gz), which the board sends to clients that accept it.
 // Without the registry it warns and serves the .mjs alone, unless CI=true, where it fails.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
+  createReadStream,
+  createWriteStream,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -20,7 +23,9 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
+import { createGzip } from 'node:zlib';
 import {
   AGENT_MJS,
   binaryName,
@@ -150,6 +155,32 @@ function outputsIntact(stamp) {
   });
 }
 
+/**
+ * Writes <file>.gz (level 6, streamed: a binary is ~150 MB) unless one newer than the file is
+ * there already; the board serves a .gz only while it is newer than its file.
+ */
+async function gzipBeside(name) {
+  const path = join(OUT, name);
+  const gz = `${path}.gz`;
+  if (existsSync(gz) && statSync(gz).mtimeMs > statSync(path).mtimeMs) return false;
+  const tmp = `${gz}.tmp`;
+  try {
+    await pipeline(createReadStream(path), createGzip({ level: 6 }), createWriteStream(tmp));
+    renameSync(tmp, gz);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  return true;
+}
+
+/** The .gz of every served file, side by side (zlib works in libuv's threads), timed. */
+async function gzipAll(names) {
+  const started = performance.now();
+  const written = (await Promise.all(names.map(gzipBeside))).filter(Boolean).length;
+  const secs = ((performance.now() - started) / 1000).toFixed(1);
+  if (written > 0) console.log(`agent files: ${written} gzipped in ${secs} s`);
+}
+
 function writeSums(entries) {
   writeFileSync(join(OUT, 'SHA256SUMS'), sumsText(entries));
 }
@@ -171,12 +202,14 @@ async function main() {
   const stamp = readStamp();
   if (stamp?.key === key && outputsIntact(stamp)) {
     writeSums([mjs, ...stamp.sums]);
+    await gzipAll([AGENT_MJS, ...platforms.map(binaryName)]);
     return;
   }
   const host = hostPlatform();
   if (!platforms.includes(host)) {
     removeBinaries();
     writeSums([mjs]);
+    await gzipAll([AGENT_MJS]);
     const why = `agent binaries: no pinned Node for this build machine (${host}); serving ${AGENT_MJS} alone`;
     if (CI) throw new Error(why);
     console.warn(why);
@@ -192,6 +225,7 @@ async function main() {
     if (!error.offline || CI) throw error;
     removeBinaries();
     writeSums([mjs]);
+    await gzipAll([AGENT_MJS]);
     console.warn(`agent binaries: not built (${error.message}); serving ${AGENT_MJS} alone`);
     return;
   }
@@ -209,6 +243,7 @@ async function main() {
   writeFileSync(STAMP, JSON.stringify({ key, outputs, sums }));
   const secs = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`agent binaries: ${platforms.map(binaryName).join(', ')} built in ${secs} s`);
+  await gzipAll([AGENT_MJS, ...platforms.map(binaryName)]);
 }
 
 try {

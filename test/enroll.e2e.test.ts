@@ -80,7 +80,9 @@ describe('enroll: the one-file agent and the pasted command', () => {
   it('serves the agent as one file, openly, with the SHA-256 the enroll answer states', async () => {
     const file = readFileSync(`${ROOT}dist/agent-file/panoptes-agent.mjs`);
     expect(file.length).toBeLessThanOrEqual(3 * 1024 * 1024);
-    const r = await fetch(`${board.url}/agent/panoptes-agent.mjs`);
+    const r = await fetch(`${board.url}/agent/panoptes-agent.mjs`, {
+      headers: { 'accept-encoding': 'identity' },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/javascript/);
     const served = Buffer.from(await r.arrayBuffer());
@@ -88,9 +90,14 @@ describe('enroll: the one-file agent and the pasted command', () => {
     expect(sha).toBe(createHash('sha256').update(file).digest('hex'));
     expect(r.headers.get('etag')).toBe(`"${sha}"`);
     const again = await fetch(`${board.url}/agent/panoptes-agent.mjs`, {
-      headers: { 'if-none-match': `"${sha}"` },
+      headers: { 'accept-encoding': 'identity', 'if-none-match': `"${sha}"` },
     });
     expect(again.status).toBe(304);
+    // The build's gzip of it, to a client that asks (fetch does): the same file once unzipped.
+    const zipped = await fetch(`${board.url}/agent/panoptes-agent.mjs`);
+    expect(zipped.headers.get('content-encoding')).toBe('gzip');
+    expect(zipped.headers.get('etag')).toBe(`"${sha}-gzip"`);
+    expect(Buffer.from(await zipped.arrayBuffer()).equals(served)).toBe(true);
     // It runs with nothing beside it: no node_modules, no npm on PATH.
     const alone = join(dir.path, 'alone');
     mkdirSync(alone);
@@ -153,7 +160,7 @@ describe('enroll: the one-file agent and the pasted command', () => {
     expect(body.command).toContain(
       `panoptes_file=panoptes-agent.mjs; panoptes_sum=${body.agent_sha256};`,
     );
-    expect(body.command).toContain(`curl -fsSL '${board.url}/agent/'"$panoptes_file"`);
+    expect(body.command).toContain(`curl -fsSL --compressed '${board.url}/agent/'"$panoptes_file"`);
     expect((await api('GET', '/api/enrollments')).json().enrollments).toEqual([
       { name: 'lab7', enrolled_at: expect.any(String) },
     ]);

@@ -17,7 +17,14 @@ export interface AgentFileEntry {
   /** Hex SHA-256 of the file as it is on disk now. */
   sha256: string;
   size: number;
+  mtimeMs: number;
   path: string;
+}
+
+/** The build's gzip of an agent file, beside it (`<file>.gz`). */
+export interface GzipFile {
+  path: string;
+  size: number;
 }
 
 interface Hashed {
@@ -57,13 +64,37 @@ export class AgentFiles {
       hashed.sha256.catch(() => this.hashes.delete(path));
     }
     const sha256 = await hashed.sha256.catch(() => null);
-    return sha256 === null ? null : { name, sha256, size: info.size, path };
+    return sha256 === null ? null : { name, sha256, size: info.size, mtimeMs: info.mtimeMs, path };
+  }
+
+  /**
+   * `<file>.gz` when it is there and newer than the file (one older is of a file since replaced),
+   * else null. The board never compresses on the fly: the build writes these.
+   */
+  async gzipOf(entry: AgentFileEntry): Promise<GzipFile | null> {
+    const path = `${entry.path}.gz`;
+    const info = await stat(path).catch(() => null);
+    if (info === null || !info.isFile() || info.mtimeMs <= entry.mtimeMs) return null;
+    return { path, size: info.size };
   }
 
   /** The SHA256SUMS text (`sha256sum` format) of the files there now. */
   async sums(): Promise<string> {
     return (await this.list()).map((entry) => `${entry.sha256}  ${entry.name}\n`).join('');
   }
+}
+
+/** Whether an Accept-Encoding allows gzip (named, or `*`, with a q above 0). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const weights = new Map<string, number>();
+  for (const part of header.toLowerCase().split(',')) {
+    const [coding = '', ...params] = part.split(';').map((p) => p.trim());
+    const q = params.find((p) => p.startsWith('q='));
+    weights.set(coding, q === undefined ? 1 : Number(q.slice(2)));
+  }
+  const q = weights.get('gzip') ?? weights.get('x-gzip') ?? weights.get('*') ?? 0;
+  return q > 0;
 }
 
 function hashFile(path: string): Promise<string> {

@@ -12,6 +12,7 @@ import {
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/helpers/tmp.js';
 import { enrollCommand, NO_BINARY_MESSAGE } from './command.js';
@@ -37,6 +38,8 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
   let server: Server;
   let board = '';
   const fetched: string[] = [];
+  // The files sent gzip-compressed (to a client that asked for gzip), as the board does.
+  const gzipped: string[] = [];
   const served: Record<string, string> = {
     'panoptes-agent.mjs': MJS,
     'panoptes-agent-linux-x64': BINARY,
@@ -49,6 +52,11 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
       const name = (req.url ?? '').replace('/agent/', '');
       fetched.push(name);
       const body = served[name];
+      if (body !== undefined && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
+        gzipped.push(name);
+        res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(body));
+        return;
+      }
       res.writeHead(body === undefined ? 404 : 200).end(body ?? 'no');
     });
     server.listen(0, '127.0.0.1');
@@ -92,6 +100,7 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
     }));
     const command = enrollCommand({ board, name: 'lab7', key: KEY, registrationToken: REG, files });
     fetched.length = 0;
+    gzipped.length = 0;
     const [shell, ...shellArgs] = opts.shell ?? ['/bin/sh'];
     const child = spawn(shell as string, [...shellArgs, '-c', `${command} --port 0`], {
       cwd: work,
@@ -111,7 +120,9 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
       stderr,
       ran,
       fetched: [...fetched],
+      gzipped: [...gzipped],
       left: readdirSync(work),
+      saved: (name: string) => readFileSync(join(work, name), 'utf8'),
     };
   }
 
@@ -119,6 +130,9 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
     const r = await pasteOn({ arch: 'x86_64', node: true });
     expect(r.stderr).toBe('');
     expect(r.fetched).toEqual(['panoptes-agent.mjs']);
+    // curl asks for gzip (--compressed) and saves the file as it is, which the check then passes.
+    expect(r.gzipped).toEqual(['panoptes-agent.mjs']);
+    expect(r.saved('panoptes-agent.mjs')).toBe(MJS);
     expect(r.ran).toBe(`mjs enroll --board=${board} --name=lab7 --port 0 key=${KEY}`);
   });
 
@@ -131,6 +145,8 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
     ]) {
       const r = await pasteOn({ arch: arch as string });
       expect(r.fetched).toEqual([file]);
+      expect(r.gzipped).toEqual([file]);
+      expect(r.saved(file as string)).toBe(BINARY);
       expect(r.ran).toBe(
         `./${file} enroll --board=${board} --name=lab7 --port 0 key=${KEY} reg=${REG}`,
       );
@@ -163,6 +179,9 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
     async () => {
       const r = await pasteOn({ arch: 'x86_64', fetcher: 'wget' });
       expect(r.fetched).toEqual(['panoptes-agent-linux-x64']);
+      // busybox wget asks for no encoding: the raw file.
+      expect(r.gzipped).toEqual([]);
+      expect(r.saved('panoptes-agent-linux-x64')).toBe(BINARY);
       expect(r.ran).toMatch(/^\.\/panoptes-agent-linux-x64 enroll /);
     },
   );

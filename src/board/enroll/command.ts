@@ -79,7 +79,7 @@ export function enrollCommand(parts: EnrollCommandParts): string {
     `{ if node -e 'process.exit(process.versions.node.split(".")[0] >= 20 ? 0 : 1)' 2>/dev/null;`,
     `then ${pick(AGENT_FILE_NAME)} ${RUN}=node; ${ARG}=${AGENT_FILE_NAME};`,
     `else ${noBinary} fi; }`,
-    `&& { if command -v curl >/dev/null; then curl -fsSL ${shellQuote(`${board}/agent/`)}"$${FILE}" -o "$${FILE}";`,
+    `&& { if command -v curl >/dev/null; then curl -fsSL --compressed ${shellQuote(`${board}/agent/`)}"$${FILE}" -o "$${FILE}";`,
     `else wget -qO "$${FILE}" ${shellQuote(`${board}/agent/`)}"$${FILE}"; fi; }`,
     `&& { if command -v sha256sum >/dev/null; then echo ${checked} | sha256sum -c -;`,
     `else echo ${checked} | shasum -a 256 -c -; fi`,

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { AGENT_FILE_NAMES, type AgentFileName } from '../../shared/wire/agent-update.js';
 import { sendAnswer } from '../http/send-answer.js';
 import { Detail, EnrollAnswer, EnrollmentList, NameParams } from '../schemas.js';
-import { AGENT_FILE_MISSING, AGENT_MJS, type AgentFiles } from './agent-files.js';
+import { AGENT_FILE_MISSING, AGENT_MJS, type AgentFiles, acceptsGzip } from './agent-files.js';
 import { boardAddress } from './command.js';
 import type { Enroller } from './enroller.js';
 import type { Enrollments } from './enrollments.js';
@@ -15,6 +15,15 @@ export interface EnrollRouteOptions {
   agentFiles: AgentFiles;
   /** `public_url`, and whether the board serves HTTPS (for the address in the command). */
   address: () => { publicUrl: string | null; tls: boolean };
+}
+
+/** Whether If-None-Match (`*` or a list of ETags, weak or strong) names this ETag. */
+function matches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
 }
 
 /** Adding a machine from the board: the one-file agent, enroll, and the enrolled names. */
@@ -30,7 +39,7 @@ export async function enrollRoutes(app: FastifyInstance, options: EnrollRouteOpt
         summary:
           'An agent file: panoptes-agent.mjs (runs with `node` 20 or later) or the binary for a platform',
         description:
-          'Open, like the UI: the agent holds no secret. Files: panoptes-agent.mjs, panoptes-agent-linux-x64, panoptes-agent-linux-arm64 (those built on this board). Its SHA-256 is in the ETag, in GET /agent/SHA256SUMS and in the enroll answer.',
+          'Open, like the UI: the agent holds no secret. Files: panoptes-agent.mjs, panoptes-agent-linux-x64, panoptes-agent-linux-arm64 (those built on this board). Its SHA-256 is in the ETag (`"<sha256>"`, or `"<sha256>-gzip"` for the gzip the build made, sent with Content-Encoding: gzip when Accept-Encoding allows it), in GET /agent/SHA256SUMS and in the enroll answer; the SHA-256 is always that of the uncompressed file.',
         params: Type.Object({
           file: Type.Union(AGENT_FILE_NAMES.map((name) => Type.Literal(name))),
         }),
@@ -52,12 +61,26 @@ export async function enrollRoutes(app: FastifyInstance, options: EnrollRouteOpt
             : `${name} is not built on this board (GET /agent/SHA256SUMS lists the files it serves)`;
         return reply.code(404).send({ detail });
       }
-      const etag = `"${file.sha256}"`;
-      reply.header('etag', etag).header('cache-control', 'no-cache');
-      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      const gzip = acceptsGzip(request.headers['accept-encoding'])
+        ? await agentFiles.gzipOf(file)
+        : null;
+      // One ETag per encoding: a cache must not answer a gzip request with the raw bytes.
+      const etag = gzip === null ? `"${file.sha256}"` : `"${file.sha256}-gzip"`;
+      reply
+        .header('etag', etag)
+        .header('cache-control', 'no-cache')
+        .header('vary', 'accept-encoding');
+      if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send();
       const type =
         name === AGENT_MJS ? 'text/javascript; charset=utf-8' : 'application/octet-stream';
-      return reply.type(type).header('content-length', file.size).send(createReadStream(file.path));
+      reply.type(type);
+      if (gzip !== null) {
+        return reply
+          .header('content-encoding', 'gzip')
+          .header('content-length', gzip.size)
+          .send(createReadStream(gzip.path));
+      }
+      return reply.header('content-length', file.size).send(createReadStream(file.path));
     },
   );
 

@@ -114,7 +114,7 @@ describe('the command', () => {
         `aarch64|arm64) panoptes_file=panoptes-agent-linux-arm64; panoptes_sum=${'ef'.repeat(32)}; panoptes_run=./panoptes-agent-linux-arm64; panoptes_arg=;;`,
         `*) echo "this board serves no agent binary for $(uname -m); install Node 20 or later" >&2; false;;`,
         'esac; fi; }',
-        `&& { if command -v curl >/dev/null; then curl -fsSL ${url} -o "$panoptes_file";`,
+        `&& { if command -v curl >/dev/null; then curl -fsSL --compressed ${url} -o "$panoptes_file";`,
         `else wget -qO "$panoptes_file" ${url}; fi; }`,
         `&& { if command -v sha256sum >/dev/null; then echo ${sum} | sha256sum -c -;`,
         `else echo ${sum} | shasum -a 256 -c -; fi`,
