@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { unlink } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Agent, request } from 'undici';
@@ -114,9 +113,4 @@ export class BoardFiles {
     }
     return response;
   }
-}
-
-/** Removes a file if it is there. */
-export async function removeQuietly(path: string): Promise<void> {
-  await unlink(path).catch(() => undefined);
 }

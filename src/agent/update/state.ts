@@ -133,3 +133,8 @@ export async function writeWhole(path: string, value: unknown): Promise<void> {
     throw error;
   }
 }
+
+/** Removes a file if it is there. */
+export async function removeQuietly(path: string): Promise<void> {
+  await unlink(path).catch(() => undefined);
+}

@@ -2,11 +2,12 @@ import { copyFile, link, open, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { UpdateOutcome } from '../../shared/wire/agent-update.js';
 import type { ReporterLog } from '../domain/reporter.js';
-import { BoardFiles, removeQuietly, type UpdateSource } from './download.js';
+import type { UpdateSource } from './download.js';
 import type { SelfFile } from './self-file.js';
 import {
   atStart,
   outcome,
+  removeQuietly,
   type StoredOutcome,
   type UpdateFiles,
   type UpdateRecord,
@@ -184,6 +185,8 @@ export class Updater {
     const { self, source } = this.deps;
     const { ownSha } = this;
     if (self === null || ownSha === null || source === null) return;
+    // The HTTP client is loaded when an update runs, not carried by every agent at rest.
+    const { BoardFiles } = await import('./download.js');
     const board = new BoardFiles(source);
     const fresh = `${self.path}.new`;
     let to: string | null = null;
