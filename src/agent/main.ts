@@ -6,6 +6,7 @@ import { type CliOptions, parseCli } from '../shared/cli.js';
 import { startReloadTrigger } from '../shared/config/reload-trigger.js';
 import { createLogger } from '../shared/logger.js';
 import { runMain } from '../shared/run-main.js';
+import { sha256File } from '../shared/sha256-file.js';
 import { VERSION } from '../shared/version.js';
 import { timedKeyProof } from '../shared/wire/key-proof.js';
 import { buildAgent } from './app.js';
@@ -30,7 +31,7 @@ import {
   spawnAgentFile,
   underSystemd,
 } from './update/agent-updates.js';
-import { selfFile, sha256File } from './update/self-file.js';
+import { selfFile } from './update/self-file.js';
 import { UpdateFiles } from './update/state.js';
 import { stopTrial, type Trial, Updater } from './update/updater.js';
 

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { AgentFileName } from '../../shared/wire/agent-update.js';
@@ -37,15 +35,4 @@ export function selfFile(): SelfFile | null {
   const script = process.argv[1];
   if (bundled !== 'panoptes-agent.mjs' || script === undefined) return null;
   return { name: bundled, path: resolve(script) };
-}
-
-/** Hex SHA-256 of a file, read as a stream (a binary is ~100 MB). */
-export function sha256File(path: string): Promise<string> {
-  return new Promise((done, fail) => {
-    const hash = createHash('sha256');
-    createReadStream(path)
-      .on('data', (chunk) => hash.update(chunk))
-      .on('error', fail)
-      .on('end', () => done(hash.digest('hex')));
-  });
 }

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/helpers/tmp.js';
-import { sha256File } from './self-file.js';
+import { sha256File } from '../../shared/sha256-file.js';
 import { UpdateFiles } from './state.js';
 import { type Trial, Updater, type UpdaterDeps } from './updater.js';
 

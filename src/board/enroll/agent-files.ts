@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sha256File } from '../../shared/sha256-file.js';
 import { AGENT_FILE_NAMES, type AgentFileName } from '../../shared/wire/agent-update.js';
 
 /** What the board answers while no agent file is there (404 for a file, 503 for enroll). */
@@ -58,7 +57,7 @@ export class AgentFiles {
     if (info === null || !info.isFile()) return null;
     let hashed = this.hashes.get(path);
     if (hashed === undefined || hashed.size !== info.size || hashed.mtimeMs !== info.mtimeMs) {
-      hashed = { size: info.size, mtimeMs: info.mtimeMs, sha256: hashFile(path) };
+      hashed = { size: info.size, mtimeMs: info.mtimeMs, sha256: sha256File(path) };
       this.hashes.set(path, hashed);
       // A failed read is tried again at the next call.
       hashed.sha256.catch(() => this.hashes.delete(path));
@@ -95,14 +94,4 @@ export function acceptsGzip(header: string | undefined): boolean {
   }
   const q = weights.get('gzip') ?? weights.get('x-gzip') ?? weights.get('*') ?? 0;
   return q > 0;
-}
-
-function hashFile(path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const hash = createHash('sha256');
-    createReadStream(path)
-      .on('data', (chunk) => hash.update(chunk))
-      .on('error', reject)
-      .on('end', () => resolve(hash.digest('hex')));
-  });
 }
