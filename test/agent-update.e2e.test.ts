@@ -1,13 +1,6 @@
-import { createHash } from 'node:crypto';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ROOT,
-  type RunningProgram,
-  startAgent,
-  startBoard,
-  startProcess,
-} from '../harness/processes.js';
+import { type RunningProgram, startAgent, startBoard, startProcess } from '../harness/processes.js';
 import {
   agentYaml,
   BOARD_KEY,
@@ -17,12 +10,11 @@ import {
   OPERATOR,
   REGISTRATION,
 } from './helpers/agent-fixtures.js';
+import { BUNDLE, killStarted, newAgentPid, sha256 } from './helpers/agent-update.js';
 import { writeBoardConfig } from './helpers/fleet.js';
 import { tempDir } from './helpers/tmp.js';
 
 const BOARD_TOKEN = 'update-e2e-board-token-5b2d8f1a';
-const BUNDLE = `${ROOT}dist/agent-file/panoptes-agent.mjs`;
-const sha = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
 interface Overview {
   agent_sha256?: string;
@@ -88,13 +80,7 @@ describe('updates from the board: the agent replaces its own file', () => {
   });
 
   afterAll(async () => {
-    if (newPid !== null) {
-      try {
-        process.kill(-newPid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
+    killStarted(newPid);
     await off?.stop();
     await agent?.stop();
     await board?.stop();
@@ -104,7 +90,7 @@ describe('updates from the board: the agent replaces its own file', () => {
   it('says which file it runs, its checksum and that it takes updates', async () => {
     expect(await overview()).toMatchObject({
       agent_file: 'panoptes-agent.mjs',
-      agent_sha256: sha(original),
+      agent_sha256: sha256(original),
       updates: 'on',
     });
     // Run from a clone's dist, the agent is not one file and says nothing of one.
@@ -139,8 +125,8 @@ describe('updates from the board: the agent replaces its own file', () => {
       400,
     );
     expect(after.update_outcome?.detail).toContain('exited with code 3');
-    expect(after.agent_sha256).toBe(sha(original));
-    expect(sha(readFileSync(installed))).toBe(sha(original));
+    expect(after.agent_sha256).toBe(sha256(original));
+    expect(sha256(readFileSync(installed))).toBe(sha256(original));
     expect(agent.child.exitCode).toBeNull();
     // It reports again.
     await eventually(
@@ -158,7 +144,7 @@ describe('updates from the board: the agent replaces its own file', () => {
     const again = await new Http(agent.url).post('/api/update', { token: OPERATOR });
     expect(again.status).toBe(409);
     await eventually(
-      async () => ((await boardRecord())?.agent_sha256 === sha(fresh) ? true : undefined),
+      async () => ((await boardRecord())?.agent_sha256 === sha256(fresh) ? true : undefined),
       'the new checksum on the board',
       600,
     );
@@ -166,18 +152,17 @@ describe('updates from the board: the agent replaces its own file', () => {
     process.stdout.write(`update: request → new sha256 on the board in ${tookMs} ms\n`);
     const exit = await agent.exited;
     expect(exit.code).toBe(0);
-    const line = agent.output.findLast((l) => l.includes('started the new agent file'));
-    newPid = Number(/"new_pid":(\d+)/.exec(line ?? '')?.[1]);
+    newPid = newAgentPid(agent);
     expect(newPid).toBeGreaterThan(0);
-    expect(sha(readFileSync(installed))).toBe(sha(fresh));
-    expect(sha(readFileSync(`${installed}.prev`))).toBe(sha(original));
+    expect(sha256(readFileSync(installed))).toBe(sha256(fresh));
+    expect(sha256(readFileSync(`${installed}.prev`))).toBe(sha256(original));
     const now = await eventually(async () => {
       const o = await overview().catch(() => undefined);
       return o?.update_outcome?.state === 'updated' ? o : undefined;
     }, 'the outcome updated');
     expect(now).toMatchObject({
-      agent_sha256: sha(fresh),
-      update_outcome: { to_sha256: sha(fresh) },
+      agent_sha256: sha256(fresh),
+      update_outcome: { to_sha256: sha256(fresh) },
     });
     // The same file again: refused, nothing replaced.
     const same = await new Http(agent.url).post('/api/update', { token: BOARD_KEY });
@@ -187,7 +172,7 @@ describe('updates from the board: the agent replaces its own file', () => {
       return o?.update_outcome?.state === 'refused' ? o : undefined;
     }, 'the refusal');
     expect(refused.update_outcome?.detail).toBe("already the board's file");
-    expect(sha(readFileSync(`${installed}.prev`))).toBe(sha(original));
+    expect(sha256(readFileSync(`${installed}.prev`))).toBe(sha256(original));
   });
 
   it('no key or token in what the programs logged', () => {

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, type RunningProgram, startBoard, startProcess } from '../harness/processes.js';
+import { type RunningProgram, startBoard, startProcess } from '../harness/processes.js';
 import {
   agentYaml,
   eventually,
@@ -9,12 +8,11 @@ import {
   Http,
   REGISTRATION,
 } from './helpers/agent-fixtures.js';
+import { BUNDLE, killStarted, newAgentPid, sha256 } from './helpers/agent-update.js';
 import { writeBoardConfig } from './helpers/fleet.js';
 import { tempDir } from './helpers/tmp.js';
 
 const BOARD_TOKEN = 'fleet-update-board-token-8c1e2a90';
-const BUNDLE = `${ROOT}dist/agent-file/panoptes-agent.mjs`;
-const sha = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
 interface AgentRecord {
   version: string | null;
@@ -44,7 +42,7 @@ describe('updating a fleet from the board', () => {
   let board: RunningProgram;
   let http: Http;
   const agents = new Map<string, RunningProgram>();
-  const newPids: number[] = [];
+  const newPids: (number | null)[] = [];
 
   const records = async (): Promise<Map<string, AgentRecord>> => {
     const view = (await http.get('/api/board', { token: BOARD_TOKEN })).json;
@@ -93,13 +91,7 @@ describe('updating a fleet from the board', () => {
   });
 
   afterAll(async () => {
-    for (const pid of newPids) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
+    for (const pid of newPids) killStarted(pid);
     for (const agent of agents.values()) await agent.stop();
     await board?.stop();
     dir.cleanup();
@@ -109,11 +101,11 @@ describe('updating a fleet from the board', () => {
     const all = await records();
     expect(all.get('fu1')).toEqual({
       version: expect.any(String),
-      sha256: sha(original),
+      sha256: sha256(original),
       update_available: true,
       updates: 'on',
     });
-    expect(all.get('fu3')).toMatchObject({ sha256: sha(original), updates: 'off' });
+    expect(all.get('fu3')).toMatchObject({ sha256: sha256(original), updates: 'off' });
     const refused = await http.post('/api/machines/fu3/update', { token: BOARD_TOKEN });
     expect(refused.status).toBe(409);
   });
@@ -130,9 +122,9 @@ describe('updating a fleet from the board', () => {
       600,
     );
     expect(rolled.detail).toContain('exited with code 3');
-    expect((await records()).get('fu1')?.sha256).toBe(sha(original));
+    expect((await records()).get('fu1')?.sha256).toBe(sha256(original));
     expect(agents.get('fu1')?.child.exitCode).toBeNull();
-    expect(sha(readFileSync(`${dir.path}/fu1/panoptes-agent.mjs`))).toBe(sha(original));
+    expect(sha256(readFileSync(`${dir.path}/fu1/panoptes-agent.mjs`))).toBe(sha256(original));
   });
 
   it('update all: every machine that opted in runs the board file, journaled updated', async () => {
@@ -147,7 +139,7 @@ describe('updating a fleet from the board', () => {
     const all = await eventually(
       async () => {
         const r = await records();
-        return r.get('fu1')?.sha256 === sha(fresh) && r.get('fu2')?.sha256 === sha(fresh)
+        return r.get('fu1')?.sha256 === sha256(fresh) && r.get('fu2')?.sha256 === sha256(fresh)
           ? r
           : undefined;
       },
@@ -158,10 +150,9 @@ describe('updating a fleet from the board', () => {
     for (const name of ['fu1', 'fu2']) {
       const agent = agents.get(name) as RunningProgram;
       await agent.exited;
-      const line = agent.output.findLast((l) => l.includes('started the new agent file'));
-      newPids.push(Number(/"new_pid":(\d+)/.exec(line ?? '')?.[1]));
+      newPids.push(newAgentPid(agent));
     }
-    expect(all.get('fu3')).toMatchObject({ sha256: sha(original), update_available: true });
+    expect(all.get('fu3')).toMatchObject({ sha256: sha256(original), update_available: true });
     // The board takes its files' sums again every 10 s.
     await eventually(
       async () => ((await records()).get('fu1')?.update_available === false ? true : undefined),
@@ -171,7 +162,7 @@ describe('updating a fleet from the board', () => {
     for (const name of ['fu1', 'fu2']) {
       const agent = agents.get(name) as RunningProgram;
       expect((await agent.exited).code).toBe(0);
-      expect(sha(readFileSync(`${dir.path}/${name}/panoptes-agent.mjs`))).toBe(sha(fresh));
+      expect(sha256(readFileSync(`${dir.path}/${name}/panoptes-agent.mjs`))).toBe(sha256(fresh));
     }
     const updated = await eventually(async () => {
       const entries = (await journal()).filter((e) => e.op === 'update' && e.outcome === 'updated');

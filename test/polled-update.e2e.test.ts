@@ -1,23 +1,20 @@
-import { createHash } from 'node:crypto';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, type RunningProgram, startBoard, startProcess } from '../harness/processes.js';
+import { type RunningProgram, startBoard, startProcess } from '../harness/processes.js';
 import { agentYaml, BOARD_KEY, eventually } from './helpers/agent-fixtures.js';
+import { BUNDLE, killStarted, newAgentPid, sha256 } from './helpers/agent-update.js';
 import { makeTestCa } from './helpers/certs.js';
 import { closedPort, writeBoardConfig } from './helpers/fleet.js';
 import { tempDir } from './helpers/tmp.js';
 
 const BOARD_TOKEN = 'polled-update-board-token-3f9a7c21';
-const BUNDLE = `${ROOT}dist/agent-file/panoptes-agent.mjs`;
 interface MachineJson {
   name: string;
   state: string;
   agent: { sha256: string | null; update_available: boolean; updates: string };
   overview: { update_outcome?: { state: string } };
 }
-
-const sha = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
 /**
  * A polled machine updated from the board: the board relays the request to the agent's
@@ -63,13 +60,7 @@ describe('updating a polled machine', () => {
   });
 
   afterAll(async () => {
-    if (newPid !== null) {
-      try {
-        process.kill(-newPid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
+    killStarted(newPid);
     await agent?.stop();
     await board?.stop();
     dir.cleanup();
@@ -91,7 +82,7 @@ describe('updating a polled machine', () => {
     };
     await eventually(async () => ((await record())?.state === 'up' ? true : undefined), 'up');
     // The board serves the same file the agent runs: nothing to do.
-    expect((await record())?.agent).toMatchObject({ sha256: sha(original), updates: 'on' });
+    expect((await record())?.agent).toMatchObject({ sha256: sha256(original), updates: 'on' });
     const current = await call('POST', '/api/machines/pu1/update');
     expect(current.status).toBe(409);
     writeFileSync(`${dir.path}/served/panoptes-agent.mjs`, fresh);
@@ -104,19 +95,18 @@ describe('updating a polled machine', () => {
     expect(asked.status).toBe(202);
     expect(asked.json).toMatchObject({ handed: 'relayed' });
     const exit = await agent.exited;
-    const line = agent.output.findLast((l) => l.includes('started the new agent file'));
-    newPid = Number(/"new_pid":(\d+)/.exec(line ?? '')?.[1]);
+    newPid = newAgentPid(agent);
     expect(exit.code).toBe(0);
     const now = await eventually(
       async () => {
         const r = await record();
-        return r?.agent.sha256 === sha(fresh) && r.state === 'up' ? r : undefined;
+        return r?.agent.sha256 === sha256(fresh) && r.state === 'up' ? r : undefined;
       },
       'the new file on the board',
       600,
     );
     expect(now.overview.update_outcome).toMatchObject({ state: 'updated' });
-    expect(sha(readFileSync(installed))).toBe(sha(fresh));
+    expect(sha256(readFileSync(installed))).toBe(sha256(fresh));
     await trusting.close();
   });
 });
