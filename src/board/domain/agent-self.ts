@@ -5,7 +5,6 @@ import {
   type UpdateOutcome,
 } from '../../shared/wire/agent-update.js';
 import { safeText } from '../../shared/wire/free-text.js';
-import type { Machine } from './machine.js';
 import { record } from './overview-values.js';
 
 /** What a machine's last overview said of its agent: which file it runs, and updates. */
@@ -17,6 +16,12 @@ export interface AgentSelf {
   updates: 'on' | 'off';
   /** How its last update from the board ended, as it keeps saying until the next one. */
   outcome: UpdateOutcome | null;
+}
+
+/** What a machine holds of its agent (Machine has these two fields). */
+export interface AgentState {
+  agent: AgentSelf | null;
+  updateAvailable: boolean;
 }
 
 /**
@@ -90,13 +95,13 @@ export function updateAvailable(self: AgentSelf | null, releases: AgentReleases)
  * Keeps what a new overview says of the agent: the object the machine holds when nothing
  * changed (10,000 reports a second leave no new one), else the new one.
  */
-export function noteAgent(m: Machine, next: AgentSelf | null, releases: AgentReleases): void {
+export function noteAgent(m: AgentState, next: AgentSelf | null, releases: AgentReleases): void {
   if (!same(m.agent, next)) m.agent = next;
   m.updateAvailable = updateAvailable(m.agent, releases);
 }
 
 /** Works update_available out again (the board's files changed); true when it flipped. */
-export function noteReleases(m: Machine, releases: AgentReleases): boolean {
+export function noteReleases(m: AgentState, releases: AgentReleases): boolean {
   const available = updateAvailable(m.agent, releases);
   if (available === m.updateAvailable) return false;
   m.updateAvailable = available;
@@ -104,7 +109,7 @@ export function noteReleases(m: Machine, releases: AgentReleases): boolean {
 }
 
 /** The record's `agent` member (GET /api/board, the live feed, list_machines). */
-export function agentRecord(m: Machine): {
+export function agentRecord(m: AgentState): {
   version: string | null;
   sha256: string | null;
   update_available: boolean;
