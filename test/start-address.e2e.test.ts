@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startProgram, startShell } from '../harness/processes.js';
@@ -65,6 +66,28 @@ describe('the address a board with --config prints', () => {
       expect(page.status).toBe(200);
     } finally {
       await board.stop();
+      // script(1) ends, but the board under it takes the pty's SIGHUP as "reload" and then fails
+      // every write to the closed pty (EIO), shutdown included: it is killed, not asked.
+      killProcessesNaming(config);
     }
   });
 });
+
+/** SIGKILL to every process whose command line names `text` (the test's own temp directory). */
+function killProcessesNaming(text: string): void {
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    let cmdline = '';
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (Number(pid) !== process.pid && cmdline.includes(text)) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+  }
+}
