@@ -35,7 +35,8 @@ export type FoldedRow = { t: Int8; n: Int8; up: number } & Record<
  * beyond it, which no agent sends, is stored as the type's limit rather than fail the batch).
  */
 function stored(value: number | null, i: number): number | null {
-  if (value === null || Number.isNaN(value)) return null;
+  // Not a number (absent, NaN): null, as libsql binds a NaN.
+  if (typeof value !== 'number' || Number.isNaN(value)) return null;
   const max = MAXIMA[i] as number;
   return Math.min(max, Math.max(-max, Math.round(value * (SCALES[i] as number))));
 }
