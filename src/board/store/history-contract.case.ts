@@ -166,6 +166,53 @@ export function storeContract(kind: string, open: () => Promise<HistoryStore>): 
       await store.close();
     });
 
+    it('answers values at the stored precision, rounded and merged alike by every engine', async () => {
+      const store = await open();
+      // Scaled integers (scaled-values.ts): 1e-4 of a share, 0.01 of load and bells, 0.1 ms,
+      // 0.1 °C, whole bytes a second; rounded half up.
+      const odd = {
+        ...values(0.123456, 1.234),
+        latency_ms: 12.34,
+        bells: 0.125,
+        gpu_mem: 1 / 3,
+        net_rx: 1000.5,
+        temp_max: 47.25,
+      };
+      await store.write(
+        batch({ samples: [{ tier: 'raw', name: 'alpha', sample: rawSample(T0, true, odd) }] }),
+      );
+      const [raw] = await store.samples('alpha', 'raw', T0, T0 + 1);
+      expect(raw?.avg).toEqual({
+        ...odd,
+        cpu: 0.1235,
+        load: 1.23,
+        latency_ms: 12.3,
+        bells: 0.13,
+        gpu_mem: 0.3333,
+        net_rx: 1001,
+        temp_max: 47.3,
+      });
+      // A bucket written twice merges its stored averages by weight, truncated: (1000 + 2 × 2000) / 3.
+      const one = (n: number, cpu: number, up: number): Sample => ({
+        ...agg(T0, n, cpu, cpu),
+        up,
+      });
+      await store.write(
+        batch({ samples: [{ tier: 'm5', name: 'alpha', sample: one(1, 0.1, 1) }] }),
+      );
+      await store.write(
+        batch({
+          samples: [
+            { tier: 'm5', name: 'alpha', sample: one(1, 0.2, 0) },
+            { tier: 'm5', name: 'alpha', sample: one(1, 0.2, 0) },
+          ],
+        }),
+      );
+      const [m5] = await store.samples('alpha', 'm5', T0, T0 + 300);
+      expect([m5?.n, m5?.avg.cpu, m5?.max.cpu, m5?.up]).toEqual([3, 0.1666, 0.2, 0.3333]);
+      await store.close();
+    });
+
     it('folds rows into buckets of a step: weighted averages, the max of the maxima, share up', async () => {
       const store = await open();
       await store.write(

@@ -1,6 +1,8 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PgServer, startPostgres } from '../../../../harness/postgres.js';
 import { openPool } from './connection.js';
+import { migrate } from './migrate.js';
 
 let server: PgServer;
 beforeAll(async () => {
@@ -44,6 +46,25 @@ describe('the pool of the board (a real PostgreSQL)', () => {
     } finally {
       process.off('uncaughtException', onUncaught);
       await pool.end();
+    }
+  });
+
+  it('lets a migration, and a board waiting for it, run past the query time-out', async () => {
+    const url = await server.createDatabase('slow');
+    // Pools whose query time-out is shorter than the migration, as a sweep's is shorter than
+    // copying a large history.
+    const pool = new pg.Pool({ connectionString: url, query_timeout: 300 });
+    const other = new pg.Pool({ connectionString: url, query_timeout: 300 });
+    await expect(pool.query('SELECT pg_sleep(1)')).rejects.toThrow(/timeout/i);
+    const slow = ['SELECT pg_sleep(1); CREATE TABLE slow_done (x int)'];
+    try {
+      const [a, b] = await Promise.all([migrate(pool, 'slow', slow), migrate(other, 'slow', slow)]);
+      expect([a, b]).toEqual([1, 1]);
+      expect((await pool.query('SELECT count(*)::int AS n FROM slow_done')).rows).toEqual([
+        { n: 0 },
+      ]);
+    } finally {
+      await Promise.all([pool.end(), other.end()]);
     }
   });
 });

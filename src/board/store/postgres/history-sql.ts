@@ -1,22 +1,19 @@
 import type pg from 'pg';
 import {
   METRIC_COLUMNS,
-  METRICS,
   type MetricColumn,
-  type MetricName,
-  type RawSweep,
-  type Sample,
   type StateEvent,
-  sweepValue,
   type TierName,
 } from '../../history/history-store.js';
-import { mergeSamples } from '../../history/tiers.js';
 import type { ChangeSource } from '../../history/uptime-ledger.js';
+import { COLUMN_TYPE, T_EPOCH } from './history-schema.js';
 
 /**
  * The statements of the PostgreSQL history store. Every write sends a whole tier of a batch as
  * one statement whose parameters are arrays (`unnest`), so a sweep of 10,000 machines is one
- * INSERT with a handful of parameters, never one statement per row.
+ * INSERT with a handful of parameters, never one statement per row. Values are scaled integers
+ * (history-rows.ts makes the parameters and reads the rows back); `t` is stored as seconds since
+ * T_EPOCH, which each statement adds or takes away.
  */
 
 const COLUMNS = METRIC_COLUMNS;
@@ -31,13 +28,11 @@ export interface Pending {
 /** A bigint or numeric as node-postgres hands it over (int8 and numeric come as strings). */
 type Int8 = string | number;
 
-type Column = MetricColumn;
-
-/** A folded row (see `FOLD`): the bucket, its samples, share up, then each column's avg and max. */
-export type FoldedRow = { t: Int8; n: Int8; up: number } & Record<
-  Column | `${Column}_x`,
-  number | null
->;
+/** Each column's array parameter (`$first` on), typed as the column. */
+const typedArrays = (columns: readonly string[], first: number): string =>
+  columns
+    .map((c, i) => `$${i + first}::${COLUMN_TYPE[c.replace(/_x$/, '') as MetricColumn]}[]`)
+    .join(', ');
 
 /** A state change as read back. */
 export interface EventRow {
@@ -54,48 +49,54 @@ export interface MachineRow {
   first_seen: Int8 | null;
 }
 
-/** Raw rows: machine, t, up (0/1), then the values. */
+/** Raw rows: machine, t (epoch seconds), up (0/1), then the values. */
 export const INSERT_RAW = `INSERT INTO history_raw (m, t, up, ${COLUMNS.join(', ')})
-  SELECT * FROM unnest($1::int[], $2::bigint[], $3::smallint[], ${COLUMNS.map((_, i) => `$${i + 4}::float8[]`).join(', ')})`;
+  SELECT m, (t - ${T_EPOCH})::int4, up, ${COLUMNS.join(', ')}
+  FROM unnest($1::int[], $2::bigint[], $3::smallint[], ${typedArrays(COLUMNS, 4)})
+  AS u(m, t, up, ${COLUMNS.join(', ')})`;
 
 /**
- * Aggregate rows, merged into a bucket already written as the libsql engine merges them: the
- * averages weighted by n (a null side takes the other), the larger max, n added up. The batch
- * holds each (m, t) once (see `aggregateParams`): PostgreSQL refuses to update a row twice in
- * one statement.
+ * Aggregate rows, merged into a bucket already written as the libsql engine merges them, in
+ * integers: the averages weighted by n and truncated (a null side takes the other), the larger
+ * max, n added up. The batch holds each (m, t) once (see `aggregateParams`): PostgreSQL refuses
+ * to update a row twice in one statement.
  */
 function upsertAggregateSql(tier: 'm5' | 'h1'): string {
   const table = `history_${tier}`;
   const names = COLUMNS.flatMap((c) => [c, `${c}_x`]);
+  const weighted = (c: string) =>
+    `div(o.${c}::numeric * o.n + excluded.${c}::numeric * excluded.n, o.n + excluded.n)`;
   const avg = (c: string) =>
     `${c} = CASE WHEN o.${c} IS NULL THEN excluded.${c} WHEN excluded.${c} IS NULL THEN o.${c}
-      ELSE (o.${c} * o.n + excluded.${c} * excluded.n) / (o.n + excluded.n) END`;
+      ELSE ${weighted(c)} END`;
   const max = (c: string) => `${c}_x = greatest(o.${c}_x, excluded.${c}_x)`;
   return `INSERT INTO ${table} AS o (m, t, n, up, ${names.join(', ')})
-  SELECT * FROM unnest($1::int[], $2::bigint[], $3::int[], $4::float8[], ${names.map((_, i) => `$${i + 5}::float8[]`).join(', ')})
+  SELECT m, (t - ${T_EPOCH})::int4, n, up, ${names.join(', ')}
+  FROM unnest($1::int[], $2::bigint[], $3::int[], $4::int2[], ${typedArrays(names, 5)})
+  AS u(m, t, n, up, ${names.join(', ')})
   ON CONFLICT (m, t) DO UPDATE SET ${COLUMNS.map(avg).join(',\n    ')},
-    up = (o.up * o.n + excluded.up * excluded.n) / (o.n + excluded.n),
-    ${COLUMNS.map(max).join(', ')}, n = o.n + excluded.n`;
+    up = ${weighted('up')}, ${COLUMNS.map(max).join(', ')}, n = o.n + excluded.n`;
 }
 
 /**
  * One machine's rows of a tier with from ≤ t < to folded into buckets of `step` seconds from
- * `from` (parameters: m, from, step, to): the bucket start, samples, share up, then avg and max
- * of each metric. Raw rows weigh one each; aggregate rows weigh n (a metric's average over the
- * rows where it is known). A bucket of one aggregate row answers it as stored, not x·n/n.
+ * `from` (parameters: m, from, step, to, in epoch seconds): the bucket start, samples, share up,
+ * then avg and max of each metric, as the libsql engine folds them: a sum of integers divided
+ * in double precision. Raw rows weigh one each; aggregate rows weigh n (a metric's average over
+ * the rows where it is known).
  */
 function foldSql(tier: TierName): string {
-  const bucket = '$2::bigint + (t - $2::bigint) / $3::bigint * $3::bigint';
+  const bucket = `$2::bigint + (t + ${T_EPOCH}::bigint - $2::bigint) / $3::bigint * $3::bigint`;
   let values: string;
   if (tier === 'raw') {
     values = [
       'count(*) AS n',
-      'avg(up)::float8 AS up',
-      ...COLUMNS.map((c) => `avg(${c}) AS ${c}, max(${c}) AS ${c}_x`),
+      'sum(up)::float8 / count(*)::float8 AS up',
+      ...COLUMNS.map((c) => `sum(${c})::float8 / count(${c})::float8 AS ${c}, max(${c}) AS ${c}_x`),
     ].join(', ');
   } else {
     const weighted = (c: string, known: string) =>
-      `CASE WHEN count(*) = 1 THEN min(${c}) ELSE sum(${c} * n) / nullif(sum(n) ${known}, 0)::float8 END`;
+      `sum(${c}::int8 * n)::float8 / (sum(n) ${known})::float8`;
     values = [
       'sum(n) AS n',
       `${weighted('up', '')} AS up`,
@@ -105,7 +106,7 @@ function foldSql(tier: TierName): string {
     ].join(', ');
   }
   return `SELECT ${bucket} AS t, ${values} FROM history_${tier}
-    WHERE m = $1 AND t >= $2::bigint AND t < $4::bigint GROUP BY 1 ORDER BY 1`;
+    WHERE m = $1 AND t >= $2::bigint - ${T_EPOCH} AND t < $4::bigint - ${T_EPOCH} GROUP BY 1 ORDER BY 1`;
 }
 
 /** The aggregate tiers' upserts. */
@@ -117,91 +118,6 @@ export const FOLD: Readonly<Record<TierName, string>> = {
   m5: foldSql('m5'),
   h1: foldSql('h1'),
 };
-
-/** A folded row as a Sample. */
-export function decodeSample(r: FoldedRow): Sample {
-  const avg = {} as Record<MetricName, number | null>;
-  const max = {} as Record<MetricName, number | null>;
-  METRICS.forEach((k, i) => {
-    const c = COLUMNS[i] ?? 'cpu';
-    avg[k] = r[c];
-    max[k] = r[`${c}_x`];
-  });
-  return { t: Number(r.t), n: Number(r.n), up: r.up, avg, max };
-}
-
-/** The parameters of INSERT_RAW: one array per column. */
-export class RawParams {
-  private readonly m: number[] = [];
-  private readonly t: number[] = [];
-  private readonly up: number[] = [];
-  private readonly values = COLUMNS.map((): (number | null)[] => []);
-
-  get length(): number {
-    return this.m.length;
-  }
-
-  /** One raw sample. */
-  add(id: number, sample: Sample): void {
-    this.m.push(id);
-    this.t.push(Math.floor(sample.t));
-    this.up.push(Math.round(sample.up));
-    METRICS.forEach((k, i) => {
-      this.values[i]?.push(sample.avg[k]);
-    });
-  }
-
-  /** A sweep's rows, read from its columns (no sample made). */
-  addSweep(sweep: RawSweep, id: (name: string) => number): void {
-    const t = Math.floor(sweep.t);
-    sweep.names.forEach((name, row) => {
-      this.m.push(id(name));
-      this.t.push(t);
-      this.up.push(sweep.up[row] as number);
-      this.values.forEach((column, k) => {
-        column.push(sweepValue(sweep, row, k));
-      });
-    });
-  }
-
-  /** The parameters of INSERT_RAW. */
-  params(): unknown[][] {
-    return [this.m, this.t, this.up, ...this.values];
-  }
-}
-
-/**
- * The parameters of an aggregate upsert: one array per column, each (m, t) once (a bucket
- * written twice in one batch is merged here first, as the upsert would merge it).
- */
-export function aggregateParams(rows: readonly { id: number; sample: Sample }[]): unknown[][] {
-  const merged = new Map<string, { id: number; sample: Sample }>();
-  for (const { id, sample } of rows) {
-    const t = Math.floor(sample.t);
-    const key = `${id}:${t}`;
-    const held = merged.get(key);
-    merged.set(key, {
-      id,
-      sample: held === undefined ? { ...sample, t } : mergeSamples(held.sample, sample),
-    });
-  }
-  const m: number[] = [];
-  const t: number[] = [];
-  const n: number[] = [];
-  const up: number[] = [];
-  const values = COLUMNS.flatMap((): (number | null)[][] => [[], []]);
-  for (const { id, sample } of merged.values()) {
-    m.push(id);
-    t.push(sample.t);
-    n.push(sample.n);
-    up.push(sample.up);
-    METRICS.forEach((k, i) => {
-      values[i * 2]?.push(sample.avg[k]);
-      values[i * 2 + 1]?.push(sample.max[k]);
-    });
-  }
-  return [m, t, n, up, ...values];
-}
 
 /**
  * Ids for new names (parameter: the names, each once), in order: the inserted ones, and any the
@@ -252,7 +168,7 @@ export function eventParams(events: readonly ({ m: number } & StateEvent)[]): un
 export const PRUNE = `WITH ${['raw', 'm5', 'h1']
   .map(
     (tier, i) => `${tier} AS (DELETE FROM history_${tier} WHERE ctid = ANY (ARRAY(
-    SELECT ctid FROM history_${tier} WHERE t < $${i * 2 + 1}::bigint LIMIT $${i * 2 + 2}::int)) RETURNING 1)`,
+    SELECT ctid FROM history_${tier} WHERE t < $${i * 2 + 1}::bigint - ${T_EPOCH} LIMIT $${i * 2 + 2}::int)) RETURNING 1)`,
   )
   .join(',\n  ')},
   ev AS (DELETE FROM history_events WHERE ctid = ANY (ARRAY(

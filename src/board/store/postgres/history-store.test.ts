@@ -7,6 +7,7 @@ import { upMsWithin } from '../../history/uptime.js';
 import { storeContract } from '../history-contract.case.js';
 import { HISTORY_MIGRATIONS } from './history-schema.js';
 import { MACHINES_PER_BATCH, openPostgresHistory } from './history-store.js';
+import { migrate } from './migrate.js';
 
 let server: PgServer;
 beforeAll(async () => {
@@ -247,6 +248,74 @@ describe('PostgreSQL history', () => {
       rebuilds.push(store.ledgerRebuilds);
     }
     expect(rebuilds).toEqual([3, 3, 3, 4, 4, 4]);
+    await store.close();
+  });
+
+  it('migrates a history of schema 3 (doubles) to scaled integers, its rows kept', async () => {
+    const pool = await freshPool();
+    await migrate(pool, 'history', HISTORY_MIGRATIONS.slice(0, 3));
+    await pool.query("INSERT INTO history_machines (name, first_seen) VALUES ('alpha', 1000)");
+    await pool.query(
+      `INSERT INTO history_raw (m, up, t, cpu, mem, load, disk, lat, bells, gpu_util, gpu_mem,
+         net_rx, net_tx, temp_max)
+       VALUES (1, 1, 100, 0.123456, 0.5, 1.234, 0.75, 12.34, 0, NULL, 9, 1000.5, NULL, 47.25),
+         (1, 0, 105, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`,
+    );
+    const aggregate = `(m, t, n, up, cpu, cpu_x, mem, mem_x, load, load_x, disk, disk_x, lat, lat_x,
+      bells, bells_x, gpu_util, gpu_util_x, gpu_mem, gpu_mem_x, net_rx, net_rx_x, net_tx, net_tx_x,
+      temp_max, temp_max_x)`;
+    const row =
+      '(1, 300, 12, 0.33333, 0.16666, 0.5, 0.5, 0.5, 1, 2, 0.5, 0.5, 3, 4, 0, 0, NULL, NULL, NULL, NULL, 10, 20, 50, 40, 60, 70.04)';
+    await pool.query(`INSERT INTO history_m5 ${aggregate} VALUES ${row}`);
+    await pool.query(`INSERT INTO history_h1 ${aggregate} VALUES ${row.replace('300', '3600')}`);
+    const store = await openPostgresHistory(pool);
+    const raw = await store.samples('alpha', 'raw', 0, 200);
+    expect(raw.map((r) => [r.t, r.up])).toEqual([
+      [100, 1],
+      [105, 0],
+    ]);
+    expect(raw[0]?.avg).toEqual({
+      cpu: 0.1235,
+      mem: 0.5,
+      load: 1.23,
+      disk: 0.75,
+      latency_ms: 12.3,
+      bells: 0,
+      gpu_util: null,
+      // A share beyond what its column holds is kept at the limit (3.2767), not refused.
+      gpu_mem: 3.2767,
+      net_rx: 1001,
+      net_tx: null,
+      temp_max: 47.3,
+    });
+    expect(Object.values(raw[1]?.avg ?? {}).every((v) => v === null)).toBe(true);
+    for (const [tier, t] of [
+      ['m5', 300],
+      ['h1', 3600],
+    ] as const) {
+      const [s] = await store.samples('alpha', tier, 0, 7200);
+      expect([s?.t, s?.n, s?.up, s?.avg.cpu, s?.max.cpu, s?.avg.net_tx, s?.max.temp_max]).toEqual([
+        t,
+        12,
+        0.3333,
+        0.1667,
+        0.5,
+        50,
+        70,
+      ]);
+    }
+    const types = await pool.query<{ data_type: string }>(
+      `SELECT data_type FROM information_schema.columns
+       WHERE table_name = 'history_raw' AND column_name IN ('cpu', 'load', 'net_rx', 't') ORDER BY column_name`,
+    );
+    expect(types.rows.map((r) => r.data_type)).toEqual([
+      'smallint',
+      'integer',
+      'bigint',
+      'integer',
+    ]);
+    const tables = await pool.query("SELECT 1 FROM pg_class WHERE relname LIKE 'history%_f8'");
+    expect(tables.rowCount).toBe(0);
     await store.close();
   });
 

@@ -10,6 +10,7 @@ import type {
 import { TIERS } from '../../history/history-store.js';
 import { UPTIME_WINDOWS } from '../../history/uptime.js';
 import { ledgerTotals, sortedByName, UptimeLedger } from '../../history/uptime-ledger.js';
+import * as Rows from './history-rows.js';
 import { HISTORY_MIGRATIONS } from './history-schema.js';
 import * as SQL from './history-sql.js';
 import { migrate } from './migrate.js';
@@ -106,8 +107,8 @@ export class PostgresHistoryStore implements HistoryStore {
       const step = Math.max(1, Math.floor(stepS));
       const to = Math.ceil(toS);
       if (id === undefined || to <= from) return [];
-      const { rows } = await this.pool.query<SQL.FoldedRow>(SQL.FOLD[tier], [id, from, step, to]);
-      return rows.map(SQL.decodeSample);
+      const { rows } = await this.pool.query<Rows.FoldedRow>(SQL.FOLD[tier], [id, from, step, to]);
+      return rows.map((r) => Rows.decodeSample(r, tier));
     });
   }
 
@@ -283,7 +284,7 @@ export class PostgresHistoryStore implements HistoryStore {
       if (found === undefined) throw new Error(`no id for machine ${name}`);
       return found;
     };
-    const raw = new SQL.RawParams();
+    const raw = new Rows.RawParams();
     const rows: Record<'m5' | 'h1', { id: number; sample: Sample }[]> = { m5: [], h1: [] };
     for (const { tier, name, sample } of batch.samples)
       if (tier === 'raw') raw.add(id(name), sample);
@@ -292,7 +293,7 @@ export class PostgresHistoryStore implements HistoryStore {
     if (raw.length > 0) await client.query(SQL.INSERT_RAW, raw.params());
     for (const tier of ['m5', 'h1'] as const)
       if (rows[tier].length > 0)
-        await client.query(SQL.UPSERT[tier], SQL.aggregateParams(rows[tier]));
+        await client.query(SQL.UPSERT[tier], Rows.aggregateParams(rows[tier]));
     if (batch.events.length > 0) await this.insertEvents(client, batch, pending, id);
     // Whole numbers for the bigint parameters (t < c for a whole t is t < ⌈c⌉).
     const prune: number[] = [];

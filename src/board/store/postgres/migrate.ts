@@ -7,6 +7,12 @@ import type pg from 'pg';
 const MIGRATION_LOCK = 0x70616e6f; // "pano"
 
 /**
+ * How long a migration (and a second board waiting for its lock) may take: the pool's query
+ * time-out is for a sweep's statements, and a migration copying a large history takes minutes.
+ */
+export const MIGRATION_TIMEOUT_MS = 6 * 3_600_000;
+
+/**
  * Brings one part of the schema (`component`: "state", "history") to the last of `migrations`,
  * each applied once, in order, in one transaction with its version bump, under an advisory lock.
  * Never edit a migration that shipped: append one. A database whose version is newer than the
@@ -20,7 +26,7 @@ export async function migrate(
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(long('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]));
     await client.query(
       'CREATE TABLE IF NOT EXISTS panoptes_schema (component TEXT PRIMARY KEY, version INTEGER NOT NULL)',
     );
@@ -35,7 +41,7 @@ export async function migrate(
       );
     }
     for (let v = version; v < migrations.length; v += 1) {
-      await client.query(migrations[v] ?? '');
+      await client.query(long(migrations[v] ?? ''));
     }
     await client.query(
       `INSERT INTO panoptes_schema (component, version) VALUES ($1, $2)
@@ -50,4 +56,14 @@ export async function migrate(
   } finally {
     client.release();
   }
+}
+
+/** A statement with the migrations' time-out (node-postgres takes it per query; its types do not say so). */
+function long(text: string, values: unknown[] = []): pg.QueryConfig {
+  const query: pg.QueryConfig & { query_timeout: number } = {
+    text,
+    values,
+    query_timeout: MIGRATION_TIMEOUT_MS,
+  };
+  return query;
 }

@@ -6,27 +6,13 @@ import {
   type Sample,
   type TierName,
 } from '../../history/history-store.js';
+import { SCALE, scaled, UP_SCALE } from '../scaled-values.js';
 
 /**
  * The statements of the libsql history store: the writer's (one connection, one transaction per
  * batch) and the reader's (a second connection, which sees only committed batches).
  */
 
-/** Values are stored as scaled integers (see history-schema.ts). */
-const SCALE: Record<MetricName, number> = {
-  cpu: 10_000,
-  mem: 10_000,
-  load: 100,
-  disk: 10_000,
-  latency_ms: 10,
-  bells: 100,
-  gpu_util: 10_000,
-  gpu_mem: 10_000,
-  net_rx: 1,
-  net_tx: 1,
-  temp_max: 10,
-};
-const UP_SCALE = 10_000;
 const COLUMNS = METRIC_COLUMNS;
 
 export type Row = (number | null)[];
@@ -230,8 +216,4 @@ export function encodeSample(tier: TierName, sample: Sample): Row {
 
 function placeholders(count: number): string {
   return new Array<string>(count).fill('?').join(',');
-}
-
-function scaled(value: number | null, scale: number): number | null {
-  return value === null ? null : Math.round(value * scale);
 }
