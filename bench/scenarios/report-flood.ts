@@ -64,40 +64,6 @@ export async function firstAnnounce(
   return { elapsedMs, ok, failed, p99: quantile(latencies, 0.99) };
 }
 
-/** The row for the first announcement, beside a bare server taking the same bodies. */
-export async function firstAnnounceRow(
-  ctx: BenchContext,
-  board: { url: string },
-  token: string,
-  machines: number,
-): Promise<void> {
-  const run = await firstAnnounce(board.url, token, machines);
-  if (run.failed > 0)
-    ctx.problems.push(`first announce: ${run.failed} of ${machines} not answered 200`);
-  const bare = await startBare(['--reports']);
-  let bareRun: AnnounceRun;
-  try {
-    bareRun = await firstAnnounce(bare.url, token, machines);
-  } finally {
-    await bare.stop();
-  }
-  const goalMs = (machines / 10_000) * 5000;
-  ctx.log(
-    `first announce: ${count(run.ok)} names in ${(run.elapsedMs / 1000).toFixed(2)} s (p99 ${run.p99.toFixed(0)} ms); bare ${(bareRun.elapsedMs / 1000).toFixed(2)} s`,
-  );
-  ctx.rows.push({
-    what: `first announce of ${count(machines)} new names (closed loop, 64 in flight, keep-alive)`,
-    board: run.elapsedMs / 1000,
-    unit: 's',
-    baselineLabel: 'bare node:http + JSON.parse',
-    baseline: bareRun.elapsedMs / 1000,
-    ratio: run.elapsedMs / bareRun.elapsedMs,
-    // Shown against a former goal of 5 s per 10,000, not judged.
-    goal: `(not judged: < ${(goalMs / 1000).toFixed(1)} s)`,
-    met: null,
-  });
-}
-
 /**
  * GET /api/board p99 (wrk -c2) with no report coming in, over one run long enough to take in
  * the ends of several of the board's sweeps (where its work comes in bursts), beside a bare

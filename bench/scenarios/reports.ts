@@ -11,7 +11,8 @@ import {
   scenarioDir,
   withPeakRss,
 } from './context.js';
-import { firstAnnounceRow, getDuringFlood, getWithoutFlood } from './report-flood.js';
+import { firstAnnounceRow } from './first-announce.js';
+import { getDuringFlood, getWithoutFlood } from './report-flood.js';
 
 /**
  * How long the board is left after 10,000 first announcements before the quiet GET row: three
