@@ -1,0 +1,35 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'libsql';
+import { foldedRows, type Row, readerStatements } from './history-sql.js';
+import type { ReaderAnswer, ReaderRequest } from './reader-thread.js';
+
+/**
+ * The history file's reads, on a thread of their own (reader-thread.ts), one after the other
+ * on a connection of their own: in WAL it sees the last committed batch, as the board's
+ * reader connection does.
+ */
+if (parentPort === null) throw new Error('history-reader-thread must run as a worker thread');
+const port = parentPort;
+const { path } = workerData as { path: string };
+const db = new Database(path, { timeout: 0 });
+const read = readerStatements(db);
+
+port.on('message', (request: ReaderRequest) => {
+  if (request.type === 'close') {
+    db.close();
+    process.exit(0);
+  }
+  try {
+    const rows =
+      request.type === 'samples'
+        ? foldedRows(read, request.tier, request.m, request)
+        : (read.events.all(request.m, request.limit) as Row[]);
+    port.postMessage({ type: 'rows', id: request.id, rows } satisfies ReaderAnswer);
+  } catch (error) {
+    port.postMessage({
+      type: 'failed',
+      id: request.id,
+      message: error instanceof Error ? error.message : String(error),
+    } satisfies ReaderAnswer);
+  }
+});
