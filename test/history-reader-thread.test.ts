@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openLibsqlHistory } from '../dist/board/store/sqlite/history-store.js';
@@ -81,6 +82,27 @@ describe('the history reader thread', () => {
     await again.close();
     expect(threadOf(again).running).toBe(false);
   });
+
+  it.runIf(process.platform === 'linux')(
+    'reads at a lower priority than the board: its thread alone is niced',
+    async () => {
+      const nice = (tid: string) => {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      };
+      const niced = () => readdirSync('/proc/self/task').filter((tid) => nice(tid) >= 10);
+      const self = readlinkSync('/proc/thread-self').split('/').pop() ?? '';
+      const before = niced();
+      const own = nice(self);
+      const store = openLibsqlHistory(fresh(), Date.now, true);
+      await store.write(sweeps(1000, 100));
+      await store.samples('m0', 'raw', 1000, 1500, 50);
+      const during = niced().filter((tid) => !before.includes(tid));
+      expect(during).toHaveLength(1);
+      expect(nice(self)).toBe(own);
+      await store.close();
+    },
+  );
 
   it('fails the reads under way with a 503 when its thread dies, and the next read starts a new one', async () => {
     const store = openLibsqlHistory(fresh(), Date.now, true);

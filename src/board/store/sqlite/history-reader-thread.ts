@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'libsql';
 import { foldedRows, type Row, readerStatements } from './history-sql.js';
@@ -10,6 +12,14 @@ import type { ReaderAnswer, ReaderRequest } from './reader-thread.js';
  */
 if (parentPort === null) throw new Error('history-reader-thread must run as a worker thread');
 const port = parentPort;
+/**
+ * The reads' niceness. On few cores a stream of reads keeps this thread busy: at the board's
+ * priority it took the CPU the event loop needed (GET /api/board p99 doubled); niced, it gets
+ * what the board's thread leaves, and reads wait rather than the live view.
+ */
+const NICE = 10;
+lowerPriority();
+
 const { path } = workerData as { path: string };
 const db = new Database(path, { timeout: 0 });
 const read = readerStatements(db);
@@ -33,3 +43,15 @@ port.on('message', (request: ReaderRequest) => {
     } satisfies ReaderAnswer);
   }
 });
+
+/** On Linux the nice value is a thread's own: set on this thread's id, it is this thread's alone. */
+function lowerPriority(): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    // Never raised: a board started under `nice` keeps its own, lower priority.
+    if (Number.isSafeInteger(tid) && tid > 0 && tid !== process.pid && getPriority(tid) < NICE)
+      setPriority(tid, NICE);
+  } catch {
+    // Not Linux (no /proc/thread-self): the reads run at the board's priority.
+  }
+}
