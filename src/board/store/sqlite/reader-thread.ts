@@ -70,6 +70,8 @@ export class ReaderThread {
   private readonly pending = new Map<number, Waiting>();
   private idle: NodeJS.Timeout | null = null;
   private closing = false;
+  /** Threads ending (idle, or replaced): close() waits for them too, to leave the file alone. */
+  private readonly ending = new Set<Promise<void>>();
   private readonly idleMs: number;
   private readonly readsMax: number;
 
@@ -109,7 +111,8 @@ export class ReaderThread {
     this.closing = true;
     this.stopIdle();
     const worker = this.worker;
-    if (worker !== null) await this.end(worker);
+    if (worker !== null) void this.end(worker);
+    await Promise.all(this.ending);
   }
 
   private start(): Worker {
@@ -151,10 +154,12 @@ export class ReaderThread {
   private async end(worker: Worker): Promise<void> {
     if (this.worker === worker) this.worker = null;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    this.ending.add(exited);
     worker.postMessage({ type: 'close' } satisfies ReaderRequest);
     const timer = setTimeout(() => void worker.terminate(), 5000);
     await exited;
     clearTimeout(timer);
+    this.ending.delete(exited);
   }
 
   private lost(worker: Worker, reason: string): void {
