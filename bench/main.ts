@@ -12,6 +12,7 @@ import { type BenchContext, launchBoard } from './scenarios/context.js';
 import { fleetScenario } from './scenarios/fleet.js';
 import { gpuScenario } from './scenarios/gpu.js';
 import { historyScenario } from './scenarios/history.js';
+import { historyReads } from './scenarios/history-reads.js';
 import { inboxScenario } from './scenarios/inbox.js';
 import { machinesNowScenario } from './scenarios/machines-now.js';
 import { notifyScenario } from './scenarios/notify.js';
@@ -118,6 +119,8 @@ async function main(): Promise<number> {
       if (part('tls')) await attempt('tls reports', () => tlsReportsScenario(ctx));
       if (part('notify')) await attempt('notify', () => notifyScenario(ctx));
       if (part('history')) await attempt('history', () => historyScenario(ctx));
+      // `--only history-reads`: the history scenario's read rows alone (a development aid).
+      else if (part('history-reads')) await attempt('history reads', () => historyReads(ctx));
       if (part('store')) await attempt('store', () => storeScenario(ctx));
       if (part('gpu')) await attempt('gpu', () => gpuScenario(ctx));
       if (part('inbox')) await attempt('inbox', () => inboxScenario(ctx));
@@ -187,7 +190,8 @@ function expectedRows(options: BenchOptions): number {
     reports: 8,
     tls: 2,
     notify: 4,
-    history: 9,
+    history: 11,
+    'history-reads': 2,
     store: 4,
     gpu: 2,
     inbox: 3,
@@ -199,7 +203,14 @@ function expectedRows(options: BenchOptions): number {
   const cluster = options.only?.has('cluster') === true ? 7 : 0;
   return (
     cluster +
-    Object.entries(rows).reduce((sum, [name, n]) => sum + (runsPart(options, name) ? n : 0), 0)
+    Object.entries(rows).reduce(
+      (sum, [name, n]) =>
+        sum +
+        (runsPart(options, name) && !(name === 'history-reads' && runsPart(options, 'history'))
+          ? n
+          : 0),
+      0,
+    )
   );
 }
 

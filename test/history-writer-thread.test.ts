@@ -7,9 +7,9 @@ import { storeContract } from '../src/board/store/history-contract.case.js';
 import { tempDir } from './helpers/tmp.js';
 
 /**
- * The libsql history store with its writer on a thread of its own (built code:
- * dist/…/history-writer-thread.js); from source the writer runs on the calling thread and
- * src/board/store/sqlite/history-store.test.ts covers that.
+ * The libsql history store with its writer and its reads on threads of their own (built code:
+ * dist/…/history-writer-thread.js and history-reader-thread.js); from source both run on the
+ * calling thread and src/board/store/sqlite/history-store.test.ts covers that.
  */
 const dir = tempDir('panoptes-writer-thread-');
 afterAll(() => dir.cleanup());

@@ -16,6 +16,7 @@ import {
   sample,
   type Tier,
 } from './history-kit.js';
+import { historyReads } from './history-reads.js';
 
 const MACHINES = 10_000;
 const SWEEP_S = 5;
@@ -25,7 +26,7 @@ const RAW_PER_DAY = DAY_S / SWEEP_S;
 /**
  * History at 10,000 machines: a sweep's write (CPU and the longest event-loop block), GET
  * /api/board p99 on a real board recording while it sweeps, one machine's query over 30 days,
- * /api/uptime for 10,000 machines, and disk per machine.
+ * /api/uptime for 10,000 machines, disk per machine, and a real board under 24 h history reads.
  */
 export async function historyScenario(ctx: BenchContext): Promise<void> {
   const mods = await loadHistory();
@@ -36,6 +37,7 @@ export async function historyScenario(ctx: BenchContext): Promise<void> {
   await uptime(ctx, mods, dir);
   disk(ctx, perRow);
   await boardP99(ctx);
+  await historyReads(ctx);
 }
 
 /** Drives the recorder with 10,000-machine change sets; the write's CPU and longest block. */

@@ -185,6 +185,25 @@ function folded(db: Database.Database, tier: TierName): Folded {
   };
 }
 
+/**
+ * One machine's rows of a tier folded into `count` buckets of `step` seconds from `from`
+ * (the statement that suits the count; see Folded).
+ */
+export function foldedRows(
+  read: ReaderStatements,
+  tier: TierName,
+  m: number,
+  window: { from: number; step: number; to: number; count: number },
+): Row[] {
+  const { from, step, to, count } = window;
+  const folded = read.folded[tier];
+  const rows =
+    count <= BUCKETS_MAX
+      ? folded.byBucket.all(from, step, m, from, step, from, step, to, count)
+      : folded.grouped.all(from, from, step, step, m, from, to);
+  return rows as Row[];
+}
+
 /** A folded row as a Sample. */
 export function decodeSample(r: Row, tier: TierName): Sample {
   const avg = {} as Record<MetricName, number | null>;

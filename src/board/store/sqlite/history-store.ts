@@ -17,8 +17,9 @@ import {
   UptimeLedger,
 } from '../../history/uptime-ledger.js';
 import { migrate } from './history-schema.js';
-import { BUCKETS_MAX, decodeSample, type Row, readerStatements } from './history-sql.js';
+import { decodeSample, foldedRows, type Row, readerStatements } from './history-sql.js';
 import { type Committed, HistoryWriter } from './history-writer.js';
+import { type Read, ReaderThread, type ReaderThreadOptions } from './reader-thread.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { WriterThread, writerThreadAvailable } from './writer-thread.js';
 
@@ -33,8 +34,10 @@ const STATE = ['down', 'up'] as const;
 export function openLibsqlHistory(
   path: string,
   now: () => number = Date.now,
-  /** Whether batches are written on a thread of their own (the built board: yes). */
+  /** Whether batches are written, and history read, on threads of their own (built: yes). */
   thread = writerThreadAvailable(),
+  /** The reader thread's idle time and bound on reads waiting (defaults: reader-thread.ts). */
+  reads: ReaderThreadOptions = {},
 ): LibsqlHistoryStore {
   mkdirSync(dirname(path), { recursive: true });
   let db: Database.Database;
@@ -64,7 +67,11 @@ export function openLibsqlHistory(
       db.close();
       writer = new WriterThread(path);
     } else writer = localWriter(db, path);
-    const store = new LibsqlHistoryStore(reader, writer);
+    const store = new LibsqlHistoryStore(
+      reader,
+      writer,
+      thread ? new ReaderThread(path, reads) : null,
+    );
     store.uptime.prime(now());
     return store;
   } catch (error) {
@@ -137,6 +144,8 @@ export class LibsqlHistoryStore implements HistoryStore {
   constructor(
     private readonly reader: Database.Database,
     private readonly writer: BatchWriter,
+    /** Where samples and events are read (null: on this connection, on the board's thread). */
+    private readonly readerThread: ReaderThread | null = null,
   ) {
     this.read = readerStatements(reader);
     this.uptime = new UptimeLedger(this.changeSource());
@@ -164,18 +173,14 @@ export class LibsqlHistoryStore implements HistoryStore {
     const to = Math.ceil(toS);
     const count = Math.ceil((to - from) / step);
     if (count <= 0) return [];
-    const folded = this.read.folded[tier];
-    const rows =
-      count <= BUCKETS_MAX
-        ? folded.byBucket.all(from, step, id, from, step, from, step, to, count)
-        : folded.grouped.all(from, from, step, step, id, from, to);
-    return (rows as Row[]).map((r) => decodeSample(r, tier));
+    const rows = await this.rows({ type: 'samples', m: id, tier, from, step, to, count });
+    return rows.map((r) => decodeSample(r, tier));
   }
 
   async events(name: string, limit: number): Promise<StateEvent[]> {
     const id = this.ids.get(name);
     if (id === undefined) return [];
-    const rows = this.read.events.all(id, limit) as [
+    const rows = (await this.rows({ type: 'events', m: id, limit })) as unknown as [
       number,
       number,
       number | null,
@@ -206,6 +211,7 @@ export class LibsqlHistoryStore implements HistoryStore {
    */
   async close(): Promise<void> {
     await this.writing;
+    await this.readerThread?.close();
     if (this.reader.open) this.reader.close();
     await this.writer.close();
   }
@@ -230,6 +236,14 @@ export class LibsqlHistoryStore implements HistoryStore {
       const id = eventIds[i];
       if (id !== undefined && this.firstSeen.has(id)) this.uptime.apply(id, e.at, e.state === 'up');
     });
+  }
+
+  /** A read on the reader thread, or (without one) on this connection. */
+  private rows(read: Read): Promise<Row[]> {
+    if (this.readerThread !== null) return this.readerThread.read(read);
+    if (read.type === 'samples')
+      return Promise.resolve(foldedRows(this.read, read.tier, read.m, read));
+    return Promise.resolve(this.read.events.all(read.m, read.limit) as Row[]);
   }
 
   private loadMachines(): void {
