@@ -1,6 +1,7 @@
 import {
   batchSamples,
   type HistoryStore,
+  METRICS,
   type Sample,
   type StateEvent,
   type TierName,
@@ -9,6 +10,7 @@ import {
 } from '../../history/history-store.js';
 import { mergeSamples } from '../../history/tiers.js';
 import { UPTIME_WINDOWS, upMsWithin } from '../../history/uptime.js';
+import { SCALE, UP_SCALE } from '../scaled-values.js';
 
 interface Kept {
   firstSeen: number | null;
@@ -25,7 +27,7 @@ export class MemoryHistoryStore implements HistoryStore {
     for (const { tier, name, sample } of batchSamples(batch)) {
       const rows = this.kept(name).tiers[tier];
       const held = rows.get(sample.t);
-      rows.set(sample.t, held === undefined ? sample : mergeSamples(held, sample));
+      rows.set(sample.t, held === undefined ? stored(sample) : storedMerge(held, sample));
     }
     for (const { name, ...event } of batch.events) {
       const kept = this.kept(name);
@@ -106,4 +108,33 @@ export class MemoryHistoryStore implements HistoryStore {
     }
     return kept;
   }
+}
+
+/** A sample as the file engines keep it: each value a scaled integer, rounded half up. */
+function stored(sample: Sample): Sample {
+  const avg = { ...sample.avg };
+  const max = { ...sample.max };
+  for (const k of METRICS) {
+    const scale = SCALE[k];
+    const a = avg[k];
+    const m = max[k];
+    avg[k] = a === null ? null : Math.round(a * scale) / scale;
+    max[k] = m === null ? null : Math.round(m * scale) / scale;
+  }
+  return { ...sample, up: Math.round(sample.up * UP_SCALE) / UP_SCALE, avg, max };
+}
+
+/** A bucket written twice: the stored averages merged by weight in integers, truncated. */
+function storedMerge(held: Sample, sample: Sample): Sample {
+  const next = stored(sample);
+  const merged = mergeSamples(held, next);
+  const n = held.n + next.n;
+  const weighted = (x: number, y: number, scale: number) =>
+    Math.trunc((Math.round(x * scale) * held.n + Math.round(y * scale) * next.n) / n) / scale;
+  for (const k of METRICS) {
+    const x = held.avg[k];
+    const y = next.avg[k];
+    if (x !== null && y !== null) merged.avg[k] = weighted(x, y, SCALE[k]);
+  }
+  return { ...merged, up: weighted(held.up, next.up, UP_SCALE) };
 }
