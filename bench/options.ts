@@ -33,6 +33,8 @@ export interface BenchOptions {
   tlsIntervalS: number;
   tlsRampS: number;
   tlsMeasureS: number;
+  /** Intervals between the last join and the window (the joins' backlog over). */
+  tlsSettleIntervals: number;
   /** TLS rounds, alternating board and bare, each on a fresh server; each side's median p99 counts. */
   tlsRounds: number;
   soakSeconds: number;
@@ -110,11 +112,13 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         announcers: 3000,
         reportSeconds: 5,
         tlsAgents: 2000,
-        // 1,000 reports a second, nearer the full run's 1,500 than one every 5 s, and the window
-        // (two intervals after the last join) comes sooner.
-        tlsIntervalS: 2,
+        tlsIntervalS: 5,
         tlsRampS: 4,
-        tlsMeasureS: 6,
+        // One interval: each agent's report once, on its kept connection.
+        tlsMeasureS: 5,
+        // The window waits for the last join whenever it comes: one interval more is enough for
+        // every agent to have reported on its kept connection.
+        tlsSettleIntervals: 1,
         // The fewest whose median still shows each side's spread.
         tlsRounds: 2,
         soakSeconds: 60,
@@ -142,6 +146,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         // 2 cores put the generator seconds behind its schedule.
         tlsRampS: 40,
         tlsMeasureS: 40,
+        tlsSettleIntervals: 2,
         // Three a side: the median is a round of its own, the other two the spread.
         tlsRounds: 3,
         soakSeconds: 600,

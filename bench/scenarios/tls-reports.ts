@@ -32,6 +32,7 @@ export async function tlsReportsScenario(ctx: BenchContext): Promise<void> {
     intervalMs: options.tlsIntervalS * 1000,
     rampMs: options.tlsRampS * 1000,
     measureMs: options.tlsMeasureS * 1000,
+    settleIntervals: options.tlsSettleIntervals,
   };
   let generatorNice = 0;
   const measure = async (server: Program): Promise<Measured> => {
