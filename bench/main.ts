@@ -2,13 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { token, writeBoardConfig } from './board-kit.js';
 import { type BenchOptions, parseOptions, UsageError } from './options.js';
-import { fdLimit, killEverything, rssMb } from './processes.js';
+import { fdLimit, killEverything } from './processes.js';
 import { agentFootprintScenario } from './scenarios/agent-footprint.js';
 import { agentUpdateScenario } from './scenarios/agent-update.js';
+import { emptyBoardAtRest } from './scenarios/at-rest.js';
 import { clusterScenario } from './scenarios/cluster.js';
-import { type BenchContext, launchBoard } from './scenarios/context.js';
+import type { BenchContext } from './scenarios/context.js';
 import { fleetScenario } from './scenarios/fleet.js';
 import { gpuScenario } from './scenarios/gpu.js';
 import { historyScenario } from './scenarios/history.js';
@@ -20,7 +20,6 @@ import { reportsScenario } from './scenarios/reports.js';
 import { soakScenario } from './scenarios/soak.js';
 import { storeScenario } from './scenarios/store.js';
 import { tlsReportsScenario } from './scenarios/tls-reports.js';
-import { sleep } from './stats.js';
 import { missingFigures, renderTable } from './table.js';
 
 let loadAtStart = Number.NaN;
@@ -70,6 +69,7 @@ async function main(): Promise<number> {
     rows: [],
     problems: [],
     emptyBoardRssMb: Number.NaN,
+    emptyBoard: { boardMb: Number.NaN, bareMb: Number.NaN, method: '' },
     log,
   };
 
@@ -94,6 +94,7 @@ async function main(): Promise<number> {
   const part = (name: string) => runsPart(options, name);
   const attempt = async (name: string, run: () => Promise<void>) => {
     running = name;
+    const began = Date.now();
     try {
       await run();
     } catch (error) {
@@ -101,10 +102,12 @@ async function main(): Promise<number> {
       ctx.problems.push(`${name} failed: ${message}`);
       log(`${name} failed: ${message}`);
     }
+    log(`${name}: ${((Date.now() - began) / 1000).toFixed(0)} s`);
   };
   try {
     await attempt('empty board', async () => {
-      ctx.emptyBoardRssMb = await emptyBoardRss(ctx);
+      ctx.emptyBoard = await emptyBoardAtRest(ctx);
+      ctx.emptyBoardRssMb = ctx.emptyBoard.boardMb;
     });
     if (options.soak) {
       await attempt('soak', () => soakScenario(ctx));
@@ -174,8 +177,9 @@ function expectedRows(options: BenchOptions): number {
   if (options.soak) return 1;
   // fleet: small 6 (sweep, GET throughput and p99, relay median and p99, RSS), large 6 (sweep,
   // cold sweep, /metrics p99, p99 while scraped, RSS, p99 while sweeping); reports 8 (first
-  // announce, GET without reports, capacity, GET during the flood, 3 sustained, RSS); tls 2
-  // (p99 over TLS, handshakes per minute); notify 4; history 9 (write,
+  // announce, GET without reports, capacity, GET during the flood, 3 sustained, RSS, RSS at rest
+  // per 1,000 machines, the empty board at rest beside bare); tls 3
+  // (p99 over TLS, handshakes per minute, RSS); notify 4; history 9 (write,
   // longest block, 3 queries, uptime, 2 disk, the real board's p99); store 4 (history write,
   // journal append, disk, the real board's p99 on PostgreSQL); gpu 2 (the agent's overview p99
   // with a slow nvidia-smi, its calls per interval); inbox 3 (GET /api/sessions p99, a bell to
@@ -187,8 +191,8 @@ function expectedRows(options: BenchOptions): number {
   // the binary's size raw and gzipped).
   const rows = {
     fleet: 12,
-    reports: 8,
-    tls: 2,
+    reports: 10,
+    tls: 3,
     notify: 4,
     history: 11,
     'history-reads': 2,
@@ -217,18 +221,6 @@ function expectedRows(options: BenchOptions): number {
 /** Whether this run includes scenario `name` (all of them unless `--only` names some). */
 function runsPart(options: BenchOptions, name: string): boolean {
   return options.only === null || options.only.has(name);
-}
-
-/** RSS of a board with no machines, a few seconds after it started. */
-async function emptyBoardRss(ctx: BenchContext): Promise<number> {
-  const dir = writeBoardConfig(join(ctx.tmp, 'empty'), { board_token: token() });
-  const board = await launchBoard(ctx, dir, 'empty');
-  try {
-    await sleep(2000);
-    return rssMb(board.pid);
-  } finally {
-    await board.stop();
-  }
 }
 
 function describeMachine(wrkVersion: string): string {

@@ -175,7 +175,7 @@ export class Fleet {
     // Settling after the ramp, and the window may wait for the last join past that.
     const total =
       request.rampMs +
-      (SETTLE_INTERVALS + JOIN_GRACE_INTERVALS) * request.intervalMs +
+      ((request.settleIntervals ?? SETTLE_INTERVALS) + JOIN_GRACE_INTERVALS) * request.intervalMs +
       request.measureMs;
     const answer = await this.ask({ ...request, type: 'tls-report' }, total + 60_000);
     if (answer.type !== 'tls-report') throw new Error(`fleet simulator: unexpected ${answer.type}`);

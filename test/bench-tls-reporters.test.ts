@@ -61,7 +61,7 @@ describe('the TLS reporters of the bench', () => {
     dir.cleanup();
   });
 
-  const run = () =>
+  const run = (settleIntervals?: number) =>
     reportOverTls({
       type: 'tls-report',
       board: url,
@@ -71,6 +71,7 @@ describe('the TLS reporters of the bench', () => {
       intervalMs: 200,
       rampMs: 100,
       measureMs: 600,
+      ...(settleIntervals === undefined ? {} : { settleIntervals }),
     });
 
   it('keeps one connection per agent when the server keeps them: no handshake in the window', async () => {
@@ -102,6 +103,17 @@ describe('the TLS reporters of the bench', () => {
     // Nothing refused is in the window.
     expect(answer.statuses).toEqual({ '200': answer.sent });
     expect(answer.ok).toBe(answer.sent);
+  });
+
+  it('starts the window as many intervals after the last join as asked', async () => {
+    closing = false;
+    refuseUntil = Date.now() + 700;
+    const answer = await run(1);
+    refuseUntil = 0;
+    expect(answer.plannedStartMs).toBe(300);
+    expect(answer.joinedMs).toBeGreaterThanOrEqual(650);
+    expect(answer.windowStartMs).toBeCloseTo(answer.joinedMs + 200, 5);
+    expect(answer.statuses).toEqual({ '200': answer.sent });
   });
 
   it('counts a handshake per report when the server closes each connection', async () => {

@@ -46,8 +46,10 @@ export interface TlsReportRequest {
   intervalMs: number;
   /** Agents join evenly over this long (each join is a handshake). */
   rampMs: number;
-  /** The window measured, starting two intervals after the last join (tls-reporters.ts). */
+  /** The window measured, starting `settleIntervals` intervals after the last join (tls-reporters.ts). */
   measureMs: number;
+  /** Intervals between the last join and the window (SETTLE_INTERVALS when not given). */
+  settleIntervals?: number;
 }
 
 export interface StatsRequest {
@@ -129,7 +131,8 @@ export const ANNOUNCER_BLOCK = 20;
 
 /**
  * How many intervals after the last join (planned: the end of the ramp) a TLS report window
- * starts (tls-reporters.ts): the joins' handshakes and their backlog are over by then.
+ * starts unless asked otherwise (tls-reporters.ts): the joins' handshakes and their backlog are
+ * over by then.
  */
 export const SETTLE_INTERVALS = 2;
 

@@ -30,7 +30,8 @@ interface Reporter {
  * Agents reporting over TLS every `intervalMs`, each on a connection of its own that it keeps
  * between reports (HTTP/1.1 keep-alive, written on the TLS socket as is: the generator must
  * not be the bottleneck). Agents join evenly over `rampMs` (each join is a handshake); what is
- * counted is the window of `measureMs` that starts two intervals after the last join: reports,
+ * counted is the window of `measureMs` that starts `settleIntervals` (default SETTLE_INTERVALS)
+ * intervals after the last join: reports,
  * their latency, and the handshakes made in it (a connection the server closed is opened again
  * at the next report). Open loop: a report due while the last is unanswered is skipped.
  *
@@ -58,9 +59,10 @@ export async function reportOverTls(req: TlsReportRequest): Promise<TlsReportAns
     slots[Math.ceil((r.joinMs % req.intervalMs) / TICK_MS) % slots.length]?.push(r);
   }
 
-  // SETTLE_INTERVALS after the last join: the joins' handshakes (the generator's and the server's
-  // CPU on 2 cores) are over, and every agent has reported on its kept connection.
-  const plannedStart = req.rampMs + SETTLE_INTERVALS * req.intervalMs;
+  // Some intervals after the last join (at least one): the joins' handshakes (the generator's and
+  // the server's CPU on 2 cores) are over, and every agent has reported on its kept connection.
+  const settleIntervals = req.settleIntervals ?? SETTLE_INTERVALS;
+  const plannedStart = req.rampMs + settleIntervals * req.intervalMs;
   let windowStart = Number.POSITIVE_INFINITY;
   let windowEnd = Number.POSITIVE_INFINITY;
   let joined = 0;
@@ -94,7 +96,7 @@ export async function reportOverTls(req: TlsReportRequest): Promise<TlsReportAns
       joined += 1;
       if (joined === reporters.length) {
         joinedMs = elapsed();
-        startWindow(Math.max(plannedStart, joinedMs + SETTLE_INTERVALS * req.intervalMs));
+        startWindow(Math.max(plannedStart, joinedMs + settleIntervals * req.intervalMs));
       }
     }
     if (!pending.counted) return;

@@ -10,9 +10,19 @@ export interface BenchContext {
   rows: Row[];
   /** What --check found wrong (besides missing figures). */
   problems: string[];
-  /** RSS of a board with no machines, MB: the baseline of the memory rows. */
+  /** RSS of a board with no machines at rest, MB: the baseline of the memory rows. */
   emptyBoardRssMb: number;
+  /** The empty board and a bare node:http server at rest (at-rest.ts). */
+  emptyBoard: AtRest;
   log(message: string): void;
+}
+
+/** What the empty board and a bare node:http server hold at rest, MB, measured together. */
+export interface AtRest {
+  boardMb: number;
+  bareMb: number;
+  /** How it was measured, for the rows' text. */
+  method: string;
 }
 
 /**
@@ -43,6 +53,8 @@ export class RssSampler {
   readonly samples: { atMs: number; mb: number }[] = [];
   /** The peak of each phase, in the order the phases began. */
   readonly phases = new Map<string, number>();
+  /** Every sample of each phase, MB (for a median at rest). */
+  readonly phaseSamples = new Map<string, number[]>();
   private current: string | null = null;
   /** The last phase named, for samples between phases. */
   private last: string | null = null;
@@ -77,6 +89,9 @@ export class RssSampler {
       this.samples.push({ atMs: Date.now() - this.started, mb });
       if (this.current !== null) {
         this.phases.set(this.current, Math.max(this.phases.get(this.current) ?? 0, mb));
+        const list = this.phaseSamples.get(this.current) ?? [];
+        list.push(mb);
+        this.phaseSamples.set(this.current, list);
       }
       return mb;
     } catch {
