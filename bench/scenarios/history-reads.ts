@@ -27,7 +27,7 @@ const TICK_MS = 10;
 export async function historyReads(ctx: BenchContext): Promise<void> {
   const n = ctx.options.fleetSizes[1];
   const readMachines = ctx.options.mode === 'quick' ? 40 : 100;
-  const rounds = ctx.options.mode === 'quick' ? 4 : 6;
+  const rounds = ctx.options.mode === 'quick' ? 2 : 6;
   const fleet = await Fleet.start();
   try {
     const served = await fleet.serve({
