@@ -1,4 +1,3 @@
-import { createTransport } from 'nodemailer';
 import { request } from 'undici';
 import type { HttpRequestSpec, MailSpec, ParsedChannel, PushSpec } from './channels/types.js';
 import type { OutgoingMessage } from './event.js';
@@ -315,8 +314,19 @@ function networkError(error: unknown): string {
   return code === null ? message : `${code}: ${message}`;
 }
 
+/** nodemailer, loaded at the first e-mail (~4 MB of heap a board without e-mail rules keeps). */
+async function loadMailer(): Promise<typeof import('nodemailer') | string> {
+  try {
+    return await import('nodemailer');
+  } catch (error) {
+    return `cannot load nodemailer: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
 async function sendMail(mail: MailSpec, options: SendOptions): Promise<TryResult> {
-  const transporter = createTransport({
+  const mailer = await loadMailer();
+  if (typeof mailer === 'string') return { ok: false, status: null, why: mailer, retry: false };
+  const transporter = mailer.createTransport({
     host: mail.host,
     port: mail.port,
     secure: mail.encryption === 'tls',
