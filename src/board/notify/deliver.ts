@@ -150,7 +150,7 @@ async function deliverPush(
       const secrets = endpointSecrets(sub.endpoint, sub.auth);
       let request: HttpRequestSpec;
       try {
-        request = pushRequest(sub, spec, targets);
+        request = await pushRequest(sub, spec, targets);
       } catch (error) {
         failures.push({ why: scrub((error as Error).message, secrets), status: null });
         continue;
