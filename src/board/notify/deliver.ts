@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import type { HttpRequestSpec, MailSpec, ParsedChannel, PushSpec } from './channels/types.js';
 import type { OutgoingMessage } from './event.js';
 import { type PushPort, pushRequest } from './push.js';
@@ -248,6 +247,8 @@ async function sendHttp(
   const signal =
     options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
   try {
+    // undici, loaded at the first webhook or push (the board's thread needs it for nothing else).
+    const { request } = await import('undici');
     const response = await request(spec.url, {
       method: spec.method,
       headers: { 'user-agent': 'panoptes-board', ...spec.headers },
