@@ -1,9 +1,29 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { BODY_LIMIT_BYTES } from '../../shared/http/errors.js';
 import { isJsonContentType } from '../../shared/http/route-answer.js';
 import { tooDeepAt } from '../../shared/json-depth.js';
-import { boardMcpServer, type McpDomain } from '../mcp/mcp-tools.js';
+import type { McpDomain } from '../mcp/mcp-tools.js';
+
+/**
+ * The MCP SDK and the tools, loaded at the first POST /mcp: with zod they are ~11 MB of heap,
+ * which a board no MCP client talks to does not need. A failed load is tried again next time.
+ */
+let loaded: Promise<
+  [
+    typeof import('../mcp/mcp-tools.js'),
+    typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+  ]
+> | null = null;
+function loadMcp() {
+  loaded ??= Promise.all([
+    import('../mcp/mcp-tools.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+  ]).catch((error: unknown) => {
+    loaded = null;
+    throw error;
+  });
+  return loaded;
+}
 
 /** JSON-RPC's code for a body that is not JSON. */
 const PARSE_ERROR = -32700;
@@ -67,6 +87,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpDomain): Promi
     async (request, reply) => {
       const message = messageOf(request.body, request.headers['content-type']);
       if (message === undefined) return parseError(reply);
+      const [{ boardMcpServer }, { StreamableHTTPServerTransport }] = await loadMcp();
       const server = boardMcpServer(options, request.who, request.log);
       // No sessionIdGenerator: stateless, no session id and no session to keep.
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });

@@ -1,5 +1,3 @@
-import { createTransport } from 'nodemailer';
-import { request } from 'undici';
 import type { HttpRequestSpec, MailSpec, ParsedChannel, PushSpec } from './channels/types.js';
 import type { OutgoingMessage } from './event.js';
 import { type PushPort, pushRequest } from './push.js';
@@ -151,7 +149,7 @@ async function deliverPush(
       const secrets = endpointSecrets(sub.endpoint, sub.auth);
       let request: HttpRequestSpec;
       try {
-        request = pushRequest(sub, spec, targets);
+        request = await pushRequest(sub, spec, targets);
       } catch (error) {
         failures.push({ why: scrub((error as Error).message, secrets), status: null });
         continue;
@@ -249,6 +247,8 @@ async function sendHttp(
   const signal =
     options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
   try {
+    // undici, loaded at the first webhook or push (the board's thread needs it for nothing else).
+    const { request } = await import('undici');
     const response = await request(spec.url, {
       method: spec.method,
       headers: { 'user-agent': 'panoptes-board', ...spec.headers },
@@ -315,8 +315,19 @@ function networkError(error: unknown): string {
   return code === null ? message : `${code}: ${message}`;
 }
 
+/** nodemailer, loaded at the first e-mail (~4 MB of heap a board without e-mail rules keeps). */
+async function loadMailer(): Promise<typeof import('nodemailer') | string> {
+  try {
+    return await import('nodemailer');
+  } catch (error) {
+    return `cannot load nodemailer: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
 async function sendMail(mail: MailSpec, options: SendOptions): Promise<TryResult> {
-  const transporter = createTransport({
+  const mailer = await loadMailer();
+  if (typeof mailer === 'string') return { ok: false, status: null, why: mailer, retry: false };
+  const transporter = mailer.createTransport({
     host: mail.host,
     port: mail.port,
     secure: mail.encryption === 'tls',

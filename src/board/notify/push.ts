@@ -1,5 +1,4 @@
 import { createHash, ECDH } from 'node:crypto';
-import webpush from 'web-push';
 import type { Clock } from '../../shared/clock.js';
 import type { Answer } from '../domain/board.js';
 import type { Journal } from '../domain/journal.js';
@@ -103,16 +102,22 @@ function serviceOf(endpoint: string): string {
   }
 }
 
+/** web-push, loaded when the board first signs or sends (~2 MB of heap otherwise kept). */
+async function loadWebPush(): Promise<typeof import('web-push')> {
+  return (await import('web-push')).default;
+}
+
 /**
  * The request that carries one message to one browser: encrypted for it (RFC 8291, aes128gcm)
  * and signed with the board's key (RFC 8292), both by the web-push library; the board's own
  * HTTP client sends it (deliver.ts). Throws if the subscription's keys cannot be used.
  */
-export function pushRequest(
+export async function pushRequest(
   subscription: PushSubscriptionRecord,
   spec: PushSpec,
   vapid: { subject: string; keys: PushKeys },
-): HttpRequestSpec {
+): Promise<HttpRequestSpec> {
+  const webpush = await loadWebPush();
   const details = webpush.generateRequestDetails(
     {
       endpoint: subscription.endpoint,
@@ -160,11 +165,12 @@ export class WebPush implements PushPort {
   /** The kept key pair (made and kept at the first call of any board of the store). */
   private vapid(): Promise<PushKeys> {
     if (this.keys === null) {
-      const made = webpush.generateVAPIDKeys();
-      this.keys = this.deps.table.keys(made, this.deps.clock.now()).catch((error: unknown) => {
-        this.keys = null;
-        throw error;
-      });
+      this.keys = loadWebPush()
+        .then((webpush) => this.deps.table.keys(webpush.generateVAPIDKeys(), this.deps.clock.now()))
+        .catch((error: unknown) => {
+          this.keys = null;
+          throw error;
+        });
     }
     return this.keys;
   }

@@ -6,8 +6,7 @@ import type { AckRecord } from '../domain/inbox.js';
 import type { JournalEntry } from '../schemas.js';
 import { GuardedTables } from './guarded-tables.js';
 import { type ImportReport, importLegacy } from './legacy/import-legacy.js';
-import { describePostgres, postgresFailure } from './postgres/connection.js';
-import { PostgresStore } from './postgres/state-store.js';
+import { describePostgres, postgresFailure } from './postgres/failure.js';
 import { SqliteStore } from './sqlite/state-store.js';
 import type { BoardStore, EnrollmentRecord, SilenceRecord, StoredIdentity } from './state.js';
 import { StoreHealth } from './store-health.js';
@@ -70,6 +69,11 @@ async function openEngine(
 ): Promise<BoardStore> {
   if (settings.engine === 'sqlite')
     return SqliteStore.open(dataDir, (error) => health.failed('sqlite', error));
+  // node-postgres is loaded only for a PostgreSQL store; missing, the board does not start.
+  const { PostgresStore } = await import('./postgres/state-store.js').catch((error: unknown) => {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot open the store at ${describePostgres(settings.url)}: ${why}`);
+  });
   const started = Date.now();
   let logged = false;
   for (;;) {

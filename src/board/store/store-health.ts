@@ -1,6 +1,6 @@
 import type { Logger } from '../../shared/logger.js';
 import { isStoreUnavailable, StoreUnavailable } from '../domain/store-unavailable.js';
-import { postgresFailure } from './postgres/connection.js';
+import { postgresFailure } from './postgres/failure.js';
 
 /**
  * How long writes must work before the store counts as back. A nearly full disk takes some

@@ -2,7 +2,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { BoardSettings } from '../config/config.js';
 import { casChanged } from '../config/settings-diff.js';
 import type { AgentClient } from '../domain/agent-client.js';
-import { createAgentClient } from '../polling/agent-client.js';
+import { lazyAgentClient } from '../polling/lazy-client.js';
 import { SwitchableClient } from '../polling/switchable-client.js';
 import { pollerHeapMb, pollerThreads, ThreadedClient } from '../polling/threaded-client.js';
 
@@ -30,7 +30,7 @@ export function buildPolling(
     pollerHeap = pollerHeapMb(s.machines.length);
     return new ThreadedClient(
       { client: options, heapMb: pollerHeap },
-      createAgentClient(options),
+      lazyAgentClient(options),
       (error) => logger.error({ err: error }, 'poller failed'),
       pollerThreads(),
       // Nothing configured to poll: no poller thread until there is (announced machines only).
