@@ -147,8 +147,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         // 375 joins (handshakes) a second: faster, and the generator's and the board's CPU on
         // 2 cores put the generator seconds behind its schedule.
         tlsRampS: 40,
-        tlsMeasureS: 40,
-        tlsSettleIntervals: 2,
+        tlsMeasureS: 30,
+        tlsSettleIntervals: 1,
         // Three a side: the median is a round of its own, the other two the spread.
         tlsRounds: 3,
         soakSeconds: 600,
@@ -157,7 +157,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         machinesNowContainers: 200,
         pushBells: 50,
         paintBells: 20,
-        deadlineS: soak ? 900 : 1800,
+        deadlineS: soak ? 900 : 2700,
       };
 }
 
