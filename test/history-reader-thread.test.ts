@@ -1,24 +1,17 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openLibsqlHistory } from '../dist/board/store/sqlite/history-store.js';
 import { errorAnswer } from '../dist/shared/http/http-app.js';
 import type { WriteBatch } from '../src/board/history/history-store.js';
 import { rawSample } from '../src/board/history/tiers.js';
-import { tempDir } from './helpers/tmp.js';
+import { freshHistoryFiles, EVERY_METRIC as values } from './helpers/history-files.js';
 
 /**
  * The libsql history store's reads on a thread of their own (built code:
  * dist/…/history-reader-thread.js; the store contract runs through it in
  * history-writer-thread.test.ts). From source the reads run on the calling thread.
  */
-const dir = tempDir('panoptes-reader-thread-');
-afterAll(() => dir.cleanup());
-let files = 0;
-const fresh = () => {
-  files += 1;
-  return join(dir.path, `h${files}`, 'history.db');
-};
+const fresh = freshHistoryFiles('panoptes-reader-thread-');
 
 interface Thread {
   running: boolean;
@@ -27,19 +20,6 @@ interface Thread {
 }
 const threadOf = (store: unknown) => (store as { readerThread: Thread }).readerThread;
 
-const values = {
-  cpu: 0.5,
-  mem: 0.25,
-  load: 1,
-  disk: null,
-  latency_ms: 3,
-  bells: 0,
-  gpu_util: null,
-  gpu_mem: 0.75,
-  net_rx: 5000,
-  net_tx: 250,
-  temp_max: 52.5,
-};
 const sweeps = (from: number, count: number): WriteBatch => ({
   samples: Array.from({ length: count }, (_, i) => ({
     tier: 'raw' as const,

@@ -1,40 +1,20 @@
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openLibsqlHistory } from '../dist/board/store/sqlite/history-store.js';
 import type { WriteBatch } from '../src/board/history/history-store.js';
 import { rawSample } from '../src/board/history/tiers.js';
 import { storeContract } from '../src/board/store/history-contract.case.js';
-import { tempDir } from './helpers/tmp.js';
+import { freshHistoryFiles, EVERY_METRIC as values } from './helpers/history-files.js';
 
 /**
  * The libsql history store with its writer and its reads on threads of their own (built code:
  * dist/…/history-writer-thread.js and history-reader-thread.js); from source both run on the
  * calling thread and src/board/store/sqlite/history-store.test.ts covers that.
  */
-const dir = tempDir('panoptes-writer-thread-');
-afterAll(() => dir.cleanup());
-let files = 0;
-const fresh = () => {
-  files += 1;
-  return join(dir.path, `h${files}`, 'history.db');
-};
+const fresh = freshHistoryFiles('panoptes-writer-thread-');
 
 storeContract('libsql, writer thread', async () => openLibsqlHistory(fresh(), Date.now, true));
 
 describe('the history writer thread', () => {
-  const values = {
-    cpu: 0.5,
-    mem: 0.25,
-    load: 1,
-    disk: null,
-    latency_ms: 3,
-    bells: 0,
-    gpu_util: null,
-    gpu_mem: 0.75,
-    net_rx: 5000,
-    net_tx: 250,
-    temp_max: 52.5,
-  };
   const keep = { raw: 0, m5: 0, h1: 0 };
   const sweep = (t: number, count: number): WriteBatch => ({
     samples: Array.from({ length: count }, (_, i) => ({
