@@ -113,3 +113,33 @@ export function sample(t: number, n: number, seed: number): Sample {
   };
   return { t, n, up: 1, avg, max: { ...avg, cpu: Math.min(1, avg.cpu + 0.1) } };
 }
+
+/** The fleet a recording board polls: every machine answers but a tenth, which refuse. */
+export const RECORDED_FLEET = {
+  blackHoleShare: 0,
+  refusingShare: 0.1,
+  slowShare: 0,
+  slowMs: [0, 0] as [number, number],
+  seed: 7,
+};
+
+/**
+ * Writes one sample of each of `machines` machines (m0, m1, …) at each of `times`, machine
+ * after machine per sweep as the board writes them, 200 sweeps to a batch; `n` is each
+ * sample's weight (1 for a raw sweep).
+ */
+export async function writeSweeps(
+  store: Store,
+  tier: Tier,
+  times: readonly number[],
+  machines: number,
+  n = 1,
+): Promise<void> {
+  for (let i0 = 0; i0 < times.length; i0 += 200) {
+    const batch: Batch = { samples: [], events: [], forget: [], cutoffs: { raw: 0, m5: 0, h1: 0 } };
+    for (const t of times.slice(i0, i0 + 200))
+      for (let m = 0; m < machines; m += 1)
+        batch.samples.push({ tier, name: `m${m}`, sample: sample(t, n, m) });
+    await store.write(batch);
+  }
+}

@@ -7,7 +7,7 @@ import { Fleet } from '../processes.js';
 import { median } from '../stats.js';
 import { type WrkResult, wrk } from '../wrk.js';
 import { type BenchContext, count, launchBoard, scenarioDir } from './context.js';
-import { loadHistory } from './history-kit.js';
+import { loadHistory, RECORDED_FLEET } from './history-kit.js';
 
 const SWEEP_S = 5;
 const DAY_S = 86_400;
@@ -30,14 +30,7 @@ export async function historyReads(ctx: BenchContext): Promise<void> {
   const rounds = ctx.options.mode === 'quick' ? 2 : 6;
   const fleet = await Fleet.start();
   try {
-    const served = await fleet.serve({
-      machines: n,
-      blackHoleShare: 0,
-      refusingShare: 0.1,
-      slowShare: 0,
-      slowMs: [0, 0],
-      seed: 7,
-    });
+    const served = await fleet.serve({ machines: n, ...RECORDED_FLEET });
     const boardToken = token();
     const dir = writeBoardConfig(scenarioDir(ctx, 'history-reads'), {
       board_token: boardToken,

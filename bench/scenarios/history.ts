@@ -13,8 +13,9 @@ import {
   changeSet,
   type HistoryModules,
   loadHistory,
-  sample,
+  RECORDED_FLEET,
   type Tier,
+  writeSweeps,
 } from './history-kit.js';
 import { historyReads } from './history-reads.js';
 
@@ -114,26 +115,9 @@ async function queryAndDisk(ctx: BenchContext, mods: HistoryModules, dir: string
   for (const p of plan) {
     const file = join(dir, `query-${p.tier}.db`);
     const store = mods.openLibsqlHistory(file);
-    let rows = 0;
-    // Interleaved in time order, as the board writes them (machine after machine per sweep).
-    for (let t0 = now - p.span; t0 < now; t0 += p.step * 200) {
-      const batch: Batch = {
-        samples: [],
-        events: [],
-        forget: [],
-        cutoffs: { raw: 0, m5: 0, h1: 0 },
-      };
-      for (let t = t0; t < Math.min(now, t0 + p.step * 200); t += p.step) {
-        for (let m = 0; m < machines; m += 1)
-          batch.samples.push({
-            tier: p.tier,
-            name: `m${m}`,
-            sample: sample(t, p.tier === 'raw' ? 1 : p.step / SWEEP_S, m),
-          });
-      }
-      rows += batch.samples.length;
-      await store.write(batch);
-    }
+    const sweepTimes = Array.from({ length: p.span / p.step }, (_, i) => now - p.span + i * p.step);
+    const rows = sweepTimes.length * machines;
+    await writeSweeps(store, p.tier, sweepTimes, machines, p.tier === 'raw' ? 1 : p.step / SWEEP_S);
     await store.close();
     perRow[p.tier] = bytes(file) / rows;
     const history = new mods.History(
@@ -269,14 +253,7 @@ export async function boardP99(
   const n = ctx.options.fleetSizes[1];
   const fleet = await Fleet.start();
   try {
-    const served = await fleet.serve({
-      machines: n,
-      blackHoleShare: 0,
-      refusingShare: 0.1,
-      slowShare: 0,
-      slowMs: [0, 0],
-      seed: 7,
-    });
+    const served = await fleet.serve({ machines: n, ...RECORDED_FLEET });
     const recorded = await p99Of(ctx, configuredMachines(served.machines), on.store ?? true);
     const off = await p99Of(ctx, configuredMachines(served.machines), false);
     const ratio = recorded / off;

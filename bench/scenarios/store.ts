@@ -9,14 +9,13 @@ import { median, quantile } from '../stats.js';
 import { type BenchContext, count, scenarioDir } from './context.js';
 import { boardP99, bytes } from './history.js';
 import {
-  type Batch,
   BenchClock,
   changeSet,
   type HistoryModules,
   loadHistory,
   type Store,
-  sample,
   type Tier,
+  writeSweeps,
 } from './history-kit.js';
 
 const MACHINES = 10_000;
@@ -183,24 +182,12 @@ async function diskPerMachine(
   const rowsPerTier = ctx.options.mode === 'quick' ? 20_000 : 100_000;
   const now = Math.floor(Date.now() / 1000);
   const steps: Record<Tier, number> = { raw: SWEEP_S, m5: 300, h1: 3600 };
-  const write = async (store: Store, tier: Tier): Promise<void> => {
-    const perSweep = machines;
-    const sweeps = rowsPerTier / perSweep;
-    for (let s0 = 0; s0 < sweeps; s0 += 200) {
-      const batch: Batch = {
-        samples: [],
-        events: [],
-        forget: [],
-        cutoffs: { raw: 0, m5: 0, h1: 0 },
-      };
-      for (let s = s0; s < Math.min(sweeps, s0 + 200); s += 1) {
-        const t = now - (sweeps - s) * steps[tier];
-        for (let m = 0; m < machines; m += 1)
-          batch.samples.push({ tier, name: `m${m}`, sample: sample(t, 1, m) });
-      }
-      await store.write(batch);
-    }
+  const write = (store: Store, tier: Tier): Promise<void> => {
+    const sweeps = rowsPerTier / machines;
+    const times = Array.from({ length: sweeps }, (_, s) => now - (sweeps - s) * steps[tier]);
+    return writeSweeps(store, tier, times, machines);
   };
+
   const perRow: Record<'embedded' | 'postgres', Record<Tier, number>> = {
     embedded: { raw: 0, m5: 0, h1: 0 },
     postgres: { raw: 0, m5: 0, h1: 0 },
@@ -260,20 +247,9 @@ async function dayRead(
   const reads = 30;
   const day = 86_400;
   const now = Math.floor(Date.now() / 1000);
-  const fill = async (store: Store): Promise<void> => {
-    for (let t0 = now - day; t0 < now; t0 += SWEEP_S * 200) {
-      const batch: Batch = {
-        samples: [],
-        events: [],
-        forget: [],
-        cutoffs: { raw: 0, m5: 0, h1: 0 },
-      };
-      for (let t = t0; t < Math.min(now, t0 + SWEEP_S * 200); t += SWEEP_S)
-        for (let m = 0; m < machines; m += 1)
-          batch.samples.push({ tier: 'raw', name: `m${m}`, sample: sample(t, 1, m) });
-      await store.write(batch);
-    }
-  };
+  const times = Array.from({ length: day / SWEEP_S }, (_, i) => now - day + i * SWEEP_S);
+  const fill = (store: Store): Promise<void> => writeSweeps(store, 'raw', times, machines);
+
   const pool = new pg.Pool({ connectionString: await server.createDatabase('day') });
   try {
     const lite = mods.openLibsqlHistory(join(dir, 'day.db'));
