@@ -167,6 +167,28 @@ describe('UI: Notify this browser (Web Push)', () => {
 
     // The decrypted message, handed to the board's real service worker as its push event
     // (DevTools' ServiceWorker.deliverPushMessage stands in for the push service's connection).
+    // What the worker asks the browser to show is read from inside the worker: headless
+    // Chromium's getNotifications() sometimes lists nothing after showNotification resolved
+    // (the second, identical message is then listed), so it cannot be the test's witness.
+    const [worker] = ui.context.serviceWorkers();
+    if (worker === undefined) throw new Error('no service worker in the context');
+    await worker.evaluate(() => {
+      const registration = (self as unknown as { registration: ServiceWorkerRegistration })
+        .registration;
+      const show = registration.showNotification.bind(registration);
+      const seen: string[] = [];
+      (self as unknown as { __shown: string[] }).__shown = seen;
+      registration.showNotification = (title: string, options?: NotificationOptions) =>
+        show(title, options).then(
+          () => {
+            const data = options?.data as { url: string };
+            seen.push([title, options?.body, options?.tag, data.url].join('|'));
+          },
+          (error: unknown) => {
+            seen.push(`refused: ${String(error)}`);
+          },
+        );
+    });
     const cdp = await ui.context.newCDPSession(page);
     const registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] = [];
     cdp.on('ServiceWorker.workerRegistrationUpdated', (e) =>
@@ -185,13 +207,7 @@ describe('UI: Notify this browser (Web Push)', () => {
       data: JSON.stringify(got?.payload),
     });
     await expect
-      .poll(() =>
-        page.evaluate(async () =>
-          (await (await navigator.serviceWorker.ready).getNotifications()).map((n) =>
-            [n.title, n.body, n.tag, (n.data as { url: string }).url].join('|'),
-          ),
-        ),
-      )
+      .poll(() => worker.evaluate(() => (self as unknown as { __shown: string[] }).__shown))
       .toEqual([
         `Panoptes: lab3 bell|! lab3: session claude-7 needs attention: Claude needs your permission to use Bash|panoptes:lab3:claude-7|${ui.fleet.board.url}/?q=lab3`,
       ]);
