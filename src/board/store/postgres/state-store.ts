@@ -18,8 +18,7 @@ import type {
   EnrollmentRecord,
   Imported,
   PublishedRecord,
-  PushKeys,
-  PushSubscriptionRecord,
+  PushTable,
   RecordToPublish,
   SilenceRecord,
   StoredIdentity,
@@ -27,13 +26,14 @@ import type {
 import { STATE_TABLES } from '../state-tables.js';
 import { describePostgres, openPool, type PostgresSettings } from './connection.js';
 import { openPostgresHistory } from './history-store.js';
+import { importRows, JOURNAL_COLUMNS, upsertIdentities } from './import-rows.js';
 import { listen } from './listen.js';
 import { migrate } from './migrate.js';
+import { postgresPushTable } from './push-table.js';
+import { inTransaction } from './transaction.js';
 
 /** The state schema's migrations on PostgreSQL: append, never edit one that shipped. */
 export const STATE_MIGRATIONS: readonly string[] = STATE_TABLES.postgres;
-
-const JOURNAL_COLUMNS = 'id, at, who, op, target, outcome, status, detail, board';
 
 /** Wakes the other boards (records published, an action queued); named for what it first carried. */
 const WAKE_CHANNEL = 'panoptes_records';
@@ -47,12 +47,14 @@ export class PostgresStore implements BoardStore {
   readonly where: string;
   private history: HistoryStore | null = null;
   private readonly identityDiff = new IdentityDiff();
+  readonly push: PushTable;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly settings: PostgresSettings,
   ) {
     this.where = describePostgres(settings.url);
+    this.push = postgresPushTable(pool);
   }
 
   /** Connects and migrates (under an advisory lock: boards that start at once do not race). */
@@ -143,7 +145,7 @@ export class PostgresStore implements BoardStore {
     save: async (identities: readonly StoredIdentity[]) => {
       const { upsert, remove, commit } = this.identityDiff.against(identities);
       if (upsert.length === 0 && remove.length === 0) return;
-      await this.transaction(async (client) => {
+      await inTransaction(this.pool, async (client) => {
         if (upsert.length > 0) await upsertIdentities(client, upsert, 'update');
         if (remove.length > 0)
           await client.query('DELETE FROM identities WHERE name = ANY($1::text[])', [remove]);
@@ -164,7 +166,7 @@ export class PostgresStore implements BoardStore {
 
   readonly silences = {
     save: async (records: readonly SilenceRecord[]) => {
-      await this.transaction(async (client) => {
+      await inTransaction(this.pool, async (client) => {
         await client.query('DELETE FROM silences');
         await client.query(
           'INSERT INTO silences (name, until, reason) SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[])',
@@ -251,7 +253,7 @@ export class PostgresStore implements BoardStore {
   readonly records = {
     publish: async (board: string, rows: readonly RecordToPublish[]) => {
       if (rows.length === 0) return;
-      await this.transaction(async (client) => {
+      await inTransaction(this.pool, async (client) => {
         await client.query(
           // One JSON parameter, not text arrays: node-postgres escapes every quote of a record
           // into an array literal in JavaScript (measured: the largest cost of a publish).
@@ -309,61 +311,6 @@ export class PostgresStore implements BoardStore {
       ).rows,
   };
 
-  readonly push = {
-    keys: async (candidate: PushKeys, at: number) => {
-      await this.pool.query(
-        `INSERT INTO push_keys (id, public_key, private_key, created_at) VALUES (1, $1, $2, $3)
-         ON CONFLICT (id) DO NOTHING`,
-        [candidate.publicKey, candidate.privateKey, at],
-      );
-      const row = (
-        await this.pool.query<{ public_key: string; private_key: string }>(
-          'SELECT public_key, private_key FROM push_keys WHERE id = 1',
-        )
-      ).rows[0];
-      if (row === undefined) throw new Error('push_keys: the key pair was not kept');
-      return { publicKey: row.public_key, privateKey: row.private_key };
-    },
-    subscribe: async (r: PushSubscriptionRecord, max: number) => {
-      let answer = null as { id: string; added: boolean } | null;
-      await this.transaction(async (client) => {
-        const known = await client.query<{ id: string }>(
-          'UPDATE push_subscriptions SET p256dh = $1, auth = $2 WHERE endpoint = $3 RETURNING id',
-          [r.p256dh, r.auth, r.endpoint],
-        );
-        const id = known.rows[0]?.id;
-        if (id !== undefined) {
-          answer = { id, added: false };
-          return;
-        }
-        const count = await client.query<{ n: number }>(
-          'SELECT count(*)::bigint AS n FROM push_subscriptions',
-        );
-        if ((count.rows[0]?.n ?? 0) >= max) return;
-        // Another board may add the same endpoint meanwhile: then its row (and id) is kept.
-        const added = await client.query<{ id: string; added: boolean }>(
-          `INSERT INTO push_subscriptions (id, endpoint, p256dh, auth, created_at)
-           VALUES ($1, $2, $3, $4, $5)
-           ON CONFLICT (endpoint) DO UPDATE SET p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth
-           RETURNING id, (xmax = 0) AS added`,
-          [r.id, r.endpoint, r.p256dh, r.auth, r.created_at],
-        );
-        const row = added.rows[0];
-        if (row !== undefined) answer = { id: row.id, added: row.added };
-      });
-      return answer;
-    },
-    unsubscribe: async (id: string) =>
-      ((await this.pool.query('DELETE FROM push_subscriptions WHERE id = $1', [id])).rowCount ??
-        0) > 0,
-    list: async () =>
-      (
-        await this.pool.query<PushSubscriptionRecord>(
-          'SELECT id, endpoint, p256dh, auth, created_at FROM push_subscriptions ORDER BY created_at, id',
-        )
-      ).rows,
-  };
-
   readonly deliveries = {
     keep: async (pending: readonly Pending[]) => {
       await this.pool.query('INSERT INTO deliveries (item) SELECT unnest($1::text[])', [
@@ -381,54 +328,7 @@ export class PostgresStore implements BoardStore {
   };
 
   async importAll(data: Imported): Promise<void> {
-    await this.transaction(async (client) => {
-      const j = data.journal;
-      await client.query(
-        `INSERT INTO journal (${JOURNAL_COLUMNS}) SELECT * FROM unnest($1::bigint[], $2::text[],
-         $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[])
-         ON CONFLICT DO NOTHING`,
-        [
-          j.map((e) => e.id),
-          j.map((e) => e.at),
-          j.map((e) => e.who),
-          j.map((e) => e.op),
-          j.map((e) => e.target),
-          j.map((e) => e.outcome),
-          j.map((e) => e.status),
-          j.map((e) => e.detail),
-          j.map((e) => e.board ?? null),
-        ],
-      );
-      const q = data.queue;
-      await client.query(
-        `INSERT INTO queue (id, name, what, action, requested_at, delivered) SELECT * FROM
-         unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::int[])
-         ON CONFLICT DO NOTHING`,
-        [
-          q.map((a) => a.id),
-          q.map((a) => a.name),
-          q.map((a) => a.what),
-          q.map((a) => a.action),
-          q.map((a) => a.requestedAt),
-          q.map((a) => (a.delivered ? 1 : 0)),
-        ],
-      );
-      await upsertIdentities(client, data.identities, 'keep');
-      const s = data.silences;
-      await client.query(
-        `INSERT INTO silences (name, until, reason) SELECT * FROM unnest($1::text[], $2::bigint[],
-         $3::text[]) ON CONFLICT DO NOTHING`,
-        [s.map((r) => r.name), s.map((r) => r.until), s.map((r) => r.reason)],
-      );
-      await client.query('INSERT INTO deliveries (item) SELECT unnest($1::text[])', [
-        data.deliveries.map((p) => JSON.stringify(p)),
-      ]);
-      // Blocks reserved from here on start past every imported id.
-      await client.query(
-        `SELECT setval('journal_ids', greatest((SELECT last_value + 64 FROM journal_ids),
-         (SELECT coalesce(max(id), 0) + 1 FROM journal)), false)`,
-      );
-    });
+    await inTransaction(this.pool, (client) => importRows(client, data));
   }
 
   async ping(): Promise<void> {
@@ -447,44 +347,4 @@ export class PostgresStore implements BoardStore {
     await this.history?.close();
     await this.pool.end();
   }
-
-  private async transaction(work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await work(client);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
-}
-
-async function upsertIdentities(
-  client: pg.PoolClient,
-  rows: readonly StoredIdentity[],
-  onConflict: 'update' | 'keep',
-): Promise<void> {
-  const conflict =
-    onConflict === 'keep'
-      ? 'DO NOTHING'
-      : `DO UPDATE SET location = EXCLUDED.location, first_seen = EXCLUDED.first_seen,
-         last_seen = EXCLUDED.last_seen, verified = EXCLUDED.verified,
-         key_proof_at = EXCLUDED.key_proof_at`;
-  await client.query(
-    `INSERT INTO identities (name, location, first_seen, last_seen, verified, key_proof_at)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::int[], $6::bigint[])
-     ON CONFLICT (name) ${conflict}`,
-    [
-      rows.map((i) => i.name),
-      rows.map((i) => i.location),
-      rows.map((i) => i.first_seen),
-      rows.map((i) => i.last_seen),
-      rows.map((i) => (i.verified ? 1 : 0)),
-      rows.map((i) => i.key_proof_at),
-    ],
-  );
 }

@@ -20,14 +20,14 @@ import type {
   EnrollmentRecord,
   Imported,
   PublishedRecord,
-  PushKeys,
-  PushSubscriptionRecord,
+  PushTable,
   RecordToPublish,
   SilenceRecord,
   StoredIdentity,
 } from '../state.js';
 import { GroupCommit } from './group-commit.js';
 import { openLibsqlHistory } from './history-store.js';
+import { sqlitePushTable } from './push-table.js';
 import { migrateState } from './state-schema.js';
 import { WalSync } from './wal-sync.js';
 
@@ -52,6 +52,7 @@ export class SqliteStore implements BoardStore {
   private readonly appendJournal: Database.Statement;
   private history: HistoryStore | null = null;
   private readonly identityDiff = new IdentityDiff();
+  readonly push: PushTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -64,6 +65,7 @@ export class SqliteStore implements BoardStore {
     this.appendJournal = db.prepare(
       'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail, board) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
+    this.push = sqlitePushTable(db, this.commits);
   }
 
   /**
@@ -299,59 +301,6 @@ export class SqliteStore implements BoardStore {
       items.map((item) => item.key),
     settle: async () => undefined,
     takeOver: async () => [],
-  };
-
-  readonly push = {
-    keys: async (candidate: PushKeys, at: number) => {
-      await this.commits.run((db) => {
-        db.prepare(
-          'INSERT OR IGNORE INTO push_keys (id, public_key, private_key, created_at) VALUES (1, ?, ?, ?)',
-        ).run(candidate.publicKey, candidate.privateKey, at);
-      });
-      const row = this.db
-        .prepare('SELECT public_key, private_key FROM push_keys WHERE id = 1')
-        .get() as { public_key: string; private_key: string };
-      return { publicKey: row.public_key, privateKey: row.private_key };
-    },
-    subscribe: async (r: PushSubscriptionRecord, max: number) => {
-      let answer = null as { id: string; added: boolean } | null;
-      await this.commits.run((db) => {
-        const known = db
-          .prepare('SELECT id FROM push_subscriptions WHERE endpoint = ?')
-          .get(r.endpoint) as { id: string } | undefined;
-        if (known !== undefined) {
-          db.prepare('UPDATE push_subscriptions SET p256dh = ?, auth = ? WHERE id = ?').run(
-            r.p256dh,
-            r.auth,
-            known.id,
-          );
-          answer = { id: known.id, added: false };
-          return;
-        }
-        const count = db.prepare('SELECT count(*) AS n FROM push_subscriptions').get() as {
-          n: number;
-        };
-        if (count.n >= max) return;
-        db.prepare(
-          'INSERT INTO push_subscriptions (id, endpoint, p256dh, auth, created_at) VALUES (?, ?, ?, ?, ?)',
-        ).run(r.id, r.endpoint, r.p256dh, r.auth, r.created_at);
-        answer = { id: r.id, added: true };
-      });
-      return answer;
-    },
-    unsubscribe: async (id: string) => {
-      let changed = 0;
-      await this.commits.run((db) => {
-        changed = db.prepare('DELETE FROM push_subscriptions WHERE id = ?').run(id).changes;
-      });
-      return changed > 0;
-    },
-    list: async () =>
-      this.db
-        .prepare(
-          'SELECT id, endpoint, p256dh, auth, created_at FROM push_subscriptions ORDER BY created_at, id',
-        )
-        .all() as PushSubscriptionRecord[],
   };
 
   readonly deliveries = {
