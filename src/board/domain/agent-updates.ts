@@ -3,7 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { Who } from '../schemas.js';
 import type { AgentClient, AgentTarget } from './agent-client.js';
 import type { AgentReleases } from './agent-self.js';
-import type { Answer } from './board.js';
+import type { Answer } from './answer.js';
 import type { JournalPolicy } from './journal-policy.js';
 import type { Machine } from './machine.js';
 import { clip, summary } from './outcome.js';

@@ -1,87 +1,24 @@
-import type { Clock } from '../../shared/clock.js';
-import { cutMembers, takeJsonSource } from '../../shared/json-members.js';
-import type { HandedAction, HandedResult } from '../../shared/wire/action.js';
+import type { HandedResult } from '../../shared/wire/action.js';
 import type { ActionName } from '../../shared/wire/common.js';
 import { KeyProofCheck } from '../../shared/wire/key-proof.js';
 import type { Report } from '../../shared/wire/report.js';
 import type { BoardSettings, MachineConfig } from '../config/config.js';
 import type { Who } from '../schemas.js';
-import type { ActionQueue } from './action-queue.js';
-import type { AgentClient, AgentTarget } from './agent-client.js';
+import type { AgentTarget } from './agent-client.js';
+import type { Answer } from './answer.js';
+import type { BoardDeps } from './board-deps.js';
 import type { ChangeSet } from './change-set.js';
 import type { Journal } from './journal.js';
 import { JournalPolicy } from './journal-policy.js';
-import { type EnrolledKeys, MachineKeys } from './machine-keys.js';
+import { MachineKeys } from './machine-keys.js';
 import { prepareOverview } from './metrics.js';
 import { clip, noted, outcomeOf, summary, targetOf, type Via } from './outcome.js';
+import { overviewText } from './overview-text.js';
 import type { Registry } from './registry.js';
 import { relayTimeoutMs } from './relay-timeout.js';
+import { handOver, type ReportGate, refusedReport } from './report-checks.js';
 import { isStoreUnavailable } from './store-unavailable.js';
 import { sweep } from './sweep.js';
-
-/** The members of a report that are not its overview (Board.report takes them out). */
-export const REPORT_OWN_MEMBERS: readonly string[] = [
-  'name',
-  'location',
-  'results',
-  'key_proof',
-  'key_proof_at',
-  'interval_s',
-];
-
-/**
- * The overview's JSON: `report` without REPORT_OWN_MEMBERS (`overview`), as JSON.stringify
- * writes it. Cut from the report's own bytes when it is a parsed body as JSON.stringify would
- * have written it (cutMembers: no second serialisation per report), else serialised. Cut bytes
- * hold until the next cut: keep them (keepOverview copies) before another report is read.
- */
-export function overviewText(report: Report, overview: Record<string, unknown>): string | Buffer {
-  const source = takeJsonSource(report);
-  return (
-    (source === undefined ? null : cutMembers(source, REPORT_OWN_MEMBERS)) ??
-    JSON.stringify(overview)
-  );
-}
-
-/** A status and a JSON body, as the HTTP layer will send them. */
-export interface Answer {
-  status: number;
-  body: unknown;
-}
-
-export interface BoardDeps {
-  settings: BoardSettings;
-  clock: Clock;
-  client: AgentClient;
-  registry: Registry;
-  queue: ActionQueue;
-  journal: Journal;
-  /**
-   * Makes the set of announced identities durable. The board calls it on its own clock (after
-   * each sweep) and before it acknowledges an action queued for a machine, never in a report.
-   */
-  persistIdentities?: () => Promise<void>;
-  /**
-   * Work the board does on its own failed: a change-set listener, or a journal entry written
-   * behind an answer. It is reported; the board goes on.
-   */
-  onError?: (error: unknown) => void;
-  /**
-   * Whether this board polls the machine (of several boards on one store, each polls its share;
-   * see src/board/cluster/owners.ts). Absent: it polls every configured machine.
-   */
-  owns?: (name: string) => boolean;
-  /** A machine was forgotten here (of several boards: the others are told). */
-  forgotten?: (name: string, revoked: boolean) => Promise<void>;
-  /** Machines added from the board, with their keys (beside board.yaml's announced_keys). */
-  enrollments?: EnrolledKeys;
-  /** Key proofs accepted per name (the identity snapshot keeps their times). Absent: a new check. */
-  keyProofs?: KeyProofCheck;
-  /** The update from the board queued for the machine, handed in its report's answer. */
-  handOver?: (name: string) => { id: string; requested_at: string } | undefined;
-}
-
-export { AUTH_JOURNAL_PER_MINUTE } from './journal-policy.js';
 
 /**
  * The board's use cases: relay or queue an action, take a report, forget a machine, sweep,
@@ -97,12 +34,14 @@ export class Board {
   readonly keyProofs: KeyProofCheck;
   /** The keys held for announced machines. */
   readonly keys: MachineKeys;
+  private readonly gate: ReportGate;
 
   constructor(private readonly deps: BoardDeps) {
     this.keyProofs = deps.keyProofs ?? new KeyProofCheck();
     this.notes = new JournalPolicy(deps.journal, deps.clock);
     this.configured = new Map(deps.settings.machines.map((m) => [m.name, m]));
     this.keys = new MachineKeys(deps.settings.announcedKeys, deps.enrollments);
+    this.gate = { keys: this.keys, keyProofs: this.keyProofs, notes: this.notes, deps };
   }
 
   /**
@@ -230,29 +169,8 @@ export class Board {
       ...overview
     } = report;
     const key = this.keyFor(name);
-    if (key === undefined && this.deps.enrollments?.revoked(name) === true) {
-      const detail = `'${name}' was revoked on this board; add it again from the board before it reports`;
-      const refused = await this.notes.refuse(who, 'report', name, 403, detail);
-      // The stable signal for the agent to stop honouring its board key (the detail is prose).
-      return { ...refused, body: { ...refused.body, revoked: true } };
-    }
-    if (key === undefined && settings.announcedKeysOnly) {
-      const detail = `'${name}' has no key on this board (announced_keys, or added from the board), and this board takes reports only from machines it holds a key for (announced_keys_only)`;
-      return this.notes.refuse(who, 'report', name, 403, detail);
-    }
-    const variant = key === undefined ? this.keys.keyedVariant(name) : undefined;
-    if (variant !== undefined) {
-      const detail = `'${name}' differs only in case from '${variant}', which holds a key on this board; names are unique without regard to case`;
-      return this.notes.refuse(who, 'report', name, 409, detail);
-    }
-    const unproved =
-      key === undefined ? null : this.keyProofs.problem(key, report, this.deps.clock.now());
-    if (unproved !== null) {
-      // The board would relay this machine's key to the reported location: only believe a
-      // location reported by someone who holds the key.
-      const detail = `A report for '${name}' must prove it holds the key the board keeps for it (key_proof): ${unproved}`;
-      return this.notes.refuse(who, 'report', name, 403, detail);
-    }
+    const refused = await refusedReport(this.gate, who, report, key);
+    if (refused !== null) return refused;
     // Past the room that announced machines' overviews share (max_announced_mb), a report is
     // refused as a new name past the cap is: a registration token cannot make the board hold
     // more than that, whatever names and sizes it sends.
@@ -297,27 +215,7 @@ export class Board {
     // journal entry of a new name is written behind the answer.
     if (found.created) this.background(this.notes.announced(who, name, location));
     for (const result of results ?? []) await this.takeResult(who, name, result);
-    const actions: HandedAction[] = [];
-    if (queue.count(name) > 0) {
-      for (const a of queue.forMachine(name)) {
-        if (await queue.markDelivered(a.id)) {
-          await this.notes.note(
-            who,
-            'do',
-            targetOf(a),
-            'delivered',
-            null,
-            `handed over as ${a.id}`,
-          );
-        }
-        actions.push({
-          id: a.id,
-          what: a.what,
-          action: a.action,
-          requested_at: new Date(a.requestedAt).toISOString(),
-        });
-      }
-    }
+    const actions = await handOver(queue, this.notes, who, name);
     registry.setQueued(name, queue.count(name));
     registry.changes.reportTaken();
     const update = this.deps.handOver?.(name);

@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock.js';
 import type { Who } from '../schemas.js';
-import type { Answer } from './board.js';
+import type { Answer } from './answer.js';
 import type { ChangeSet } from './change-set.js';
 import type { Journal } from './journal.js';
 import type { Machine } from './machine.js';

@@ -1,5 +1,6 @@
 import type { BoardSettings } from '../config/config.js';
-import type { Answer, Board } from '../domain/board.js';
+import type { Answer } from '../domain/answer.js';
+import type { Board } from '../domain/board.js';
 import type { Who } from '../schemas.js';
 import { AGENT_FILE_MISSING, AGENT_MJS, type AgentFiles } from './agent-files.js';
 import { enrollCommand } from './command.js';

@@ -1,6 +1,6 @@
 import { createHash, ECDH } from 'node:crypto';
 import type { Clock } from '../../shared/clock.js';
-import type { Answer } from '../domain/board.js';
+import type { Answer } from '../domain/answer.js';
 import type { Journal } from '../domain/journal.js';
 import type { Who } from '../schemas.js';
 import type { HttpRequestSpec, PushSpec } from './channels/types.js';

@@ -1,5 +1,5 @@
 import type { Clock } from '../../shared/clock.js';
-import type { Answer } from '../domain/board.js';
+import type { Answer } from '../domain/answer.js';
 import type { Journal } from '../domain/journal.js';
 import type { Registry } from '../domain/registry.js';
 import type { Who } from '../schemas.js';
