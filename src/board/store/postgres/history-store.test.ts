@@ -5,8 +5,9 @@ import type { StateEvent, WriteBatch } from '../../history/history-store.js';
 import { rawSample } from '../../history/tiers.js';
 import { upMsWithin } from '../../history/uptime.js';
 import { storeContract } from '../history-contract.case.js';
+import { MACHINES_PER_BATCH } from './history-retention.js';
 import { HISTORY_MIGRATIONS } from './history-schema.js';
-import { MACHINES_PER_BATCH, openPostgresHistory } from './history-store.js';
+import { openPostgresHistory } from './history-store.js';
 import { migrate } from './migrate.js';
 
 let server: PgServer;

@@ -7,22 +7,14 @@ import type {
   UptimeTotals,
   WriteBatch,
 } from '../../history/history-store.js';
-import { TIERS } from '../../history/history-store.js';
 import { UPTIME_WINDOWS } from '../../history/uptime.js';
 import { ledgerTotals, sortedByName, UptimeLedger } from '../../history/uptime-ledger.js';
+import { HistoryRetention } from './history-retention.js';
 import * as Rows from './history-rows.js';
 import { HISTORY_MIGRATIONS } from './history-schema.js';
 import * as SQL from './history-sql.js';
 import { migrate } from './migrate.js';
 
-/** Rows a batch may prune per tier at least (more if it wrote more: pruning keeps pace). */
-const PRUNE_MIN = 2000;
-/** Rows of forgotten machines a batch deletes at most. */
-const DROP_MAX = PRUNE_MIN * 2;
-/** Forgotten machines a batch works on at most. */
-const FORGOTTEN_PER_BATCH = 16;
-/** Machines a batch checks for having nothing left within retention (as the libsql engine). */
-export const MACHINES_PER_BATCH = 100;
 /** The uptime windows' lengths (ms), and the longest: what a rebuild of the ledger reads. */
 const WINDOW_MS = Object.values(UPTIME_WINDOWS);
 const LONGEST = Math.max(...WINDOW_MS);
@@ -68,10 +60,7 @@ export class PostgresHistoryStore implements HistoryStore {
   private closed = false;
   /** The committed machines sorted by name (null: to sort again, the names changed). */
   private byName: [string, number][] | null = null;
-  /** The last machine id the pruning pass checked. */
-  private pruneCursor = 0;
-  /** Whether forgotten machines may still have rows to delete. */
-  private forgottenLeft = true;
+  private readonly retention = new HistoryRetention();
   /** A COMMIT failed: the machines are read again before the next batch. */
   private uncertain = false;
 
@@ -276,7 +265,7 @@ export class PostgresHistoryStore implements HistoryStore {
     }
     if (forget.length > 0) {
       await client.query(SQL.FORGET_MACHINES, [forget]);
-      this.forgottenLeft = true;
+      this.retention.forgotten();
     }
     await this.addMachines(client, batch, pending);
     const id = (name: string): number => {
@@ -295,20 +284,10 @@ export class PostgresHistoryStore implements HistoryStore {
       if (rows[tier].length > 0)
         await client.query(SQL.UPSERT[tier], Rows.aggregateParams(rows[tier]));
     if (batch.events.length > 0) await this.insertEvents(client, batch, pending, id);
-    // Whole numbers for the bigint parameters (t < c for a whole t is t < ⌈c⌉).
-    const prune: number[] = [];
-    for (const tier of TIERS)
-      prune.push(
-        Math.ceil(batch.cutoffs[tier]),
-        Math.max(PRUNE_MIN, 2 * (tier === 'raw' ? raw.length : rows[tier].length)),
-      );
-    const cutoffMs = Math.ceil(batch.cutoffs.h1 * 1000);
-    await client.query(SQL.PRUNE, [...prune, cutoffMs, PRUNE_MIN]);
-    if (this.forgottenLeft) await this.dropForgotten(client);
-    for (const [name, gone] of await this.pruneIdle(client, cutoffMs)) {
+    const written = { raw: raw.length, m5: rows.m5.length, h1: rows.h1.length };
+    for (const [name, gone] of await this.retention.run(client, batch.cutoffs, written)) {
       pending.removed.set(name, gone);
       pending.added.delete(name);
-      this.forgottenLeft = true;
     }
     return pending;
   }
@@ -347,48 +326,6 @@ export class PostgresHistoryStore implements HistoryStore {
       if (first === null || at < first) pending.firstSeen.set(m, at);
     }
     await client.query(SQL.INSERT_EVENTS, SQL.eventParams(events));
-  }
-
-  /** Deletes the rows of forgotten machines, a bounded number per batch. */
-  private async dropForgotten(client: pg.PoolClient): Promise<void> {
-    const { rows } = await client.query<{ id: number }>(SQL.FORGOTTEN_IDS, [
-      FORGOTTEN_PER_BATCH + 1,
-    ]);
-    const ids = rows.slice(0, FORGOTTEN_PER_BATCH).map((r) => r.id);
-    if (ids.length === 0) {
-      this.forgottenLeft = false;
-      return;
-    }
-    let budget = DROP_MAX;
-    for (const table of SQL.MACHINE_TABLES) {
-      const { rowCount } = await client.query(SQL.dropRowsSql(table), [ids, budget]);
-      budget -= rowCount ?? 0;
-      if (budget <= 0) break;
-    }
-    const unmarked = await client.query(SQL.UNMARK_FORGOTTEN, [ids]);
-    // Cleared for good once every id is unmarked and no other was waiting.
-    this.forgottenLeft = rows.length > ids.length || (unmarked.rowCount ?? 0) < ids.length;
-  }
-
-  /**
-   * Checks the next few machines (in id order, round and round) and forgets those retention
-   * emptied: no row in any tier and no state change since `cutoffMs`. Returns their names and ids.
-   */
-  private async pruneIdle(client: pg.PoolClient, cutoffMs: number): Promise<[string, number][]> {
-    const check = (after: number) =>
-      client.query<{ id: number; name: string | null }>(SQL.PRUNE_IDLE, [
-        after,
-        MACHINES_PER_BATCH,
-        cutoffMs,
-      ]);
-    let { rows } = await check(this.pruneCursor);
-    if (rows.length === 0 && this.pruneCursor > 0) ({ rows } = await check(0));
-    const gone: [string, number][] = [];
-    for (const r of rows) {
-      this.pruneCursor = r.id;
-      if (r.name !== null) gone.push([r.name, r.id]);
-    }
-    return gone;
   }
 
   /** Published once the batch is committed (no await from here on: readers see it at once). */
