@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/helpers/tmp.js';
 import { ConfigError } from '../shared/config/config-error.js';
-import { loadAgentConfig, publishedActions } from './config.js';
+import { loadAgentConfig } from './config.js';
+import { publishedActions } from './service-config.js';
 
 const dir = tempDir();
 afterAll(() => dir.cleanup());

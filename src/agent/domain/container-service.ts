@@ -1,6 +1,6 @@
 import type { ActionName } from '../../shared/wire/common.js';
 import type { ServiceState } from '../../shared/wire/overview.js';
-import type { ContainerService } from '../config.js';
+import type { ContainerService } from '../service-config.js';
 import type { ContainerEngine, ContainerWatch } from './container-watch.js';
 import type { ActionRun } from './process-service.js';
 

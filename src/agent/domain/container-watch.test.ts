@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONTAINERS_MAX } from '../../shared/wire/machine-now.js';
-import type { ContainerService } from '../config.js';
+import type { ContainerService } from '../service-config.js';
 import { ContainerControl, containerTimeoutMs } from './container-service.js';
 import {
   type ContainerEngine,

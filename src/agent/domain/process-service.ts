@@ -1,4 +1,4 @@
-import type { ProcessService } from '../config.js';
+import type { ProcessService } from '../service-config.js';
 import type { Clock } from './clock.js';
 import { OutputTail } from './output-tail.js';
 import { appendNote, spawnFailure } from './run-argv.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CommandService, ProcessService } from '../config.js';
+import type { CommandService, ProcessService } from '../service-config.js';
 import { flush, ManualClock } from './manual-clock.js';
 import { Services } from './services.js';
 import { FakeSpawner } from './test-kit.js';

@@ -1,7 +1,7 @@
 import type { ActionResult } from '../../shared/wire/action.js';
 import type { ActionName } from '../../shared/wire/common.js';
 import type { ServiceState, ServiceView } from '../../shared/wire/overview.js';
-import { type CommandService, publishedActions, type ServiceConfig } from '../config.js';
+import { type CommandService, publishedActions, type ServiceConfig } from '../service-config.js';
 import type { Clock } from './clock.js';
 import { type ContainerControl, containerTimeoutMs } from './container-service.js';
 import { type ActionRun, ProcessSupervisor } from './process-service.js';
