@@ -150,6 +150,8 @@ export type Catalogue = Static<typeof Catalogue>;
 export const Detail = Type.Object({ detail: Type.String() });
 
 export const JOURNAL_LIMIT_MAX = 10_000;
+/** The most sessions GET /api/sessions (and MCP's list_sessions) answers at once. */
+export const SESSIONS_LIMIT_MAX = 10_000;
 export const JournalQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: JOURNAL_LIMIT_MAX, default: 200 })),
 });

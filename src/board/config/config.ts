@@ -13,6 +13,7 @@ import {
   type TlsPair,
 } from '../../shared/tls/pem-files.js';
 import { HttpUrl, NAME_PATTERN, Name, Token } from '../../shared/wire/common.js';
+import type { DomainSettings } from '../domain/settings.js';
 import { HistoryConfig, type HistorySettings, historySettings } from '../history/settings.js';
 import { NotifyConfigFile, type NotifySettings, notifySettings } from '../notify/config.js';
 import { PushConfigFile, type PushSettings, pushSettings } from '../notify/push-config.js';
@@ -74,20 +75,11 @@ export const BoardConfigFile = Type.Object(
 );
 export type BoardConfigFile = Static<typeof BoardConfigFile>;
 
-/** A configured machine with its defaults applied. */
-export interface MachineConfig {
-  name: string;
-  url: string;
-  location: string;
-  key: string;
-  /** PEM of the CA the board trusts for this agent's https URL (its own or the board-wide one). */
-  ca?: string | null;
-}
-
-/** Everything the board needs to run, defaults applied and paths made absolute. */
-export interface BoardSettings {
-  /** The config file, or `(embedded default)`. */
-  source: string;
+/**
+ * Everything the board needs to run, defaults applied and paths made absolute (with what the
+ * domain reads: the machines, their keys, the sweep's and the announcements' limits).
+ */
+export interface BoardSettings extends DomainSettings {
   /** The config directory (where `lang/` lives), or null for the embedded default. */
   configDir: string | null;
   host: string;
@@ -95,12 +87,7 @@ export interface BoardSettings {
   boardToken: string;
   registrationToken: string | null;
   sweepIntervalMs: number;
-  pollTimeoutMs: number;
-  staleAfterMs: number;
   maxAnnounced: number;
-  /** Bytes of overview JSON all announced machines may hold together. */
-  maxAnnouncedBytes: number;
-  sweepConcurrency: number;
   dataDir: string;
   /** This board's id among the boards of one store (default hostname:port). */
   boardId: string;
@@ -112,12 +99,6 @@ export interface BoardSettings {
   store: StoreSettings;
   /** The board's own certificate and key: it serves HTTPS (and WSS) when set. */
   tls: TlsPair | null;
-  /** PEM of the board-wide CA for agents' https URLs (announced machines, and configured ones without their own). */
-  ca: string | null;
-  machines: MachineConfig[];
-  announcedKeys: Map<string, string>;
-  /** Refuse reports for names that have no key in announcedKeys. */
-  announcedKeysOnly: boolean;
   /** Reverse proxies (addresses, CIDR ranges) whose forwarding headers are believed. */
   trustedProxies?: readonly string[];
   /** Where links in notifications point (`public_url`), or null. */

@@ -1,15 +1,15 @@
 import type { Clock } from '../../shared/clock.js';
 import type { KeyProofCheck } from '../../shared/wire/key-proof.js';
-import type { BoardSettings } from '../config/config.js';
 import type { ActionQueue } from './action-queue.js';
 import type { AgentClient } from './agent-client.js';
 import type { Journal } from './journal.js';
 import type { EnrolledKeys } from './machine-keys.js';
 import type { Registry } from './registry.js';
+import type { DomainSettings } from './settings.js';
 
 /** What the Board is built from (src/board/wiring/build-domain.ts gives it). */
 export interface BoardDeps {
-  settings: BoardSettings;
+  settings: DomainSettings;
   clock: Clock;
   client: AgentClient;
   registry: Registry;

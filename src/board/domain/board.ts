@@ -2,7 +2,6 @@ import type { HandedResult } from '../../shared/wire/action.js';
 import type { ActionName } from '../../shared/wire/common.js';
 import { KeyProofCheck } from '../../shared/wire/key-proof.js';
 import type { Report } from '../../shared/wire/report.js';
-import type { BoardSettings, MachineConfig } from '../config/config.js';
 import type { Who } from '../schemas.js';
 import type { AgentTarget } from './agent-client.js';
 import type { Answer } from './answer.js';
@@ -17,6 +16,7 @@ import { overviewText } from './overview-text.js';
 import type { Registry } from './registry.js';
 import { relayTimeoutMs } from './relay-timeout.js';
 import { handOver, type ReportGate, refusedReport } from './report-checks.js';
+import type { DomainSettings, MachineConfig } from './settings.js';
 import { isStoreUnavailable } from './store-unavailable.js';
 import { sweep } from './sweep.js';
 
@@ -48,7 +48,7 @@ export class Board {
    * Takes a reloaded config: later requests, sweeps and upkeep use `settings`; the configured
    * machines become exactly its `machines`. What is in flight finishes with the settings it began with.
    */
-  reconfigure(settings: BoardSettings): { added: string[]; removed: string[] } {
+  reconfigure(settings: DomainSettings): { added: string[]; removed: string[] } {
     this.deps.settings = settings;
     this.configured.clear();
     for (const m of settings.machines) this.configured.set(m.name, m);

@@ -1,5 +1,4 @@
 import type { Clock } from '../../shared/clock.js';
-import type { MachineConfig } from '../config/config.js';
 import { type AgentReleases, NO_RELEASES, noteAgent, noteReleases } from './agent-self.js';
 import { noteBells } from './bells.js';
 import { ChangeCollector } from './change-set.js';
@@ -8,6 +7,7 @@ import { type Machine, NO_SESSIONS, newMachine, type Observation, type Origin } 
 import type { BoardView, MachineMemory, ViewLease } from './machine-memory.js';
 import { watchMachine } from './machine-watch.js';
 import { emptyMetrics, prepareOverview } from './metrics.js';
+import type { MachineConfig } from './settings.js';
 
 /** Who an announced machine is, as the identity snapshot keeps it (never the overview). */
 export interface Identity {

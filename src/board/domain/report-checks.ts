@@ -2,13 +2,13 @@ import type { Clock } from '../../shared/clock.js';
 import type { HandedAction } from '../../shared/wire/action.js';
 import type { KeyProofCheck } from '../../shared/wire/key-proof.js';
 import type { Report } from '../../shared/wire/report.js';
-import type { BoardSettings } from '../config/config.js';
 import type { Who } from '../schemas.js';
 import type { ActionQueue } from './action-queue.js';
 import type { Answer } from './answer.js';
 import type { JournalPolicy } from './journal-policy.js';
 import type { EnrolledKeys, MachineKeys } from './machine-keys.js';
 import { targetOf } from './outcome.js';
+import type { DomainSettings } from './settings.js';
 
 /** What the checks of a report read: the board's keys and journal policy, and its deps. */
 export interface ReportGate {
@@ -17,7 +17,7 @@ export interface ReportGate {
   readonly notes: JournalPolicy;
   /** The board's own (reconfigure replaces its settings in place). */
   readonly deps: {
-    readonly settings: BoardSettings;
+    readonly settings: DomainSettings;
     readonly clock: Clock;
     readonly enrollments?: EnrolledKeys;
   };

@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
-import type { MachineConfig } from '../config/config.js';
 import type { AgentClient } from './agent-client.js';
 import type { Registry } from './registry.js';
+import type { MachineConfig } from './settings.js';
 
 export interface SweepOptions {
   timeoutMs: number;

@@ -3,10 +3,8 @@ import { Type } from 'typebox';
 import { Name } from '../../shared/wire/common.js';
 import { ONE_LINE_PATTERN } from '../../shared/wire/free-text.js';
 import type { Inbox, SessionState } from '../domain/inbox.js';
-import { Detail } from '../schemas.js';
+import { Detail, SESSIONS_LIMIT_MAX } from '../schemas.js';
 import { sendAnswer } from './send-answer.js';
-
-export const SESSIONS_LIMIT_MAX = 10_000;
 
 const SessionsQuery = Type.Object({
   state: Type.Optional(

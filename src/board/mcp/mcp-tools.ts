@@ -13,8 +13,7 @@ import type { Board } from '../domain/board.js';
 import type { Inbox } from '../domain/inbox.js';
 import type { Machine } from '../domain/machine.js';
 import type { Via } from '../domain/outcome.js';
-import { SESSIONS_LIMIT_MAX } from '../http/session-routes.js';
-import { JOURNAL_LIMIT_MAX, type Who } from '../schemas.js';
+import { JOURNAL_LIMIT_MAX, SESSIONS_LIMIT_MAX, type Who } from '../schemas.js';
 
 /** What the tools read and act on. */
 export interface McpDomain {

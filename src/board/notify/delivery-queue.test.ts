@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Receiver } from './channels/receivers.js';
 import type { Channel } from './config.js';
 import { deliver, type SendResult } from './deliver.js';
-import { DeliveryQueue, type Pending } from './delivery-queue.js';
+import { DeliveryQueue } from './delivery-queue.js';
 import { asIs } from './markup.js';
+import type { Pending } from './ports.js';
 import { renderMessage } from './render.js';
 import { settingsOf } from './test-kit.js';
 

@@ -1,14 +1,9 @@
 import type { Channel } from './config.js';
 import { deliver, type SendOptions, type SendResult } from './deliver.js';
 import type { OutgoingMessage } from './event.js';
+import type { Pending } from './ports.js';
 import type { PushPort } from './push.js';
 import { scrub } from './scrub.js';
-
-/** A message waiting for (or in) delivery. */
-export interface Pending {
-  channel: string;
-  message: OutgoingMessage;
-}
 
 /** Where the queue reports each delivery's final outcome (journal, log, counters). */
 export interface DeliveryReport {

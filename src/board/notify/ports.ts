@@ -1,7 +1,12 @@
 /** What notify needs of the store and of the other boards, as notify names it; store/ and cluster/ implement it. */
 
-import type { Pending } from './delivery-queue.js';
-import type { NotifyEvent } from './event.js';
+import type { NotifyEvent, OutgoingMessage } from './event.js';
+
+/** A message waiting for (or in) delivery. */
+export interface Pending {
+  channel: string;
+  message: OutgoingMessage;
+}
 
 /** One machine's silence. */
 export interface SilenceRecord {

@@ -1,6 +1,6 @@
 import type { ActionName } from '../../shared/wire/common.js';
 import type { QueuedAction } from '../domain/action-queue.js';
-import type { Pending } from '../notify/delivery-queue.js';
+import type { Pending } from '../notify/ports.js';
 import type { JournalEntry } from '../schemas.js';
 
 /** A journal row as either engine reads it back (PostgreSQL's BIGINT comes as a string). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { QueuedAction } from '../domain/action-queue.js';
-import type { Pending } from '../notify/delivery-queue.js';
+import type { Pending } from '../notify/ports.js';
 import type { JournalEntry } from '../schemas.js';
 import type { BoardStore, StoredIdentity } from './state.js';
 

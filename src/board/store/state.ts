@@ -1,8 +1,7 @@
 import type { QueuedAction } from '../domain/action-queue.js';
 import type { AckRecord } from '../domain/inbox.js';
 import type { HistoryStore } from '../history/history-store.js';
-import type { Pending } from '../notify/delivery-queue.js';
-import type { DeliveryTable, PushTable, SilenceRecord } from '../notify/ports.js';
+import type { DeliveryTable, Pending, PushTable, SilenceRecord } from '../notify/ports.js';
 import type { JournalEntry } from '../schemas.js';
 
 export type { AckRecord } from '../domain/inbox.js';
