@@ -122,9 +122,10 @@ describe('Updater', () => {
   it('hands over once the new process confirms; the new one records the outcome', async () => {
     served = { sums: `${sha(NEW)}  panoptes-agent.mjs\n`, file: NEW };
     let newOne: Updater | null = null;
+    let confirmed: Promise<void> = Promise.resolve();
     const t = await setup((files) => {
       // The new process: starts (seeing itself on trial), then its first report is accepted.
-      void (async () => {
+      confirmed = (async () => {
         newOne = await Updater.open({ ...baseOf(t), ownSha: sha(NEW), files });
         await newOne.confirm();
       })();
@@ -150,6 +151,9 @@ describe('Updater', () => {
     expect(t.steps).toEqual(['pause', 'spawn', 'finish']);
     expect(readFileSync(t.path, 'utf8')).toBe(NEW);
     expect(readFileSync(`${t.path}.prev`, 'utf8')).toBe(OLD);
+    // The old process finishes once the record says confirmed; the new one writes the outcome
+    // just after it.
+    await confirmed;
     expect((await t.files.outcome())?.state).toBe('updated');
     expect((newOne as Updater | null)?.fields().update_outcome?.state).toBe('updated');
     t.dir.cleanup();
