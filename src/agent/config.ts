@@ -1,9 +1,9 @@
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { type Static, Type } from 'typebox';
 import type { CliOptions } from '../shared/cli.js';
 import { ConfigError, type ConfigProblem } from '../shared/config/config-error.js';
 import { type EnvOverride, loadConfig } from '../shared/config/load-config.js';
 import { FilePath, readCa, readTlsPair, TlsFile, type TlsPair } from '../shared/tls/pem-files.js';
+import { type Static, Type } from '../shared/typebox.js';
 import { HttpUrl, NAME_PATTERN, Name, Token } from '../shared/wire/common.js';
 import { Seconds, type ServiceConfig, ServiceFile, serviceSettings } from './service-config.js';
 

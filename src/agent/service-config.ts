@@ -1,5 +1,5 @@
-import { type Static, Type } from 'typebox';
 import type { ConfigProblem } from '../shared/config/config-error.js';
+import { type Static, Type } from '../shared/typebox.js';
 import { ACTIONS, Action, type ActionName } from '../shared/wire/common.js';
 
 const Argv = Type.Array(Type.String({ minLength: 1 }), { minItems: 1 });

@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox';
+import { type Static, Type } from '../shared/typebox.js';
 import { Action, Name } from '../shared/wire/common.js';
 
 /** One machine as GET /api/board shows it. */

@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '../../shared/typebox.js';
 import { safeText } from '../../shared/wire/free-text.js';
 import { PROCESSES_MAX, type ProcessView } from '../../shared/wire/machine-now.js';
 

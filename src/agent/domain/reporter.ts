@@ -1,4 +1,4 @@
-import { Value } from 'typebox/value';
+import { Value } from '../../shared/typebox.js';
 import type { HandedAction, HandedResult } from '../../shared/wire/action.js';
 import type { ActionName } from '../../shared/wire/common.js';
 import type { Overview } from '../../shared/wire/overview.js';

@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '../../shared/typebox.js';
 import { safeText } from '../../shared/wire/free-text.js';
 import { SMART_MAX, type SmartView } from '../../shared/wire/machine-now.js';
 import type { SourceRead } from './source-watch.js';

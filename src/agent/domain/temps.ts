@@ -1,4 +1,4 @@
-import type { Static } from 'typebox';
+import type { Static } from '../../shared/typebox.js';
 import { safeText } from '../../shared/wire/free-text.js';
 import { TEMPS_MAX, type TempView } from '../../shared/wire/machine-now.js';
 

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Value } from 'typebox/value';
 import { UsageError } from '../../shared/run-main.js';
+import { Value } from '../../shared/typebox.js';
 import { HttpUrl, NAME_PATTERN, TOKEN_MIN_LENGTH } from '../../shared/wire/common.js';
 
 /** `panoptes-agent enroll …`, checked. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '../../shared/typebox.js';
 import { Bell } from '../../shared/wire/overview.js';
 import type { Bells } from '../domain/bells.js';
 import { type Credentials, requireRole } from './auth.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import { NO_SECURITY } from '../../shared/http/openapi.js';
+import { Type } from '../../shared/typebox.js';
 import { VERSION } from '../../shared/version.js';
 
 const Health = Type.Object({ status: Type.Literal('ok'), version: Type.String() });

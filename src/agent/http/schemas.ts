@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type } from '../../shared/typebox.js';
 import { Action, Name } from '../../shared/wire/common.js';
 
 /** A FastAPI-shaped error body. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '../../shared/typebox.js';
 import { type Credentials, requireRole } from './auth.js';
 import { Detail } from './schemas.js';
 

@@ -1,5 +1,5 @@
-import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
+import { Value } from '../../shared/typebox.js';
 import { Bell } from '../../shared/wire/overview.js';
 import { bellOf, parseBellArgs, shortId } from './bell-args.js';
 

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { Value } from 'typebox/value';
 import { ConfigError } from '../../shared/config/config-error.js';
+import { Value } from '../../shared/typebox.js';
 import { HttpUrl, TOKEN_MIN_LENGTH } from '../../shared/wire/common.js';
 import { type AgentSettings, loadAgentConfig } from '../config.js';
 import { configHome, privateDirs, readIfThere, replaceUserFile } from './home-files.js';

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Value } from 'typebox/value';
 import { UsageError } from '../../shared/run-main.js';
+import { Value } from '../../shared/typebox.js';
 import { HttpUrl, TOKEN_MIN_LENGTH } from '../../shared/wire/common.js';
 import { loadAgentConfig } from '../config.js';
 import { oneLine } from './bell-command.js';

@@ -1,7 +1,6 @@
 import { readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Static, type TSchema, Type } from 'typebox';
-import { Value } from 'typebox/value';
+import { type Static, type TSchema, Type, Value } from '../../shared/typebox.js';
 import {
   AGENT_FILE_NAMES,
   UPDATE_DETAIL_MAX,

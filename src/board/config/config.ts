@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { type Static, Type } from 'typebox';
 import type { CliOptions } from '../../shared/cli.js';
 import { ConfigError, type ConfigProblem } from '../../shared/config/config-error.js';
 import { type EnvOverride, loadConfig } from '../../shared/config/load-config.js';
@@ -12,6 +11,7 @@ import {
   TlsFile,
   type TlsPair,
 } from '../../shared/tls/pem-files.js';
+import { type Static, Type } from '../../shared/typebox.js';
 import { HttpUrl, NAME_PATTERN, Name, Token } from '../../shared/wire/common.js';
 import type { DomainSettings } from '../domain/settings.js';
 import { HistoryConfig, type HistorySettings, historySettings } from '../history/settings.js';

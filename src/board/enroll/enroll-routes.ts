@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '../../shared/typebox.js';
 import { AGENT_FILE_NAMES, type AgentFileName } from '../../shared/wire/agent-update.js';
 import { sendAnswer } from '../http/send-answer.js';
 import { Detail, EnrollAnswer, EnrollmentList, NameParams } from '../schemas.js';

@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox';
+import { type Static, Type } from '../../shared/typebox.js';
 import type { TierName } from './history-store.js';
 
 const Duration = Type.Union(

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '../../shared/typebox.js';
 import type { ActionName } from '../../shared/wire/common.js';
 import { Report, ReportAnswer, ReportRefusal } from '../../shared/wire/report.js';
 import type { Board } from '../domain/board.js';

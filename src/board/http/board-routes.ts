@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '../../shared/typebox.js';
 import type { Board } from '../domain/board.js';
 import { BoardView, Detail, ForgetAnswer, NameParams } from '../schemas.js';
 import { sendAnswer } from './send-answer.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '../../shared/typebox.js';
 import type { Membership } from '../cluster/membership.js';
 
 const ClusterView = Type.Object({

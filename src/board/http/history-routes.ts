@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '../../shared/typebox.js';
 import type { Registry } from '../domain/registry.js';
 import type { History } from '../history/history.js';
 import { METRICS } from '../history/history-store.js';

@@ -1,8 +1,8 @@
 import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import { errors } from '../../shared/http/errors.js';
 import { NO_SECURITY } from '../../shared/http/openapi.js';
+import { Type } from '../../shared/typebox.js';
 import { VERSION } from '../../shared/version.js';
 import type { Languages } from '../lang/languages.js';
 import { Catalogue, CodeParams, Detail, LanguageItem } from '../schemas.js';

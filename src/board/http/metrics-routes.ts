@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '../../shared/typebox.js';
 import { METRICS_CONTENT_TYPE, type MetricsExporter } from '../metrics/metrics-exporter.js';
 
 /** GET /metrics: Prometheus' text format, board token as Bearer (as Prometheus sends it). */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '../../shared/typebox.js';
 import { ONE_LINE_PATTERN } from '../../shared/wire/free-text.js';
 import { KINDS } from '../notify/channels/types.js';
 import { EVENTS } from '../notify/config.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '../../shared/typebox.js';
 import type { SubscriptionInput, WebPush } from '../notify/push.js';
 import { Detail } from '../schemas.js';
 import { sendAnswer } from './send-answer.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '../../shared/typebox.js';
 import { Name } from '../../shared/wire/common.js';
 import { ONE_LINE_PATTERN } from '../../shared/wire/free-text.js';
 import type { Inbox, SessionState } from '../domain/inbox.js';

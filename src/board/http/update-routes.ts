@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '../../shared/typebox.js';
 import { Name } from '../../shared/wire/common.js';
 import { type AgentUpdates, UPDATE_BATCH, UPDATE_BATCH_WAIT_MS } from '../domain/agent-updates.js';
 import { Detail, NameParams } from '../schemas.js';

@@ -1,8 +1,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Value } from 'typebox/value';
 import type { Logger } from '../../shared/logger.js';
+import { Value } from '../../shared/typebox.js';
 import { Catalogue, LANGUAGE_CODE_PATTERN } from '../schemas.js';
 
 /** The catalogues that ship with the board (from dist/board/ to src/board/lang/). */

@@ -1,6 +1,6 @@
-import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../shared/config/config-error.js';
+import { Value } from '../../shared/typebox.js';
 import { boardSettings } from '../config/config.js';
 import { NotifyConfigFile } from './config.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { type Static, Type } from 'typebox';
 import type { ConfigProblem } from '../../shared/config/config-error.js';
+import { type Static, Type } from '../../shared/typebox.js';
 import { NAME_PATTERN } from '../../shared/wire/common.js';
 import { parseChannelUrl } from './channels/index.js';
 import { KINDS, type ParsedChannel } from './channels/types.js';

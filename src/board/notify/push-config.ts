@@ -1,5 +1,5 @@
-import { type Static, Type } from 'typebox';
 import type { ConfigProblem } from '../../shared/config/config-error.js';
+import { type Static, Type } from '../../shared/typebox.js';
 
 /** The `push:` section of board.yaml (Web Push to browsers). */
 export const PushConfigFile = Type.Object(

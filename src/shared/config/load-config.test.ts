@@ -1,6 +1,6 @@
-import { Type } from 'typebox';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/helpers/tmp.js';
+import { Type } from '../typebox.js';
 import { ConfigError } from './config-error.js';
 import { loadConfig } from './load-config.js';
 

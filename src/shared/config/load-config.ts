@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { Static, TSchema } from 'typebox';
-import { Value } from 'typebox/value';
 import { parseDocument } from 'yaml';
+import type { Static, TSchema } from '../typebox.js';
+import { Value } from '../typebox.js';
 import { HTTP_URL_PATTERN } from '../wire/common.js';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { childPath, fieldPath } from './field-path.js';

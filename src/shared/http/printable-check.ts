@@ -1,5 +1,5 @@
 import { isAscii } from 'node:buffer';
-import type { TSchema } from 'typebox';
+import type { TSchema } from '../typebox.js';
 import { LINES_PATTERN, ONE_LINE_PATTERN } from '../wire/free-text.js';
 
 const BACKSLASH = 0x5c;

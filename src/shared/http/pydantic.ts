@@ -1,4 +1,4 @@
-import type { TSchema } from 'typebox';
+import type { TSchema } from '../typebox.js';
 import { pydanticInt } from './pydantic-int.js';
 
 /** One entry of a FastAPI `HTTPValidationError.detail`, as pydantic v2 writes it. */

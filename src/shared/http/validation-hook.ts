@@ -1,9 +1,9 @@
 import { isAscii } from 'node:buffer';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { TSchema } from 'typebox';
-import { Compile, type Validator } from 'typebox/compile';
 import { tooDeepAt } from '../json-depth.js';
 import { noteJsonSource } from '../json-members.js';
+import type { TSchema } from '../typebox.js';
+import { Compile, type Validator } from '../typebox.js';
 import { errors } from './errors.js';
 import { withoutFreeTextPatterns } from './printable-check.js';
 import { check, checkParams, type ValidationIssue } from './pydantic.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { createSecureContext } from 'node:tls';
-import { Type } from 'typebox';
 import type { ConfigProblem } from '../config/config-error.js';
+import { Type } from '../typebox.js';
 
 /** A file path as written in a config file (relative to the file's directory). */
 export const FilePath = Type.String({ minLength: 1 });

@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox';
+import { type Static, Type } from '../typebox.js';
 import { Action, Name } from './common.js';
 
 /** The agent's answer to POST /api/do/{what}/{action}. */

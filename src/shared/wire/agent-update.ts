@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox';
+import { type Static, Type } from '../typebox.js';
 import { ONE_LINE_PATTERN } from './free-text.js';
 
 /** The agent files a board serves under /agent/, the one-file agent first. */

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type } from '../typebox.js';
 
 /** Pattern of a machine name or a published service name. */
 export const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';

@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from '../typebox.js';
 import { ONE_LINE_PATTERN } from './free-text.js';
 import {
   CONTAINERS_MAX,

@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from '../typebox.js';
 import { AgentSelfFields } from './agent-update.js';
 import { Action, Name } from './common.js';
 import { LINES_PATTERN, ONE_LINE_PATTERN } from './free-text.js';

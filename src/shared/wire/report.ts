@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox';
+import { type Static, Type } from '../typebox.js';
 import { HandedAction, HandedResult } from './action.js';
 import { HttpUrl, Name } from './common.js';
 import { Overview } from './overview.js';

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { Value } from 'typebox/value';
 import type { Logger } from '../../../shared/logger.js';
+import { Value } from '../../../shared/typebox.js';
 import type { QueuedAction } from '../../domain/action-queue.js';
 import { JournalEntry } from '../../schemas.js';
 import { pendingOf } from '../rows.js';
