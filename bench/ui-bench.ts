@@ -1,10 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { stringify } from 'yaml';
 import { launchBrowser } from '../harness/browser.js';
 import { ROOT, startBoard } from './processes.js';
+import { measure, type PageGlobals, timeInteraction } from './ui-bench-page.js';
 
 /**
  * `npm run bench:ui`: the board UI in Debian's Chromium against a real board holding 1,000 and
@@ -24,26 +25,6 @@ const REGISTRATION = 'ui-bench-registration-3a9b2c5d';
 const SIZES = [1000, 10_000];
 const FIRST_RENDER_RUNS = 5;
 const UPDATE_RUNS = 20;
-
-/** The browser globals the page-side functions use (this program is type-checked for Node). */
-interface PageGlobals {
-  performance: {
-    timeOrigin: number;
-    now(): number;
-    getEntriesByName(name: string): { startTime: number; duration: number }[];
-    getEntriesByType(type: string): {
-      name: string;
-      startTime: number;
-      responseEnd: number;
-      domContentLoadedEventEnd: number;
-    }[];
-    memory?: { usedJSHeapSize: number };
-  };
-  document: {
-    getElementsByTagName(name: string): { length: number };
-    querySelectorAll(selector: string): { length: number };
-  };
-}
 
 function log(message: string): void {
   process.stderr.write(`bench:ui ${message}\n`);
@@ -126,77 +107,6 @@ function median(values: number[]): number {
 function quantile(values: number[], q: number): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] ?? Number.NaN;
-}
-
-/** Waits (bounded) until the page has recorded a User Timing measure newer than `after`. */
-async function measure(
-  page: Page,
-  name: string,
-  after = -1,
-): Promise<{ startTime: number; duration: number }> {
-  const handle = await page.waitForFunction(
-    ([n, a]) => {
-      const e = (globalThis as unknown as PageGlobals).performance
-        .getEntriesByName(n as string)
-        .at(-1);
-      return e !== undefined && e.startTime + e.duration > (a as number)
-        ? { startTime: e.startTime, duration: e.duration }
-        : null;
-    },
-    [name, after] as const,
-    { timeout: 60_000, polling: 20 },
-  );
-  return (await handle.jsonValue()) as { startTime: number; duration: number };
-}
-
-type Interaction = 'filter' | 'clear-filter' | 'sort' | 'next-page';
-
-/**
- * Does one interaction inside the page (as the browser would dispatch it, without a driver
- * round trip in the figure) and resolves with the milliseconds until the frame that shows it
- * has been painted.
- */
-function timeInteraction(page: Page, what: Interaction): Promise<number> {
-  return page.evaluate(
-    (action) =>
-      new Promise<number>((resolve, reject) => {
-        interface Control {
-          value: string;
-          click(): void;
-          dispatchEvent(event: unknown): boolean;
-        }
-        const w = globalThis as unknown as PageGlobals & {
-          Event: new (type: string, init: { bubbles: boolean }) => unknown;
-          requestAnimationFrame(f: () => void): void;
-          document: { querySelector(selector: string): Control | null };
-        };
-        const find = (selector: string) => {
-          const el = w.document.querySelector(selector);
-          if (el === null) throw new Error(`no ${selector}`);
-          return el;
-        };
-        try {
-          const start = w.performance.now();
-          if (action === 'filter' || action === 'clear-filter') {
-            const input = find('input[aria-labelledby="filter-text-label"]');
-            input.value = action === 'filter' ? 'm0004' : '';
-            input.dispatchEvent(new w.Event('input', { bubbles: true }));
-          } else if (action === 'sort') {
-            const select = find('select[aria-labelledby="filter-sort-label"]');
-            select.value = 'state';
-            select.dispatchEvent(new w.Event('change', { bubbles: true }));
-          } else {
-            find('nav.pages button:last-of-type').click();
-          }
-          // Preact renders in a microtask; the next frame paints it; the task after that
-          // runs once it has been painted.
-          w.requestAnimationFrame(() => setTimeout(() => resolve(w.performance.now() - start), 0));
-        } catch (error) {
-          reject(error);
-        }
-      }),
-    what,
-  );
 }
 
 interface SizeResult {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { openLibsqlHistory } from '../dist/board/store/sqlite/history-store.js';
 import type { WriteBatch } from '../src/board/history/history-store.js';
 import { rawSample } from '../src/board/history/tiers.js';
-import { storeContract } from '../src/board/store/history-contract.case.js';
+import { storeChangesContract } from '../src/board/store/history-contract-changes.case.js';
+import { storeRowsContract } from '../src/board/store/history-contract-rows.case.js';
 import { freshHistoryFiles, EVERY_METRIC as values } from './helpers/history-files.js';
 
 /**
@@ -12,7 +13,9 @@ import { freshHistoryFiles, EVERY_METRIC as values } from './helpers/history-fil
  */
 const fresh = freshHistoryFiles('panoptes-writer-thread-');
 
-storeContract('libsql, writer thread', async () => openLibsqlHistory(fresh(), Date.now, true));
+const openStore = async () => openLibsqlHistory(fresh(), Date.now, true);
+storeRowsContract('libsql, writer thread', openStore);
+storeChangesContract('libsql, writer thread', openStore);
 
 describe('the history writer thread', () => {
   const keep = { raw: 0, m5: 0, h1: 0 };

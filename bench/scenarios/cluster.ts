@@ -1,82 +1,14 @@
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { startPostgres } from '../../harness/postgres.js';
 import { token, writeBoardConfig } from '../board-kit.js';
-import { overviewJson } from '../fleet/overview.js';
 import { cpuSeconds, type Program } from '../processes.js';
 import { sleep } from '../stats.js';
+import { ownedBy, ownedByMany, StandIns, webhook } from './cluster-kit.js';
 import { type BenchContext, count, launchBoard, scenarioDir } from './context.js';
 
 const SWEEP_S = 5;
 const FAILOVER_S = 10;
 const IDS = ['a', 'b', 'c'] as const;
-
-/** Stand-in agents on one server: each board polls its own URL prefix, so polls are counted per board. */
-class StandIns {
-  readonly polls = new Map<string, Uint32Array>();
-  readonly down = new Set<number>();
-  readonly probe = new Map<number, number>();
-  private server: Server | null = null;
-  port = 0;
-
-  constructor(readonly machines: number) {}
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const [, board = '', m = ''] = (req.url ?? '').split('/');
-      const i = Number(m.slice(1));
-      let counts = this.polls.get(board);
-      if (counts === undefined) {
-        counts = new Uint32Array(this.machines);
-        this.polls.set(board, counts);
-      }
-      if (i >= 0 && i < this.machines) counts[i] = (counts[i] ?? 0) + 1;
-      if (this.down.has(i)) {
-        res.statusCode = 500;
-        res.end();
-        return;
-      }
-      res.setHeader('content-type', 'application/json');
-      // The fleet simulator's overview (about 2 KB, new numbers at every answer); the lag probe
-      // travels as its time.
-      const probe = this.probe.get(i);
-      res.end(overviewJson({ name: m, index: i }, counts[i] ?? 0, probe ?? Date.now()));
-    });
-    this.server.keepAliveTimeout = 65_000;
-    await new Promise<void>((r) => this.server?.listen(0, '127.0.0.1', 4096, r));
-    this.port = (this.server.address() as { port: number }).port;
-  }
-
-  reset(): void {
-    this.polls.clear();
-  }
-
-  /** Polls per machine, summed over the boards given (all by default). */
-  totals(boards?: readonly string[]): Uint32Array {
-    const out = new Uint32Array(this.machines);
-    for (const [board, counts] of this.polls) {
-      if (boards !== undefined && !boards.includes(board)) continue;
-      for (let i = 0; i < this.machines; i += 1) out[i] = (out[i] ?? 0) + (counts[i] ?? 0);
-    }
-    return out;
-  }
-
-  /** Machines polled by more than one board. */
-  doubled(): number {
-    let n = 0;
-    for (let i = 0; i < this.machines; i += 1) {
-      let boards = 0;
-      for (const counts of this.polls.values()) if ((counts[i] ?? 0) > 0) boards += 1;
-      if (boards > 1) n += 1;
-    }
-    return n;
-  }
-
-  close(): Promise<void> {
-    this.server?.closeAllConnections();
-    return new Promise((r) => this.server?.close(() => r()));
-  }
-}
 
 /**
  * Three boards on one PostgreSQL, in one run against one board alone: CPU per sweep,
@@ -348,19 +280,6 @@ function pollsPerSweep(agents: StandIns, windowS: number): { max: number; mean: 
   return { max: max / sweeps, mean: sum / totals.length / sweeps };
 }
 
-function ownedBy(agents: StandIns, board: string): number {
-  return ownedByMany(agents, board, 1)[0] ?? 0;
-}
-
-/** Machines the board polled in the last counting window (up to `limit`). */
-function ownedByMany(agents: StandIns, board: string, limit: number): number[] {
-  const counts = agents.polls.get(board) ?? new Uint32Array(0);
-  const out: number[] = [];
-  for (let i = 0; i < counts.length && out.length < limit; i += 1)
-    if ((counts[i] ?? 0) > 0) out.push(i);
-  return out;
-}
-
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
@@ -368,38 +287,4 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
     await sleep(100);
   }
   throw new Error(`not within ${timeoutMs} ms`);
-}
-
-/** A webhook receiver that counts events by machine and kind. */
-async function webhook(): Promise<{
-  url: string;
-  count(machine: string, event: string): number;
-  close(): Promise<void>;
-}> {
-  const seen = new Map<string, number>();
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => {
-      body += c.toString();
-    });
-    req.on('end', () => {
-      try {
-        for (const e of (JSON.parse(body) as { events: { machine: string; event: string }[] })
-          .events) {
-          const key = `${e.machine} ${e.event}`;
-          seen.set(key, (seen.get(key) ?? 0) + 1);
-        }
-      } catch {
-        // Not an event message.
-      }
-      res.end('{}');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    count: (machine, event) => seen.get(`${machine} ${event}`) ?? 0,
-    close: () => new Promise((r) => server.close(() => r())),
-  };
 }

@@ -11,6 +11,15 @@ import type { Program } from '../processes.js';
 import { quantile, seeded, sleep } from '../stats.js';
 import { best, type WrkResult, wrk } from '../wrk.js';
 import { type BenchContext, count, launchBoard, scenarioDir } from './context.js';
+import {
+  ackPath,
+  checkAck,
+  checkListing,
+  DEFAULT_LIMIT,
+  fetchBytes,
+  getJson,
+  kb,
+} from './inbox-kit.js';
 import { firstAnnounce } from './report-flood.js';
 
 /** The sweep interval of the board the bells are timed on: a bell waits for the next poll. */
@@ -26,18 +35,8 @@ const PAGE_THROTTLE_MS = 2000;
  * bell that reaches the page within PAGE_THROTTLE_MS after such a read waits for the rest of it.
  */
 const PAGE_RECHECK_S = 30;
-/** What GET /api/sessions lists when no `limit` is given. */
-const DEFAULT_LIMIT = 1000;
 const SUBJECT = 'mailto:bench@example.org';
 const AGENT = 'desk';
-
-interface SessionRow {
-  machine: string;
-  session: string;
-  why: string;
-  at: string;
-  acknowledged_at: string | null;
-}
 
 /**
  * The attention inbox: GET /api/sessions?state=open on a board of 10,000 announcing machines
@@ -135,57 +134,6 @@ async function listing(ctx: BenchContext): Promise<void> {
   } finally {
     await board?.stop();
   }
-}
-
-/** --check: the open sessions of the fleet, in the inbox's order, none acknowledged. */
-function checkListing(
-  ctx: BenchContext,
-  page: { sessions: SessionRow[]; total: number },
-  open: number,
-): void {
-  const wrong: string[] = [];
-  if (page.total !== open) wrong.push(`total ${page.total}, not ${open}`);
-  if (page.sessions.length !== Math.min(open, DEFAULT_LIMIT))
-    wrong.push(`${page.sessions.length} sessions listed`);
-  if (page.sessions.some((s) => s.why === 'finished' || s.acknowledged_at !== null))
-    wrong.push('a finished or acknowledged session listed as open');
-  if (page.sessions.some((s, i) => i > 0 && (page.sessions[i - 1]?.at ?? '') > s.at))
-    wrong.push('not the longest waiting first');
-  if (wrong.length > 0)
-    ctx.problems.push(`inbox: GET /api/sessions?state=open: ${wrong.join('; ')}`);
-}
-
-/** --check: an acknowledgement closes the longest waiting session. */
-async function checkAck(
-  ctx: BenchContext,
-  url: string,
-  auth: Record<string, string>,
-  open: number,
-): Promise<void> {
-  const before = await getJson<{ sessions: SessionRow[] }>(
-    `${url}/api/sessions?state=open&limit=1`,
-    auth,
-  );
-  const s = before.sessions[0];
-  if (s === undefined) return;
-  const r = await request(`${url}${ackPath(s.machine, s.session)}`, {
-    method: 'POST',
-    headers: auth,
-  });
-  await r.body.text();
-  const after = await getJson<{ sessions: SessionRow[]; total: number }>(
-    `${url}/api/sessions?state=open&limit=1`,
-    auth,
-  );
-  const next = after.sessions[0];
-  if (
-    r.statusCode !== 200 ||
-    after.total !== open - 1 ||
-    (next?.machine === s.machine && next.session === s.session)
-  )
-    ctx.problems.push(
-      `inbox: acknowledging ${s.machine}/${s.session} answered ${r.statusCode}; ${after.total} open after it, not ${open - 1}`,
-    );
 }
 
 /** A bell rung on a real agent, timed to its Web Push and to its row painted in Chromium. */
@@ -419,26 +367,4 @@ async function agentUp(boardUrl: string, boardToken: string): Promise<void> {
     await sleep(100);
   }
   throw new Error(`the board did not show ${AGENT} up within 30 s`);
-}
-
-function ackPath(machine: string, session: string): string {
-  return `/api/sessions/${encodeURIComponent(machine)}/${encodeURIComponent(session)}/ack`;
-}
-
-async function fetchBytes(url: string, headers: Record<string, string>): Promise<Buffer> {
-  const r = await request(url, { headers, headersTimeout: 30_000, bodyTimeout: 30_000 });
-  const bytes = Buffer.from(await r.body.arrayBuffer());
-  if (r.statusCode !== 200)
-    throw new Error(
-      `GET ${new URL(url).pathname} answered ${r.statusCode}: ${bytes.toString().slice(0, 200)}`,
-    );
-  return bytes;
-}
-
-async function getJson<T>(url: string, headers: Record<string, string>): Promise<T> {
-  return JSON.parse((await fetchBytes(url, headers)).toString('utf8')) as T;
-}
-
-function kb(bytes: number): string {
-  return `${(bytes / 1024).toFixed(0)} KB`;
 }

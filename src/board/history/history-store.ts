@@ -1,6 +1,7 @@
 /**
  * The history store: what the board remembers, behind one small interface that history owns and
- * the engines in store/ implement (store/history-contract.case.ts is the test each must pass).
+ * the engines in store/ implement (store/history-contract-rows.case.ts and
+ * history-contract-changes.case.ts are the tests each must pass).
  */
 
 /** The tiers, finest first: raw sweeps, then aggregates (avg and max) at coarser steps. */

@@ -1,4 +1,7 @@
-import { storeContract } from '../history-contract.case.js';
+import { storeChangesContract } from '../history-contract-changes.case.js';
+import { storeRowsContract } from '../history-contract-rows.case.js';
 import { MemoryHistoryStore } from './history-store.js';
 
-storeContract('memory', async () => new MemoryHistoryStore());
+const openStore = async () => new MemoryHistoryStore();
+storeRowsContract('memory', openStore);
+storeChangesContract('memory', openStore);

@@ -4,7 +4,8 @@ import { type PgServer, startPostgres } from '../../../../harness/postgres.js';
 import type { StateEvent, WriteBatch } from '../../history/history-store.js';
 import { rawSample } from '../../history/tiers.js';
 import { upMsWithin } from '../../history/uptime.js';
-import { storeContract } from '../history-contract.case.js';
+import { storeChangesContract } from '../history-contract-changes.case.js';
+import { storeRowsContract } from '../history-contract-rows.case.js';
 import { MACHINES_PER_BATCH } from './history-retention.js';
 import { HISTORY_MIGRATIONS } from './history-schema.js';
 import { openPostgresHistory } from './history-store.js';
@@ -33,7 +34,9 @@ const freshPool = async (): Promise<pg.Pool> => {
   return poolOf(await server.createDatabase(`h${databases}`));
 };
 
-storeContract('postgres', async () => openPostgresHistory(await freshPool()));
+const openStore = async () => openPostgresHistory(await freshPool());
+storeRowsContract('postgres', openStore);
+storeChangesContract('postgres', openStore);
 
 describe('PostgreSQL history', () => {
   const values = {

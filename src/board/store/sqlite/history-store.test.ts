@@ -5,7 +5,8 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Sample, WriteBatch } from '../../history/history-store.js';
 import { rawSample } from '../../history/tiers.js';
-import { storeContract } from '../history-contract.case.js';
+import { storeChangesContract } from '../history-contract-changes.case.js';
+import { storeRowsContract } from '../history-contract-rows.case.js';
 import { MemoryHistoryStore } from '../memory/history-store.js';
 import { MIGRATIONS } from './history-schema.js';
 import { CHUNK_ROWS, MACHINES_PER_BATCH, openLibsqlHistory } from './history-store.js';
@@ -18,7 +19,9 @@ const fresh = () => {
 };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-storeContract('libsql', async () => openLibsqlHistory(fresh()));
+const openStore = async () => openLibsqlHistory(fresh());
+storeRowsContract('libsql', openStore);
+storeChangesContract('libsql', openStore);
 
 describe('libsql history file', () => {
   const values = {
