@@ -1,7 +1,4 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -9,83 +6,12 @@ import { type RunningProgram, startBoard } from '../harness/processes.js';
 import { stringArray } from '../src/agent/ring/codex-toml.js';
 import { eventually, REGISTRATION } from './helpers/agent-fixtures.js';
 import { type CmdlineWatch, watchCmdlines } from './helpers/cmdline-watch.js';
+import { CODEX, freePort, NOTIFICATION, run, STOP, seen } from './helpers/hook-runs.js';
 import { paste, pasteBin } from './helpers/pasted.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 
 const BOARD_TOKEN = 'hooks-e2e-board-token-5b2e9d'; // secret-scan: token
-
-/** A Claude Code Notification hook's payload, as Claude Code writes it to the hook's stdin. */
-const NOTIFICATION = {
-  session_id: '5f3a9c2e-0d4b-4e4c-9a57-0c3b2f1d9e8a',
-  transcript_path: '/home/dev/.claude/projects/-home-dev-webshop/5f3a9c2e.jsonl',
-  cwd: '/home/dev/webshop',
-  hook_event_name: 'Notification',
-  message: 'Claude needs your permission to use Bash',
-};
-const STOP = {
-  session_id: NOTIFICATION.session_id,
-  transcript_path: NOTIFICATION.transcript_path,
-  cwd: NOTIFICATION.cwd,
-  hook_event_name: 'Stop',
-  stop_hook_active: false,
-};
-/** Codex's notify payload, which it passes as the last argument (thread ids are UUID v7). */
-const CODEX = {
-  type: 'agent-turn-complete',
-  'thread-id': '0199a213-81c0-7800-8aa1-bbab2a035a53',
-  'turn-id': '7',
-  cwd: '/home/dev/panoptes',
-  'input-messages': ['Rename the flag'],
-  'last-assistant-message': 'Renamed it; the tests pass.',
-};
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-/** Everything the programs run by `run` wrote, for the secret scan. */
-const seen: string[] = [];
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a program to its end with exactly `env`; stdin gets `input` (then closes). */
-async function run(
-  argv: readonly string[],
-  options: { env: NodeJS.ProcessEnv; cwd: string; input?: string | undefined },
-): Promise<Ran> {
-  const [command, ...args] = argv;
-  const child = spawn(command as string, args, {
-    cwd: options.cwd,
-    env: options.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => {
-    stdout += c.toString('utf8');
-  });
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c.toString('utf8');
-  });
-  child.stdin.on('error', () => undefined);
-  child.stdin.end(options.input ?? '');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  const [code] = (await once(child, 'close')) as [number | null];
-  clearTimeout(timer);
-  seen.push(stdout, stderr);
-  return { code, stdout, stderr };
-}
 
 /**
  * The one-file agent rings by itself: a machine enrolled by the board's pasted command, then its

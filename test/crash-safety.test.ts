@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import Database from 'libsql';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PgServer, startPostgres } from '../harness/postgres.js';
 import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
+import { checkFilesReadable, type Entry, integrity, rng, SEED } from './helpers/crash-rounds.js';
 import { eventually, Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
@@ -15,57 +15,6 @@ const SECRETS = [TOKEN, REGISTRATION, AGENT_TOKEN];
 /** Kill rounds: PANOPTES_CRASH_ROUNDS under `npm run fuzz`, a few in npm test. */
 const ROUNDS = Number(process.env.PANOPTES_CRASH_ROUNDS ?? 4);
 const AGENT_ROUNDS = Number(process.env.PANOPTES_CRASH_ROUNDS ?? 3);
-
-/** A small seeded random source, so a failing round can be replayed (the seed is printed). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const SEED = Number(process.env.PANOPTES_CRASH_SEED ?? Date.now() % 1_000_000);
-
-/**
- * Every line of every append-only file (the agent's record of ids) is whole JSON, except that
- * the last one may be torn; every snapshot file is whole JSON.
- */
-function checkFilesReadable(dataDir: string): void {
-  for (const name of readdirSync(dataDir)) {
-    if (name.endsWith('.tmp')) continue; // a rename that never happened; never read
-    const text = readFileSync(`${dataDir}/${name}`, 'utf8');
-    if (name.endsWith('.json')) {
-      expect(() => JSON.parse(text), `${name} is whole JSON`).not.toThrow();
-      continue;
-    }
-    const lines = text.split('\n');
-    lines.pop();
-    for (const [i, line] of lines.entries()) {
-      expect(() => JSON.parse(line), `${name} line ${i + 1} is whole JSON`).not.toThrow();
-    }
-  }
-}
-
-/** SQLite's own check of the embedded store's file after a kill: "ok", or what is wrong. */
-function integrity(dataDir: string): string {
-  const db = new Database(`${dataDir}/state.db`);
-  try {
-    const rows = db.prepare('PRAGMA integrity_check').all() as { integrity_check: string }[];
-    return rows.map((r) => r.integrity_check).join('; ');
-  } finally {
-    db.close();
-  }
-}
-
-interface Entry {
-  op: string;
-  target: string;
-  outcome: string;
-  detail: string;
-}
 
 describe.each(['sqlite', 'postgres'] as const)(
   'crash safety of the board (%s): kill -9 under a stream of actions and reports',

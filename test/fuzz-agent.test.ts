@@ -3,20 +3,21 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningProgram, startAgent } from '../harness/processes.js';
 import { Recorder, writeAgentConfig } from './helpers/fleet.js';
+import { anyPath, segment } from './helpers/fuzz-arbitraries.js';
+import { FuzzClient } from './helpers/fuzz-client.js';
 import {
-  anyPath,
   assertAnswersWell,
   assertRawHeads,
-  describe as describeRequest,
-  FuzzClient,
-  type FuzzRequest,
   fuzzRuns,
   fuzzSeed,
   fuzzTimeoutMs,
+} from './helpers/fuzz-properties.js';
+import { upgradeHeads } from './helpers/fuzz-raw.js';
+import {
+  describe as describeRequest,
+  type FuzzRequest,
   requestTo,
-  segment,
-  upgradeHeads,
-} from './helpers/fuzz.js';
+} from './helpers/fuzz-requests.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -3,25 +3,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
+import { anyPath, headers, query, segment, validName } from './helpers/fuzz-arbitraries.js';
+import { isErrorShape } from './helpers/fuzz-checks.js';
+import { FuzzClient } from './helpers/fuzz-client.js';
 import {
-  anyPath,
   assertAnswersWell,
   assertRawHeads,
-  describe as describeRequest,
-  FuzzClient,
-  type FuzzRequest,
   fuzzRuns,
   fuzzSeed,
   fuzzTimeoutMs,
-  headers,
-  isErrorShape,
-  query,
+} from './helpers/fuzz-properties.js';
+import { upgradeHeads } from './helpers/fuzz-raw.js';
+import {
+  describe as describeRequest,
+  type FuzzRequest,
   requestTo,
-  segment,
   shortPrinted,
-  upgradeHeads,
-  validName,
-} from './helpers/fuzz.js';
+} from './helpers/fuzz-requests.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

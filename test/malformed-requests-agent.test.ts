@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningProgram, startAgent } from '../harness/processes.js';
 import { Recorder, writeAgentConfig } from './helpers/fleet.js';
-import { isErrorShape, nested, parseRawAnswers, rawExchange } from './helpers/fuzz.js';
+import { nested } from './helpers/fuzz-arbitraries.js';
+import { isErrorShape } from './helpers/fuzz-checks.js';
+import { parseRawAnswers, rawExchange } from './helpers/fuzz-raw.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

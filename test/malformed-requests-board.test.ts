@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type RunningProgram, startBoard } from '../harness/processes.js';
 import { Recorder, writeBoardConfig } from './helpers/fleet.js';
-import { isErrorShape, nested, parseRawAnswers, rawExchange } from './helpers/fuzz.js';
+import { nested } from './helpers/fuzz-arbitraries.js';
+import { isErrorShape } from './helpers/fuzz-checks.js';
+import { parseRawAnswers, rawExchange } from './helpers/fuzz-raw.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningProgram, startBoard } from '../harness/processes.js';
 import { type FaultyAgent, tcpAgent } from './helpers/faulty-agents.js';
 import { Recorder, writeBoardConfig } from './helpers/fleet.js';
-import { isErrorShape } from './helpers/fuzz.js';
+import { isErrorShape } from './helpers/fuzz-checks.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

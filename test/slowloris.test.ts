@@ -2,7 +2,8 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
 import { Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
-import { isErrorShape, parseRawAnswers } from './helpers/fuzz.js';
+import { isErrorShape } from './helpers/fuzz-checks.js';
+import { parseRawAnswers } from './helpers/fuzz-raw.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -4,7 +4,7 @@ import { WebSocketServer } from 'ws';
 import { startAgent, startBoard } from '../harness/processes.js';
 import { OPERATOR } from './helpers/agent-fixtures.js';
 import { eventually, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
-import { isErrorShape } from './helpers/fuzz.js';
+import { isErrorShape } from './helpers/fuzz-checks.js';
 import { type Held, h2c, hold, wsHandshake } from './helpers/held-sockets.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
