@@ -2,11 +2,12 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { freePort } from '../harness/postgres.js';
 import { type RunningProgram, startBoard } from '../harness/processes.js';
 import { stringArray } from '../src/agent/ring/codex-toml.js';
 import { eventually, REGISTRATION } from './helpers/agent-fixtures.js';
 import { type CmdlineWatch, watchCmdlines } from './helpers/cmdline-watch.js';
-import { CODEX, freePort, NOTIFICATION, run, STOP, seen } from './helpers/hook-runs.js';
+import { CODEX, NOTIFICATION, run, STOP, seen } from './helpers/hook-runs.js';
 import { paste, pasteBin } from './helpers/pasted.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';

@@ -1,7 +1,6 @@
 // What the hooks test hands the agent file: Claude Code's and Codex's payloads, and a program run.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 
 /** A Claude Code Notification hook's payload, as Claude Code writes it to the hook's stdin. */
 export const NOTIFICATION = {
@@ -27,16 +26,6 @@ export const CODEX = {
   'input-messages': ['Rename the flag'],
   'last-assistant-message': 'Renamed it; the tests pass.',
 };
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 /** Everything the programs run by `run` wrote, for the secret scan. */
 export const seen: string[] = [];
