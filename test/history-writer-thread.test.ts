@@ -57,6 +57,26 @@ describe('the history writer thread', () => {
     await again.close();
   });
 
+  it('starts at the first row: an empty history (none yet, or every machine forgotten) writes nothing', async () => {
+    const path = fresh();
+    const writerOf = (store: unknown) => (store as { writer: { running: boolean } }).writer;
+    const store = openLibsqlHistory(path, Date.now, true);
+    const nothing: WriteBatch = { samples: [], events: [], forget: [], cutoffs: keep };
+    await store.write(nothing);
+    await store.write(nothing);
+    expect(writerOf(store).running).toBe(false);
+    await store.write(sweep(100, 3));
+    expect(writerOf(store).running).toBe(true);
+    // Forgotten, their rows are dropped (few: in the same batch); the file is empty again.
+    await store.write({ ...nothing, forget: ['m0', 'm1', 'm2'] });
+    await store.close();
+    const again = openLibsqlHistory(path, Date.now, true);
+    await again.write(nothing);
+    expect(writerOf(again).running).toBe(false);
+    expect(await again.has('m0')).toBe(false);
+    await again.close();
+  });
+
   it('never shows a batch in part while the thread writes it', async () => {
     const store = openLibsqlHistory(fresh(), Date.now, true);
     await store.write(sweep(100, 1));

@@ -44,6 +44,8 @@ export interface WriterStatements {
 /** The reader connection's statements. */
 export interface ReaderStatements {
   machines: Statement;
+  /** [1] when rows of forgotten machines are still to be dropped, else [0]. */
+  anyForgotten: Statement;
   folded: Record<TierName, Folded>;
   events: Statement;
   changesBetween: Statement;
@@ -121,6 +123,7 @@ export function readerStatements(db: Database.Database): ReaderStatements {
   db.pragma('query_only = ON');
   return {
     machines: db.prepare('SELECT id, name, first_seen FROM machines').raw(true),
+    anyForgotten: db.prepare('SELECT EXISTS (SELECT 1 FROM forgotten)').raw(true),
     folded: { raw: folded(db, 'raw'), m5: folded(db, 'm5'), h1: folded(db, 'h1') },
     events: db
       .prepare(

@@ -63,7 +63,9 @@ export function openLibsqlHistory(
     reader = new Database(path, { timeout: 0 });
     let writer: BatchWriter;
     if (thread) {
-      // The thread opens a connection of its own: this one only checked and migrated.
+      // The thread opens a connection of its own, at the first write: this one only checked
+      // and migrated, and leaves no WAL behind should no write ever come.
+      db.pragma('wal_checkpoint(TRUNCATE)');
       db.close();
       writer = new WriterThread(path);
     } else writer = localWriter(db, path);
@@ -140,6 +142,8 @@ export class LibsqlHistoryStore implements HistoryStore {
   private writing: Promise<void> = Promise.resolve();
   /** The committed machines sorted by name (null: to sort again, the names changed). */
   private byName: [string, number][] | null = null;
+  /** The file holds nothing (no machine, no forgotten rows): an empty batch is not written. */
+  private empty = false;
 
   constructor(
     private readonly reader: Database.Database,
@@ -150,6 +154,7 @@ export class LibsqlHistoryStore implements HistoryStore {
     this.read = readerStatements(reader);
     this.uptime = new UptimeLedger(this.changeSource());
     this.loadMachines();
+    this.empty = this.ids.size === 0 && (this.read.anyForgotten.get() as [number])[0] === 0;
   }
 
   write(batch: WriteBatch): Promise<void> {
@@ -217,10 +222,13 @@ export class LibsqlHistoryStore implements HistoryStore {
   }
 
   private async writeNow(batch: WriteBatch): Promise<void> {
+    // An empty board's batches prune nothing: its writer (a thread) is not started for them.
+    if (this.empty && carriesNothing(batch)) return;
     const events = [...batch.events].sort((a, b) => a.at - b.at);
     const committed = await this.writer.write({ ...batch, events });
     // Committed: readers see it all at once, from here (no await between the answer and this).
     const { removed, added, firstSeen, eventIds } = committed;
+    this.empty = committed.empty;
     if (removed.length > 0 || added.length > 0) this.byName = null;
     for (const [name, id] of removed) {
       if (this.ids.get(name) === id) this.ids.delete(name);
@@ -276,6 +284,15 @@ export class LibsqlHistoryStore implements HistoryStore {
       },
     };
   }
+}
+
+function carriesNothing(batch: WriteBatch): boolean {
+  return (
+    batch.samples.length === 0 &&
+    (batch.sweeps ?? []).every((s) => s.names.length === 0) &&
+    batch.events.length === 0 &&
+    batch.forget.length === 0
+  );
 }
 
 function message(error: unknown): string {

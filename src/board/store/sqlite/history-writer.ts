@@ -23,6 +23,8 @@ export interface Committed {
   added: [string, number][];
   firstSeen: [number, number][];
   eventIds: number[];
+  /** The file holds no machine and no forgotten rows: an empty batch has nothing to do. */
+  empty: boolean;
 }
 
 /**
@@ -150,6 +152,7 @@ export class HistoryWriter {
       added: [...pending.added],
       firstSeen: [...pending.firstSeen],
       eventIds,
+      empty: this.ids.size === 0 && this.sql.forgottenIds.all().length === 0,
     };
   }
 

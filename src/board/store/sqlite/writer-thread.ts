@@ -19,9 +19,9 @@ export function writerThreadAvailable(): boolean {
 }
 
 /**
- * The history writer on a thread of its own (history-writer-thread.ts): `write` posts the batch
- * (as columns, see batch-wire.ts) and settles when the thread has committed it, or failed. A
- * thread that dies fails the writes under way with a clear error and is started again at the
+ * The history writer on a thread of its own (history-writer-thread.ts), started at the first
+ * write: `write` posts the batch (as columns, see batch-wire.ts) and settles when the thread has
+ * committed it, or failed. A thread that dies fails the writes under way with a clear error and is started again at the
  * next write (SQLite rolled back what it had not committed).
  */
 export class WriterThread {
@@ -33,8 +33,12 @@ export class WriterThread {
   >();
   private closing = false;
 
-  constructor(private readonly path: string) {
-    this.worker = this.start();
+  /** The thread is started at the first write. */
+  constructor(private readonly path: string) {}
+
+  /** Whether the thread is up. */
+  get running(): boolean {
+    return this.worker !== null;
   }
 
   async write(batch: WriteBatch): Promise<Committed> {
