@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Replaces tsc's dist/shared/typebox.js (three re-exports) with TypeBox bundled into that one
-// module. Node 20 keeps some 30 KB per loaded ES module; TypeBox is ~680 of them, so the board
-// at rest is ~20 MB smaller this way (docs/internals/decisions.md). Same exports, same code.
+// module. Node 20 keeps some 30 KB per loaded ES module and TypeBox is ~680 of them: ~20 MB
+// while the board starts, 3–6 MB at rest (docs/internals/decisions.md). Same exports, same code.
 import { build } from 'esbuild';
 
 await build({
