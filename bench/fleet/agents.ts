@@ -1,5 +1,5 @@
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
-import { seeded } from '../stats.js';
+import { seeded } from '../../harness/seeded.js';
 import { overviewJson } from './overview.js';
 import {
   loopbackAddress,

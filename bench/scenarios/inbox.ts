@@ -5,10 +5,11 @@ import { stringify } from 'yaml';
 import { launchBrowser } from '../../harness/browser.js';
 import { ROOT, startAgent } from '../../harness/processes.js';
 import { PushService } from '../../harness/push-service.js';
+import { seeded } from '../../harness/seeded.js';
 import { boardView, token, writeBoardConfig } from '../board-kit.js';
 import { inboxOpenCount } from '../fleet/overview.js';
 import type { Program } from '../processes.js';
-import { quantile, seeded, sleep } from '../stats.js';
+import { quantile, sleep } from '../stats.js';
 import { best, type WrkResult, wrk } from '../wrk.js';
 import { type BenchContext, count, launchBoard, scenarioDir } from './context.js';
 import {

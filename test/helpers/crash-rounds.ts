@@ -1,19 +1,8 @@
-// The crash tests' seeded random source, and what they read after a kill: files, SQLite, journal.
+// The crash tests' seed, and what they read after a kill: files, SQLite, journal.
 import { readdirSync, readFileSync } from 'node:fs';
 import Database from 'libsql';
 import { expect } from 'vitest';
 
-/** A small seeded random source, so a failing round can be replayed (the seed is printed). */
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 export const SEED = Number(process.env.PANOPTES_CRASH_SEED ?? Date.now() % 1_000_000);
 
 /**
