@@ -21,8 +21,8 @@ export function writerThreadAvailable(): boolean {
 /**
  * The history writer on a thread of its own (history-writer-thread.ts), started at the first
  * write: `write` posts the batch (as columns, see batch-wire.ts) and settles when the thread has
- * committed it, or failed. A thread that dies fails the writes under way with a clear error and is started again at the
- * next write (SQLite rolled back what it had not committed).
+ * committed it, or failed. A thread that dies fails the writes under way with a clear error and
+ * is started again at the next write (SQLite rolled back what it had not committed).
  */
 export class WriterThread {
   private worker: Worker | null = null;
