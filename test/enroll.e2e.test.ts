@@ -122,6 +122,7 @@ describe('enroll: the one-file agent and the pasted command', () => {
       key,
       registrationToken: `-${REGISTRATION}`,
       files: [{ name: 'panoptes-agent.mjs', sha256: '0'.repeat(64) }],
+      updateKey: 'A'.repeat(43),
     });
     // What sh hands to `node panoptes-agent.mjs enroll`: the words after it, and the two secrets.
     const call = command.slice(command.lastIndexOf(' && ') + 4);
@@ -152,7 +153,16 @@ describe('enroll: the one-file agent and the pasted command', () => {
     const r = await api('POST', '/api/machines/lab7/enroll');
     expect(r.status).toBe(200);
     expect(r.headers.get('cache-control')).toBe('no-store');
-    const body = r.json() as { name: string; key: string; command: string; agent_sha256: string };
+    const body = r.json() as {
+      name: string;
+      key: string;
+      command: string;
+      agent_sha256: string;
+      update_key: string;
+    };
+    // The board's update key, pinned by the enroll: the one GET /agent/update-key serves.
+    const served = await fetch(`${board.url}/agent/update-key`);
+    expect((await served.text()).trim()).toBe(body.update_key);
     expect(body.name).toBe('lab7');
     expect(body.key.length).toBeGreaterThanOrEqual(32);
     expect(body.command).not.toContain(TOKEN);
@@ -190,8 +200,10 @@ describe('enroll: the one-file agent and the pasted command', () => {
       .split('\n')
       .find((l) => l.includes(`--board=${board.url} --name=lab7`));
     expect(agentLine).toBe(
-      `node panoptes-agent.mjs enroll --board=${board.url} --name=lab7 --port 0 --interval 1`,
+      `node panoptes-agent.mjs enroll --board=${board.url} --name=lab7 --update-key=${body.update_key} --port 0 --interval 1`,
     );
+    const config = readFileSync(join(work, 'panoptes-agent.yaml'), 'utf8');
+    expect(config).toContain(`update_key: ${body.update_key}`);
   });
 
   it('keeps the key across a board restart (kill -9), and enrolling again rotates it', async () => {

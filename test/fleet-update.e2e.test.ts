@@ -8,7 +8,7 @@ import {
   Http,
   REGISTRATION,
 } from './helpers/agent-fixtures.js';
-import { BUNDLE, killStarted, newAgentPid, sha256 } from './helpers/agent-update.js';
+import { BUNDLE, killStarted, newAgentPid, sha256, updateKeyOf } from './helpers/agent-update.js';
 import { writeBoardConfig } from './helpers/fleet.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -68,7 +68,10 @@ describe('updating a fleet from the board', () => {
       const installed = dir.write(`${name}/panoptes-agent.mjs`, '');
       copyFileSync(BUNDLE, installed);
       // fu3 did not opt in.
-      const updates = name === 'fu3' ? '' : 'update_from_board: true\n';
+      const updates =
+        name === 'fu3'
+          ? ''
+          : `update_from_board: true\nupdate_key: ${await updateKeyOf(board.url)}\n`;
       const config = dir.write(
         `${name}/agent.yaml`,
         agentYaml(

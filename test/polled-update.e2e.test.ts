@@ -3,7 +3,7 @@ import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningProgram, startBoard, startProcess } from '../harness/processes.js';
 import { agentYaml, BOARD_KEY, eventually } from './helpers/agent-fixtures.js';
-import { BUNDLE, killStarted, newAgentPid, sha256 } from './helpers/agent-update.js';
+import { BUNDLE, killStarted, newAgentPid, sha256, updateKeyOf } from './helpers/agent-update.js';
 import { makeTestCa } from './helpers/certs.js';
 import { closedPort, writeBoardConfig } from './helpers/fleet.js';
 import { tempDir } from './helpers/tmp.js';
@@ -48,7 +48,11 @@ describe('updating a polled machine', () => {
     copyFileSync(BUNDLE, installed);
     const config = dir.write(
       'agent/pu1.yaml',
-      agentYaml(`data_dir: ${dir.path}/agent/data\nupdate_from_board: ${board.url}\n`, 'pu1'),
+      agentYaml(
+        `data_dir: ${dir.path}/agent/data\nupdate_from_board: ${board.url}\n` +
+          `update_key: ${await updateKeyOf(board.url, readFileSync(ca.caFile, 'utf8'))}\n`,
+        'pu1',
+      ),
     );
     agent = await startProcess(
       'agent',

@@ -296,11 +296,16 @@ describe('agent config', () => {
     ).toEqual({
       board: 'https://board.example:8700',
       ca: null,
+      key: null,
     });
+    const key = `update_key: ${'A'.repeat(42)}E\n`;
     expect(
-      loadAgentConfig(file(`${base}update_from_board: https://other.example/\n`), {}, {})
+      loadAgentConfig(file(`${base}update_from_board: https://other.example/\n${key}`), {}, {})
         .updateFrom,
-    ).toEqual({ board: 'https://other.example', ca: null });
+    ).toEqual({ board: 'https://other.example', ca: null, key: `${'A'.repeat(42)}E` });
+    // Not a 32-byte key in base64url: refused, naming the field.
+    expect(problems(`${base}update_key: ${'A'.repeat(42)}B\n`)[0]).toMatch(/^update_key/);
+    expect(problems(`${base}update_key: short\n`)[0]).toMatch(/^update_key/);
     expect(problems(`${base}update_from_board: true\n`)).toEqual([
       "update_from_board: true takes the board of report:, which is not set; give the board's https URL",
     ]);

@@ -4,6 +4,7 @@ import { ConfigError, type ConfigProblem } from '../shared/config/config-error.j
 import { type EnvOverride, loadConfig } from '../shared/config/load-config.js';
 import { FilePath, readCa, readTlsPair, TlsFile, type TlsPair } from '../shared/tls/pem-files.js';
 import { type Static, Type } from '../shared/typebox.js';
+import { UPDATE_KEY_PATTERN } from '../shared/wire/agent-update.js';
 import { HttpUrl, NAME_PATTERN, Name, Token } from '../shared/wire/common.js';
 import { Seconds, type ServiceConfig, ServiceFile, serviceSettings } from './service-config.js';
 
@@ -68,6 +69,13 @@ export const AgentConfigFile = Type.Object(
           'an https URL: from that board (a polled machine, without report:); false or absent: never',
       }),
     ),
+    update_key: Type.Optional(
+      Type.String({
+        pattern: UPDATE_KEY_PATTERN,
+        description:
+          "the board's update-signing public key (Ed25519, base64url; GET /agent/update-key): an update is taken only when the board's SHA256SUMS verifies against it. The enroll writes it; without it updates are refused",
+      }),
+    ),
     report: Type.Optional(
       Type.Object(
         {
@@ -104,7 +112,7 @@ export interface AgentSettings {
   /** `ca`: PEM of the CA trusted for an https `board` (null: the system's CAs). */
   report: { board: string; token: string; intervalMs: number; ca: string | null } | null;
   /** The board updates of the agent's own file come from (update_from_board), or null: off. */
-  updateFrom: { board: string; ca: string | null } | null;
+  updateFrom: { board: string; ca: string | null; key: string | null } | null;
   /** Between two reads of nvidia-smi / rocm-smi: gpu_interval, else the report interval, else 10 s. */
   gpuIntervalMs: number;
   /** Between two reads of containers, processes, network, temperatures, disk health: sample_interval, else the report interval, else 10 s. */
@@ -208,7 +216,7 @@ export function agentSettings(
           ca: reportCa,
         }
       : null,
-    updateFrom: updateSource(raw.update_from_board, raw.report?.board, reportCa),
+    updateFrom: updateSource(raw.update_from_board, raw.report?.board, reportCa, raw.update_key),
     gpuIntervalMs:
       (raw.gpu_interval ??
         (raw.report ? (raw.report.interval ?? AGENT_DEFAULTS.reportInterval) : undefined) ??
@@ -231,10 +239,12 @@ function updateSource(
   value: boolean | string | undefined,
   reportBoard: string | undefined,
   reportCa: string | null,
+  updateKey: string | undefined,
 ): AgentSettings['updateFrom'] {
   if (value === undefined || value === false) return null;
+  const key = updateKey ?? null;
   const report = reportBoard?.replace(/\/$/, '');
-  if (value === true) return report === undefined ? null : { board: report, ca: reportCa };
+  if (value === true) return report === undefined ? null : { board: report, ca: reportCa, key };
   const board = value.replace(/\/+$/, '');
-  return { board, ca: board === report ? reportCa : null };
+  return { board, ca: board === report ? reportCa : null, key };
 }

@@ -33,7 +33,7 @@ import {
 } from './update/agent-updates.js';
 import { selfFile } from './update/self-file.js';
 import { UpdateFiles } from './update/state.js';
-import { stopTrial, type Trial, Updater } from './update/updater.js';
+import { NO_UPDATE_KEY, stopTrial, type Trial, Updater } from './update/updater.js';
 
 const argv = process.argv.slice(2);
 if (argv[0] === '--version') {
@@ -74,6 +74,7 @@ async function runAgent(cli: CliOptions): Promise<void> {
   };
   if (settings.updateFrom !== null) {
     await privateDir(settings.dataDir).catch(() => undefined);
+    if (settings.updateFrom.key === null) logger.warn(NO_UPDATE_KEY);
   }
   const updater = await Updater.open({
     self,

@@ -11,6 +11,7 @@ import type { AgentClient } from './domain/agent-client.js';
 import type { AgentUpdates } from './domain/agent-updates.js';
 import type { Board } from './domain/board.js';
 import type { EventHub } from './domain/events.js';
+import { SumsSigner } from './enroll/sums-signer.js';
 import type { History } from './history/history.js';
 import { openHistory } from './history/open-history.js';
 import { BUILTIN_LANG_DIR } from './lang/languages.js';
@@ -135,6 +136,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     builtinLangDir: deps.builtinLangDir ?? BUILTIN_LANG_DIR,
     uiDir: deps.uiDir ?? UI_DIR,
     agentFiles,
+    signer: new SumsSigner(state.tables.signing, () => clock.now()),
   };
   await registerRoutes(http, served, files, current, logger);
   const stopUpdates = startUpdateTimers(releases, domain.registry, domain.updates, logger);

@@ -116,6 +116,10 @@ export const EnrollAnswer = Type.Object({
     description: 'the command to paste on the machine: fetches the agent and enrolls it',
   }),
   agent_sha256: Type.String({ description: 'SHA-256 (hex) of /agent/panoptes-agent.mjs' }),
+  update_key: Type.String({
+    description:
+      "the board's update-signing public key (GET /agent/update-key), which the command pins in the agent's config",
+  }),
 });
 
 /** GET /api/enrollments: the machines added from the board (never a key). */

@@ -22,3 +22,19 @@ export function killStarted(pid: number | null): void {
     // gone already
   }
 }
+
+/**
+ * The board's update key (GET /agent/update-key), as the enroll pins it: what a hand-written
+ * agent config needs (`update_key:`) to take updates. `ca`: PEM trusted for an https board.
+ */
+export async function updateKeyOf(board: string, ca?: string): Promise<string> {
+  const { Agent, fetch } = await import('undici');
+  const dispatcher = new Agent(ca === undefined ? {} : { connect: { ca } });
+  try {
+    const response = await fetch(`${board}/agent/update-key`, { dispatcher });
+    if (response.status !== 200) throw new Error(`update-key: ${response.status}`);
+    return (await response.text()).trim();
+  } finally {
+    await dispatcher.close();
+  }
+}

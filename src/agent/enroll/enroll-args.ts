@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../shared/run-main.js';
 import { Value } from '../../shared/typebox.js';
+import { UPDATE_KEY_PATTERN } from '../../shared/wire/agent-update.js';
 import { HttpUrl, NAME_PATTERN, TOKEN_MIN_LENGTH } from '../../shared/wire/common.js';
 
 /** `panoptes-agent enroll …`, checked. */
@@ -24,6 +25,8 @@ export interface EnrollArgs {
   unitDir: string | null;
   /** --no-updates: the agent takes no updates of its file from the board. */
   noUpdates: boolean;
+  /** --update-key: the board's update-signing public key, pinned in the config (null: none). */
+  updateKey: string | null;
 }
 
 /** The two secrets of an enrollment, and the variables that carry them. */
@@ -39,14 +42,16 @@ export const ENROLL_SECRETS = [
 export const ENROLL_USAGE = `usage: PANOPTES_BOARD_KEY=KEY PANOPTES_REGISTRATION_TOKEN=TOKEN \\
        node panoptes-agent.mjs enroll --board URL --name NAME
          [--host HOST] [--port PORT] [--interval SECONDS] [--config FILE] [--ca FILE]
-         [--systemd [--unit-dir DIR]] [--no-updates]
+         [--systemd [--unit-dir DIR]] [--no-updates] [--update-key KEY]
 
 Writes the agent's config (FILE, default ./panoptes-agent.yaml, mode 0600; an existing file
 keeps its token and services), then runs the agent, which reports to the board under NAME with
 KEY. With --systemd it writes and enables a systemd unit instead (see docs/agent.md). The key
 and the token come from the environment, never from arguments (ps shows those to every user).
 The agent takes updates of its own file from the board (update_from_board: true) unless
---no-updates; enrolling again keeps the choice an existing config made.`;
+--no-updates; enrolling again keeps the choice an existing config made. It takes an update only
+when the board's SHA256SUMS is signed by KEY (--update-key, which the board's command carries;
+the config keeps it as update_key); without one, updates are refused.`;
 
 /**
  * Parses the arguments after `enroll` and the two secrets from `env`; throws an Error starting
@@ -72,6 +77,7 @@ export function parseEnrollArgs(
       systemd: { type: 'boolean' },
       'unit-dir': { type: 'string' },
       'no-updates': { type: 'boolean' },
+      'update-key': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -118,6 +124,12 @@ export function parseEnrollArgs(
       throw new Error(`--interval: seconds between reports, more than 0, got ${values.interval}`);
     }
   }
+  const updateKey = values['update-key'] ?? null;
+  if (updateKey !== null && !new RegExp(UPDATE_KEY_PATTERN).test(updateKey)) {
+    throw new Error(
+      `--update-key: the board's update key (43 characters of base64url, GET /agent/update-key), got ${updateKey.slice(0, 60)}`,
+    );
+  }
   if (values['unit-dir'] !== undefined && values.systemd !== true) {
     throw new Error('--unit-dir: only with --systemd');
   }
@@ -134,5 +146,6 @@ export function parseEnrollArgs(
     systemd: values.systemd === true,
     unitDir: values['unit-dir'] === undefined ? null : resolve(cwd, values['unit-dir']),
     noUpdates: values['no-updates'] === true,
+    updateKey,
   };
 }

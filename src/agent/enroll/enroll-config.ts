@@ -37,6 +37,8 @@ export function enrolledConfig(existing: string | null, args: EnrollArgs): strin
   // Enrolling is opting in, unless --no-updates; a choice already in the file is kept.
   if (args.noUpdates) doc.set('update_from_board', false);
   else if (!has('update_from_board')) doc.set('update_from_board', true);
+  // The board's key as the command carried it: enrolling again with a new board pins its key.
+  if (args.updateKey !== null) doc.set('update_key', args.updateKey);
   doc.setIn(['report', 'board'], args.board);
   doc.setIn(['report', 'token'], args.registrationToken);
   if (args.interval !== undefined) doc.setIn(['report', 'interval'], args.interval);

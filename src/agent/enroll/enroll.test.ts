@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { V8_FLAGS } from '../v8-flags.js';
-import { withV8Flags } from './enroll.js';
+import { enrollWarnings, withV8Flags } from './enroll.js';
 import { type EnrollArgs, parseEnrollArgs } from './enroll-args.js';
 import { enrolledConfig } from './enroll-config.js';
 import { unitText } from './systemd-unit.js';
 
 const KEY = 'k'.repeat(43);
+const UPDATE_KEY = `${'A'.repeat(42)}E`;
 const REG = 'registration-token-0123456789';
 const ARGS = ['--board', 'https://board.example:8700/', '--name', 'lab7'];
 const ENV = { PANOPTES_BOARD_KEY: KEY, PANOPTES_REGISTRATION_TOKEN: REG };
@@ -117,6 +118,38 @@ describe('the config enroll writes', () => {
     expect(updates(off)).toBe(false);
     expect(updates(enrolledConfig(off, args()))).toBe(false);
     expect(updates(enrolledConfig(on, args(['--no-updates'])))).toBe(false);
+  });
+
+  it("pins the board's update key the command carries; a new one replaces the old", () => {
+    const pinned = (text: string) => (parse(text) as { update_key?: string }).update_key;
+    const first = enrolledConfig(null, args(['--update-key', UPDATE_KEY]));
+    expect(pinned(first)).toBe(UPDATE_KEY);
+    const other = `${'B'.repeat(42)}E`;
+    expect(pinned(enrolledConfig(first, args([`--update-key=${other}`])))).toBe(other);
+    // A command without one (an older board) leaves what the file holds.
+    expect(pinned(enrolledConfig(first, args()))).toBe(UPDATE_KEY);
+    expect(pinned(enrolledConfig(null, args()))).toBeUndefined();
+    expect(() => args(['--update-key', 'not-a-key'])).toThrow(/^--update-key/);
+  });
+
+  it('says plainly when the board is plain HTTP, and when no update key came with the command', () => {
+    const plain = (extra: string[]) =>
+      enrollWarnings(
+        parseEnrollArgs(
+          ['--board', 'http://board.lan:8700', '--name', 'lab7', ...extra],
+          '/m',
+          ENV,
+        ),
+      );
+    const signedPlain = plain(['--update-key', UPDATE_KEY]);
+    expect(signedPlain[0]).toMatch(/^warning: http:\/\/board\.lan:8700 is plain HTTP/);
+    expect(signedPlain[1]).toMatch(/signed by the board's key pinned here/);
+    expect(plain([])).toEqual([
+      expect.stringMatching(/plain HTTP/),
+      expect.stringMatching(/^warning: no --update-key given/),
+    ]);
+    expect(plain(['--no-updates'])).toEqual([expect.stringMatching(/plain HTTP/)]);
+    expect(enrollWarnings(args(['--update-key', UPDATE_KEY]))).toEqual([]);
   });
 
   it('refuses a file that is not an agent config', () => {

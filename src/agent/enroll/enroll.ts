@@ -4,7 +4,7 @@ import type { CliOptions } from '../../shared/cli.js';
 import { loadAgentConfig } from '../config.js';
 import { programIo } from '../ring/program.js';
 import { V8_FLAGS } from '../v8-flags.js';
-import { ENROLL_SECRETS, ENROLL_USAGE, parseEnrollArgs } from './enroll-args.js';
+import { ENROLL_SECRETS, ENROLL_USAGE, type EnrollArgs, parseEnrollArgs } from './enroll-args.js';
 import { enrolledConfig, readExisting, writePrivate } from './enroll-config.js';
 import { defaultUnitDir, enableUnit, UNIT_NAME, unitText } from './systemd-unit.js';
 
@@ -24,6 +24,27 @@ function selfName(): string {
     : `node ${relative(process.cwd(), file)}`;
 }
 
+/** What the enroll says plainly about how far this agent can trust its board's address. */
+export function enrollWarnings(args: EnrollArgs): string[] {
+  const lines: string[] = [];
+  if (args.board.startsWith('http://')) {
+    lines.push(
+      `warning: ${args.board} is plain HTTP: reports, keys and actions cross the network unencrypted and can be read or changed on the way; put the board behind HTTPS (docs/operations.md)`,
+    );
+    if (!args.noUpdates && args.updateKey !== null) {
+      lines.push(
+        "updates from the board still run only when signed by the board's key pinned here (update_key), so no one on the network can give this agent a file to run",
+      );
+    }
+  }
+  if (!args.noUpdates && args.updateKey === null) {
+    lines.push(
+      "warning: no --update-key given (a board older than this agent's enroll): updates from the board are refused until update_key is set in the config (docs/agent.md)",
+    );
+  }
+  return lines;
+}
+
 /**
  * `node panoptes-agent.mjs enroll …`: writes the agent's config for the name and key the board
  * made, checks it, and answers how to run the agent (null: --systemd installed it as a unit).
@@ -40,6 +61,7 @@ export async function enroll(argv: readonly string[]): Promise<CliOptions | null
   // The file as the agent will read it: a mistake is found now, not at the next start.
   loadAgentConfig(args.config);
   say(`enrolled as ${args.name} for ${args.board}; config in ${args.config} (mode 0600)`);
+  for (const line of enrollWarnings(args)) say(line);
   say(`bells from Claude Code or Codex here: ${selfName()} hooks install claude (or codex)`);
   if (!args.systemd) {
     say('starting the agent here (Ctrl-C stops it; enroll with --systemd to run it as a service)');

@@ -44,7 +44,7 @@ describe('BoardFiles.download', () => {
   afterAll(() => server.close());
 
   async function download() {
-    const files = new BoardFiles({ board, ca: null });
+    const files = new BoardFiles({ board, ca: null, key: null });
     const chunks: Buffer[] = [];
     let written = 0;
     try {

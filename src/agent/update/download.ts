@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Agent, request } from 'undici';
+import { SUMS_SIGNATURE_HEADER } from '../../shared/wire/agent-update.js';
 import { SUMS_MAX_BYTES } from './sums.js';
 
 /** The largest agent file taken (a binary is ~100–150 MB). */
@@ -11,10 +12,14 @@ export const DOWNLOAD_TIMEOUT_MS = 10 * 60 * 1000;
 /** Connecting, the first byte of an answer, and any pause in the body. */
 const STALL_MS = 30_000;
 
-/** Where updates come from: the board's URL and the CA it is trusted by (null: the system's). */
+/**
+ * Where updates come from: the board's URL, the CA it is trusted by (null: the system's), and the
+ * board's update-signing public key the enroll pinned (null: none, and updates are refused).
+ */
 export interface UpdateSource {
   board: string;
   ca: string | null;
+  key: string | null;
 }
 
 /** Reads the board's agent files; one dispatcher per update (closed by `close`). */
@@ -26,9 +31,11 @@ export class BoardFiles {
     this.dispatcher = new Agent({ connect, headersTimeout: STALL_MS, bodyTimeout: STALL_MS });
   }
 
-  /** GET {board}/agent/SHA256SUMS as text (at most 64 KiB). */
-  async sums(): Promise<string> {
+  /** GET {board}/agent/SHA256SUMS as text (at most 64 KiB), and the signature it came with. */
+  async sums(): Promise<{ text: string; signature: string | null }> {
     const response = await this.get('SHA256SUMS', STALL_MS);
+    const header = response.headers[SUMS_SIGNATURE_HEADER];
+    const signature = typeof header === 'string' ? header : null;
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of response.body) {
@@ -39,7 +46,7 @@ export class BoardFiles {
       }
       chunks.push(chunk as Buffer);
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return { text: Buffer.concat(chunks).toString('utf8'), signature };
   }
 
   /**

@@ -1,19 +1,30 @@
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/helpers/tmp.js';
 import { sha256File } from '../../shared/sha256-file.js';
+import { SIGNED_SUMS_CONTEXT, SUMS_SIGNATURE_HEADER } from '../../shared/wire/agent-update.js';
 import { UpdateFiles } from './state.js';
-import { type Trial, Updater, type UpdaterDeps } from './updater.js';
+import { NO_UPDATE_KEY, type Trial, Updater, type UpdaterDeps } from './updater.js';
+
+/** The board's signing key, and a stranger's. */
+const boardKey = generateKeyPairSync('ed25519');
+const strangerKey = generateKeyPairSync('ed25519');
+const UPDATE_KEY = boardKey.publicKey.export({ format: 'jwk' }).x as string;
+const signed = (text: string, key = boardKey.privateKey) =>
+  sign(null, Buffer.from(SIGNED_SUMS_CONTEXT + text), key).toString('base64');
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const OLD = 'console.log("old agent");\n';
 const NEW = 'console.log("new agent");\n';
 
-/** A board's /agent/ whose answers the test sets: SHA256SUMS and the file's bytes. */
-let served = { sums: '', file: '' };
+/**
+ * A board's /agent/ whose answers the test sets: SHA256SUMS, its signature (default: the board's
+ * key over the sums; null: none) and the file's bytes.
+ */
+let served: { sums: string; file: string; signature?: string | null } = { sums: '', file: '' };
 let requests: string[] = [];
 let server: Server;
 let board: string;
@@ -21,8 +32,11 @@ let board: string;
 beforeAll(async () => {
   server = createServer((req, res) => {
     requests.push(req.url ?? '');
-    if (req.url === '/agent/SHA256SUMS') res.end(served.sums);
-    else if (req.url === '/agent/panoptes-agent.mjs') res.end(served.file);
+    if (req.url === '/agent/SHA256SUMS') {
+      const signature = served.signature === undefined ? signed(served.sums) : served.signature;
+      if (signature !== null) res.setHeader(SUMS_SIGNATURE_HEADER, signature);
+      res.end(served.sums);
+    } else if (req.url === '/agent/panoptes-agent.mjs') res.end(served.file);
     else res.writeHead(404).end();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -39,7 +53,7 @@ async function setup(trial: (files: UpdateFiles) => Trial, extra: Partial<Update
   const updater = await Updater.open({
     self: { name: 'panoptes-agent.mjs', path },
     ownSha: sha(OLD),
-    source: { board, ca: null },
+    source: { board, ca: null, key: UPDATE_KEY },
     files,
     log: { info: () => undefined, warn: () => undefined, error: () => undefined },
     now: () => new Date(0),
@@ -78,6 +92,41 @@ function silentTrial(): Trial {
 }
 
 describe('Updater', () => {
+  it.each([
+    ['without a signature', null, 'came without a signature'],
+    ['signed by another key', 'stranger', 'not signed by this agent'],
+    ['with a signature of other sums', 'other', 'not signed by this agent'],
+    ['with a malformed signature', 'not base64 at all!', 'not signed by this agent'],
+  ])('refuses SHA256SUMS %s and downloads nothing', async (_what, how, detail) => {
+    const sums = `${sha(NEW)}  panoptes-agent.mjs\n`;
+    const signature =
+      how === 'stranger'
+        ? signed(sums, strangerKey.privateKey)
+        : how === 'other'
+          ? signed(`${sha(OLD)}  panoptes-agent.mjs\n`)
+          : how;
+    served = { sums, file: NEW, signature };
+    const t = await setup(silentTrial);
+    expect(t.updater.request()).toBeNull();
+    const o = await t.ended();
+    expect(o?.state).toBe('refused');
+    expect(o?.detail).toContain(detail);
+    expect(requests).toEqual(['/agent/SHA256SUMS']);
+    expect(readFileSync(t.path, 'utf8')).toBe(OLD);
+    expect(existsSync(`${t.path}.new`)).toBe(false);
+    expect(t.steps).toEqual([]);
+    t.dir.cleanup();
+  });
+
+  it('takes no update at all without a pinned update_key', async () => {
+    served = { sums: `${sha(NEW)}  panoptes-agent.mjs\n`, file: NEW };
+    const t = await setup(silentTrial, { source: { board, ca: null, key: null } });
+    expect(t.updater.request()).toBe(NO_UPDATE_KEY);
+    expect(requests).toEqual([]);
+    expect(readFileSync(t.path, 'utf8')).toBe(OLD);
+    t.dir.cleanup();
+  });
+
   it('refuses a file that does not match SHA256SUMS and replaces nothing', async () => {
     served = { sums: `${sha(NEW)}  panoptes-agent.mjs\n`, file: 'tampered bytes\n' };
     const t = await setup(silentTrial);
@@ -134,7 +183,7 @@ describe('Updater', () => {
     const baseOf = (x: { path: string }) =>
       ({
         self: { name: 'panoptes-agent.mjs', path: x.path },
-        source: { board, ca: null },
+        source: { board, ca: null, key: UPDATE_KEY },
         log: { info: () => undefined, warn: () => undefined, error: () => undefined },
         now: () => new Date(0),
         pause: async () => undefined,
@@ -174,7 +223,7 @@ describe('Updater', () => {
     const again = await Updater.open({
       self: { name: 'panoptes-agent.mjs', path: first.path },
       ownSha: sha(OLD),
-      source: { board, ca: null },
+      source: { board, ca: null, key: UPDATE_KEY },
       files: first.files,
       log: { info: () => undefined, warn: () => undefined, error: () => undefined },
       now: () => new Date(0),

@@ -4,6 +4,7 @@ import type { UpdateOutcome } from '../../shared/wire/agent-update.js';
 import type { ReporterLog } from '../domain/reporter.js';
 import type { UpdateSource } from './download.js';
 import type { SelfFile } from './self-file.js';
+import { sumsSigned } from './signature.js';
 import {
   atStart,
   outcome,
@@ -13,6 +14,10 @@ import {
   type UpdateRecord,
 } from './state.js';
 import { parseSha256Sums } from './sums.js';
+
+/** Why an agent without a pinned update_key takes no update (docs/agent.md says how to set one). */
+export const NO_UPDATE_KEY =
+  "no update_key in this agent's config: updates are refused until the board's key is pinned (docs/agent.md, Updates from the board)";
 
 /** How long the new file has to report before the old one takes over again. */
 export const TRIAL_MS = 60_000;
@@ -127,6 +132,7 @@ export class Updater {
   refusal(): string | null {
     if (this.deps.source === null)
       return 'updates from the board are off on this agent (update_from_board in its config)';
+    if (this.deps.source.key === null) return NO_UPDATE_KEY;
     if (this.deps.self === null || this.ownSha === null) {
       return 'this agent does not run from one agent file (a clone is updated with git and npm run build)';
     }
@@ -184,14 +190,24 @@ export class Updater {
   private async run(requestId: string | undefined): Promise<void> {
     const { self, source } = this.deps;
     const { ownSha } = this;
-    if (self === null || ownSha === null || source === null) return;
+    if (self === null || ownSha === null || source === null || source.key === null) return;
+    const updateKey = source.key;
     // The HTTP client is loaded when an update runs, not carried by every agent at rest.
     const { BoardFiles } = await import('./download.js');
     const board = new BoardFiles(source);
     const fresh = `${self.path}.new`;
     let to: string | null = null;
     try {
-      const sums = parseSha256Sums(await board.sums());
+      const signed = await board.sums();
+      // Checked before a byte of it is used: whoever answers for the board cannot sign.
+      if (!sumsSigned(signed.text, signed.signature, updateKey)) {
+        throw new Refused(
+          signed.signature === null
+            ? "the board's SHA256SUMS came without a signature: nothing downloaded"
+            : "the board's SHA256SUMS is not signed by this agent's update_key: nothing downloaded",
+        );
+      }
+      const sums = parseSha256Sums(signed.text);
       const want = sums.get(self.name);
       if (want === undefined)
         throw new Refused(`the board's SHA256SUMS does not list ${self.name}`);
@@ -220,7 +236,7 @@ export class Updater {
       }
       this.deps.log.info(
         { size: got.size, sha256: got.sha256 },
-        'update: downloaded and checked against SHA256SUMS',
+        'update: downloaded and checked against the signed SHA256SUMS',
       );
     } catch (error) {
       await removeQuietly(fresh);

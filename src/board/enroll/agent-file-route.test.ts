@@ -5,10 +5,18 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/helpers/tmp.js';
+import { sumsSigned } from '../../agent/update/signature.js';
+import {
+  SIGNED_SUMS_CONTEXT,
+  SUMS_SIGNATURE_HEADER,
+  UPDATE_KEY_PATTERN,
+} from '../../shared/wire/agent-update.js';
+import { MemoryStore } from '../store/memory/state-store.js';
 import { AgentFiles, acceptsGzip } from './agent-files.js';
 import { enrollRoutes } from './enroll-routes.js';
 import type { Enroller } from './enroller.js';
 import type { Enrollments } from './enrollments.js';
+import { SumsSigner } from './sums-signer.js';
 
 const BINARY = Buffer.from('a stand-in agent binary '.repeat(4000));
 const NAME = 'panoptes-agent-linux-x64';
@@ -35,6 +43,7 @@ describe('GET /agent/<file> and its .gz', () => {
       enroller: {} as Enroller,
       enrollments: {} as Enrollments,
       agentFiles: new AgentFiles(() => dir.path),
+      signer: new SumsSigner(new MemoryStore().signing, () => 0),
       address: () => ({ publicUrl: null, tls: false }),
     });
   });
@@ -92,6 +101,23 @@ describe('GET /agent/<file> and its .gz', () => {
     const zipped = await get({ ...gz, 'if-none-match': `"${SHA}"` });
     expect(zipped.statusCode).toBe(200);
     expect(zipped.headers['content-encoding']).toBe('gzip');
+  });
+
+  it('signs SHA256SUMS with the key it serves as update-key; the agent verifies it', async () => {
+    const sums = await app.inject({ method: 'GET', url: '/agent/SHA256SUMS' });
+    expect(sums.statusCode).toBe(200);
+    expect(sums.body).toBe(`${SHA}  panoptes-agent-linux-x64\n`);
+    const key = (await app.inject({ method: 'GET', url: '/agent/update-key' })).body.trim();
+    expect(key).toMatch(new RegExp(UPDATE_KEY_PATTERN));
+    const signature = sums.headers[SUMS_SIGNATURE_HEADER] as string;
+    expect(sumsSigned(sums.body, signature, key)).toBe(true);
+    const sig = (await app.inject({ method: 'GET', url: '/agent/SHA256SUMS.sig' })).body.trim();
+    expect(sumsSigned(sums.body, sig, key)).toBe(true);
+    // The signature holds for that text alone, and under no other key.
+    expect(sumsSigned(sums.body.replace(SHA.slice(0, 4), '0000'), signature, key)).toBe(false);
+    expect(sumsSigned(sums.body, signature, 'A'.repeat(43))).toBe(false);
+    // Of the context line too: the key signs nothing that reads as SHA256SUMS without it.
+    expect(sumsSigned(`${SIGNED_SUMS_CONTEXT}${sums.body}`, signature, key)).toBe(false);
   });
 
   it('reads Accept-Encoding with its weights', () => {

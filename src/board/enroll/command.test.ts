@@ -33,6 +33,8 @@ const which = (tool: string) =>
  * The pasted command as sh runs it, on machines of each kind: its own small board (a node:http
  * server serving stand-in agent files), and a PATH that holds only what that machine has.
  */
+const UPDATE_KEY = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
 describe('the command picks, fetches, checks and runs the right agent file', () => {
   const dir = tempDir('panoptes-command-');
   let server: Server;
@@ -98,7 +100,14 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
       name,
       sha256: opts.sums?.[name] ?? sha(served[name] as string),
     }));
-    const command = enrollCommand({ board, name: 'lab7', key: KEY, registrationToken: REG, files });
+    const command = enrollCommand({
+      board,
+      name: 'lab7',
+      key: KEY,
+      registrationToken: REG,
+      files,
+      updateKey: UPDATE_KEY,
+    });
     fetched.length = 0;
     gzipped.length = 0;
     const [shell, ...shellArgs] = opts.shell ?? ['/bin/sh'];
@@ -133,7 +142,9 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
     // curl asks for gzip (--compressed) and saves the file as it is, which the check then passes.
     expect(r.gzipped).toEqual(['panoptes-agent.mjs']);
     expect(r.saved('panoptes-agent.mjs')).toBe(MJS);
-    expect(r.ran).toBe(`mjs enroll --board=${board} --name=lab7 --port 0 key=${KEY}`);
+    expect(r.ran).toBe(
+      `mjs enroll --board=${board} --name=lab7 --update-key=${UPDATE_KEY} --port 0 key=${KEY}`,
+    );
   });
 
   it('runs the binary for uname -m where there is no node, with the secrets in its environment', async () => {
@@ -148,7 +159,7 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
       expect(r.gzipped).toEqual([file]);
       expect(r.saved(file as string)).toBe(BINARY);
       expect(r.ran).toBe(
-        `./${file} enroll --board=${board} --name=lab7 --port 0 key=${KEY} reg=${REG}`,
+        `./${file} enroll --board=${board} --name=lab7 --update-key=${UPDATE_KEY} --port 0 key=${KEY} reg=${REG}`,
       );
     }
   });
@@ -167,10 +178,12 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
       if (!existsSync(shell[0] as string)) continue;
       const binary = await pasteOn({ arch, shell });
       expect(binary.ran).toBe(
-        `./${file} enroll --board=${board} --name=lab7 --port 0 key=${KEY} reg=${REG}`,
+        `./${file} enroll --board=${board} --name=lab7 --update-key=${UPDATE_KEY} --port 0 key=${KEY} reg=${REG}`,
       );
       const mjs = await pasteOn({ arch, node: true, shell });
-      expect(mjs.ran).toBe(`mjs enroll --board=${board} --name=lab7 --port 0 key=${KEY}`);
+      expect(mjs.ran).toBe(
+        `mjs enroll --board=${board} --name=lab7 --update-key=${UPDATE_KEY} --port 0 key=${KEY}`,
+      );
     }
   });
 

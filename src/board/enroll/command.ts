@@ -1,3 +1,5 @@
+import { UPDATE_KEY_PATTERN } from '../../shared/wire/agent-update.js';
+
 /** The file name the pasted command saves the agent as, and the route that serves it. */
 export const AGENT_FILE_NAME = 'panoptes-agent.mjs';
 export const AGENT_FILE_ROUTE = `/agent/${AGENT_FILE_NAME}`;
@@ -23,6 +25,8 @@ export interface EnrollCommandParts {
   registrationToken: string;
   /** The files the board serves (panoptes-agent.mjs at least, and the binaries it has). */
   files: readonly ServedFile[];
+  /** The board's update-signing public key (base64url), pinned by the enroll. */
+  updateKey: string;
 }
 
 /** Single-quotes a value for sh, bash and zsh ('it'\''s). */
@@ -58,6 +62,7 @@ export function enrollCommand(parts: EnrollCommandParts): string {
     if (!/^[0-9a-f]{64}$/.test(f.sha256)) throw new Error('not a hex SHA-256');
     sums.set(f.name, f.sha256);
   }
+  if (!new RegExp(UPDATE_KEY_PATTERN).test(parts.updateKey)) throw new Error('not an update key');
   const mjs = sums.get(AGENT_FILE_NAME);
   if (mjs === undefined) throw new Error(`the command needs ${AGENT_FILE_NAME}`);
   const binaries = AGENT_BINARIES.filter((b) => sums.has(b.name));
@@ -93,6 +98,8 @@ export function enrollCommand(parts: EnrollCommandParts): string {
     // `--flag=value`: a value that begins with '-' is still a value.
     `--board=${shellQuote(board)}`,
     `--name=${shellQuote(parts.name)}`,
+    // Not a secret: the public key the agent checks every update from the board against.
+    `--update-key=${shellQuote(parts.updateKey)}`,
   ].join(' ');
 }
 

@@ -1,18 +1,25 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '../../shared/typebox.js';
-import { AGENT_FILE_NAMES, type AgentFileName } from '../../shared/wire/agent-update.js';
+import {
+  AGENT_FILE_NAMES,
+  type AgentFileName,
+  SIGNED_SUMS_CONTEXT,
+  SUMS_SIGNATURE_HEADER,
+} from '../../shared/wire/agent-update.js';
 import { sendAnswer } from '../http/send-answer.js';
 import { Detail, EnrollAnswer, EnrollmentList, NameParams } from '../schemas.js';
 import { AGENT_FILE_MISSING, AGENT_MJS, type AgentFiles, acceptsGzip } from './agent-files.js';
 import { boardAddress } from './command.js';
 import type { Enroller } from './enroller.js';
 import type { Enrollments } from './enrollments.js';
+import type { SumsSigner } from './sums-signer.js';
 
 export interface EnrollRouteOptions {
   enroller: Enroller;
   enrollments: Enrollments;
   agentFiles: AgentFiles;
+  signer: SumsSigner;
   /** `public_url`, and whether the board serves HTTPS (for the address in the command). */
   address: () => { publicUrl: string | null; tls: boolean };
 }
@@ -95,8 +102,49 @@ export async function enrollRoutes(app: FastifyInstance, options: EnrollRouteOpt
       },
     },
     async (_request, reply) => {
+      const sums = await agentFiles.sums();
+      // The signature travels with the text it signs: a file replaced between two requests
+      // cannot pair one text with another's signature.
+      reply
+        .header('cache-control', 'no-cache')
+        .header(SUMS_SIGNATURE_HEADER, await options.signer.sign(sums));
+      return reply.type('text/plain; charset=utf-8').send(sums);
+    },
+  );
+
+  app.get(
+    '/agent/SHA256SUMS.sig',
+    {
+      config: { access: 'open' },
+      schema: {
+        operationId: 'get_agent_sums_signature',
+        summary: "The board's Ed25519 signature of GET /agent/SHA256SUMS (base64)",
+        description: `Over the bytes of the context line ${JSON.stringify(SIGNED_SUMS_CONTEXT)} followed by the SHA256SUMS text, with the key of GET /agent/update-key. The SHA256SUMS answer carries the same signature in its ${SUMS_SIGNATURE_HEADER} header (agents read that one: it cannot belong to another text).`,
+        response: { 200: Type.String({ description: 'base64, one line' }) },
+      },
+    },
+    async (_request, reply) => {
+      const signature = await options.signer.sign(await agentFiles.sums());
       reply.header('cache-control', 'no-cache');
-      return reply.type('text/plain; charset=utf-8').send(await agentFiles.sums());
+      return reply.type('text/plain; charset=utf-8').send(`${signature}\n`);
+    },
+  );
+
+  app.get(
+    '/agent/update-key',
+    {
+      config: { access: 'open' },
+      schema: {
+        operationId: 'get_update_key',
+        summary: "The public key that signs this board's agent files (an agent's update_key)",
+        description:
+          'The raw Ed25519 public key, base64url. An agent takes an update only when SHA256SUMS verifies against the update_key in its config; the enroll pins it. Fetched over plain HTTP this proves nothing: compare it with the one the board page shows.',
+        response: { 200: Type.String({ description: 'base64url, one line' }) },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-cache');
+      return reply.type('text/plain; charset=utf-8').send(`${await options.signer.publicKey()}\n`);
     },
   );
 

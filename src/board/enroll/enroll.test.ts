@@ -7,8 +7,10 @@ import type { AgentFiles } from './agent-files.js';
 import { boardAddress, enrollCommand, shellQuote } from './command.js';
 import { Enroller } from './enroller.js';
 import { ENROLLMENTS_MAX, Enrollments } from './enrollments.js';
+import { SumsSigner } from './sums-signer.js';
 
 const REGISTRATION = 'registration-token-0123456789';
+const UPDATE_KEY = 'A'.repeat(43);
 const agentFiles = {
   list: async () => [
     { name: 'panoptes-agent.mjs', sha256: 'ab'.repeat(32), size: 1, path: '/x' },
@@ -21,6 +23,7 @@ function enroller(t: ReturnType<typeof testBoard>) {
     board: t.board,
     enrollments: t.enrollments,
     agentFiles,
+    signer: new SumsSigner(new MemoryStore().signing, () => 0),
     settings: () => t.settings,
   });
 }
@@ -102,6 +105,7 @@ describe('the command', () => {
       key: 'k'.repeat(43),
       registrationToken: REGISTRATION,
       files,
+      updateKey: UPDATE_KEY,
     });
     const sum = '"$panoptes_sum  $panoptes_file"';
     const url = `'https://board.example:8700/agent/'"$panoptes_file"`;
@@ -121,7 +125,7 @@ describe('the command', () => {
         `|| { rm -f "$panoptes_file"; echo "$panoptes_file does not match the SHA-256 the board gave: removed, not run" >&2; false; }; }`,
         '&& { [ "$panoptes_arg" = panoptes-agent.mjs ] || chmod +x "$panoptes_file"; }',
         `&& PANOPTES_BOARD_KEY='${'k'.repeat(43)}' PANOPTES_REGISTRATION_TOKEN='${REGISTRATION}'`,
-        `"$panoptes_run" $panoptes_arg enroll --board='https://board.example:8700' --name='lab7'`,
+        `"$panoptes_run" $panoptes_arg enroll --board='https://board.example:8700' --name='lab7' --update-key='${UPDATE_KEY}'`,
       ].join(' '),
     );
     // A board without binaries: the .mjs alone, and a plain word where there is no Node.
@@ -131,12 +135,19 @@ describe('the command', () => {
       key: 'k',
       registrationToken: 'r',
       files: files.slice(0, 1),
+      updateKey: UPDATE_KEY,
     });
     expect(mjsOnly).toContain(
       `else echo 'this board serves no agent binary; install Node 20 or later' >&2; false; fi; }`,
     );
     expect(mjsOnly).not.toContain('uname');
-    const parts = { board: 'x', name: 'a', key: 'k', registrationToken: 'r' };
+    const parts = {
+      board: 'x',
+      name: 'a',
+      key: 'k',
+      registrationToken: 'r',
+      updateKey: UPDATE_KEY,
+    };
     const bad = [{ name: 'panoptes-agent.mjs', sha256: "'; id" }];
     expect(() => enrollCommand({ ...parts, files: bad })).toThrow(/SHA-256/);
     expect(() => enrollCommand({ ...parts, files: files.slice(1) })).toThrow(/panoptes-agent.mjs/);

@@ -5,11 +5,14 @@ import type { Who } from '../schemas.js';
 import { AGENT_FILE_MISSING, AGENT_MJS, type AgentFiles } from './agent-files.js';
 import { enrollCommand } from './command.js';
 import type { Enrollments } from './enrollments.js';
+import type { SumsSigner } from './sums-signer.js';
 
 export interface EnrollerDeps {
   board: Board;
   enrollments: Enrollments;
   agentFiles: AgentFiles;
+  /** Its public key goes in the command: the enroll pins it as the agent's update_key. */
+  signer: SumsSigner;
   /** The settings now (a reload may change the registration token or announced_keys). */
   settings: () => BoardSettings;
 }
@@ -32,6 +35,8 @@ export class Enroller {
     const files = await agentFiles.list();
     const file = files.find((f) => f.name === AGENT_MJS);
     if (file === undefined) return { status: 503, body: { detail: AGENT_FILE_MISSING } };
+    // Read (or made) before the key: a store that cannot keep it gives no half enrollment.
+    const updateKey = await this.deps.signer.publicKey();
     const again = enrollments.find(name) !== undefined;
     const record = await enrollments.enroll(name);
     this.deps.board.keyGiven([name]);
@@ -44,8 +49,12 @@ export class Enroller {
       key,
       registrationToken: settings.registrationToken as string,
       files,
+      updateKey,
     });
-    return { status: 200, body: { name, key, command, agent_sha256: file.sha256 } };
+    return {
+      status: 200,
+      body: { name, key, command, agent_sha256: file.sha256, update_key: updateKey },
+    };
   }
 
   private problem(

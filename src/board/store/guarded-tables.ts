@@ -8,6 +8,7 @@ import type {
   EnrollmentRecord,
   PushKeys,
   PushSubscriptionRecord,
+  SigningKeys,
   SilenceRecord,
   StoredIdentity,
 } from './state.js';
@@ -132,6 +133,12 @@ export class GuardedTables {
     unsubscribe: (id: string): Promise<boolean> =>
       this.health.guard('push', () => this.store.push.unsubscribe(id)),
     list: (): Promise<PushSubscriptionRecord[]> => this.store.push.list(),
+  };
+
+  /** The update-signing key: kept before it signs anything. */
+  readonly signing = {
+    key: (candidate: SigningKeys, at: number): Promise<SigningKeys> =>
+      this.health.guard('signing', () => this.store.signing.key(candidate, at)),
   };
 
   /** Writes what waits (in order), then a heartbeat; throws at the first write that fails. */

@@ -246,6 +246,17 @@ export function stateContract(kind: string, factory: StoreFactory): void {
       await back.close();
     });
 
+    it('signing: the first update-signing key pair kept is every later answer, after a reopen too', async () => {
+      const store = await factory.fresh();
+      const first = { publicKey: 'A'.repeat(43), privateKey: 'p'.repeat(43) };
+      expect(await store.signing.key(first, 1_700_000_000_000)).toEqual(first);
+      const other = { publicKey: 'B'.repeat(43), privateKey: 'q'.repeat(43) };
+      expect(await store.signing.key(other, 2)).toEqual(first);
+      const back = await again(store);
+      expect(await back.signing.key(other, 3)).toEqual(first);
+      await back.close();
+    });
+
     it('deliveries: kept ones are taken once, in order', async () => {
       const store = await factory.fresh();
       await store.deliveries.keep([pending('hook'), pending('ops')]);

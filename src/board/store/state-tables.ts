@@ -81,6 +81,14 @@ const PUSH = (int: string) =>
   CREATE TABLE push_subscriptions (id TEXT PRIMARY KEY, endpoint TEXT NOT NULL UNIQUE,
     p256dh TEXT NOT NULL, auth TEXT NOT NULL, created_at ${int} NOT NULL);`;
 
+/**
+ * Migration 10: the key that signs the agent files' SHA256SUMS (Ed25519; id 1), one for every
+ * board of the store: agents pin its public half when they enroll.
+ */
+const SIGNING_KEYS = (int: string) =>
+  `CREATE TABLE signing_keys (id INTEGER PRIMARY KEY, public_key TEXT NOT NULL,
+    private_key TEXT NOT NULL, created_at ${int} NOT NULL);`;
+
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
   sqlite: [
@@ -93,6 +101,7 @@ export const STATE_TABLES = {
     ENROLLMENTS('INTEGER'),
     SESSION_ACKS('INTEGER'),
     PUSH('INTEGER'),
+    SIGNING_KEYS('INTEGER'),
   ],
   postgres: [
     tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
@@ -104,5 +113,6 @@ export const STATE_TABLES = {
     ENROLLMENTS('BIGINT'),
     SESSION_ACKS('BIGINT'),
     PUSH('BIGINT'),
+    SIGNING_KEYS('BIGINT'),
   ],
 } as const;

@@ -1,10 +1,12 @@
 import type { QueuedAction } from '../domain/action-queue.js';
 import type { AckRecord } from '../domain/inbox.js';
+import type { SigningKeyTable } from '../enroll/sums-signer.js';
 import type { HistoryStore } from '../history/history-store.js';
 import type { DeliveryTable, Pending, PushTable, SilenceRecord } from '../notify/ports.js';
 import type { JournalEntry } from '../schemas.js';
 
 export type { AckRecord } from '../domain/inbox.js';
+export type { SigningKeys, SigningKeyTable } from '../enroll/sums-signer.js';
 export type {
   PushKeys,
   PushSubscriptionRecord,
@@ -217,6 +219,8 @@ export interface BoardStore {
   readonly claims: ClaimsTable;
   /** Web Push: the VAPID key pair and the browsers' subscriptions (shared by the boards). */
   readonly push: PushTable;
+  /** The key that signs the served agent files' SHA256SUMS (shared by the boards). */
+  readonly signing: SigningKeyTable;
   /** Writes what an older data directory held, all or nothing; ids already present are kept. */
   importAll(data: Imported): Promise<void>;
   /** A small write that proves the store works (the reconnect probe, and a heartbeat). */

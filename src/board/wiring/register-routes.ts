@@ -11,6 +11,7 @@ import type { Board } from '../domain/board.js';
 import type { AgentFiles } from '../enroll/agent-files.js';
 import { enrollRoutes } from '../enroll/enroll-routes.js';
 import { Enroller } from '../enroll/enroller.js';
+import type { SumsSigner } from '../enroll/sums-signer.js';
 import type { History } from '../history/history.js';
 import { actionRoutes } from '../http/action-routes.js';
 import { type AuthOptions, installAuth, TokenChanges, type TokenRule } from '../http/auth.js';
@@ -105,6 +106,8 @@ export interface ServedFiles {
   uiDir: string;
   /** The agent files served at /agent/ (the build's dist/agent-file, or `agent_files:`). */
   agentFiles: AgentFiles;
+  /** Signs the served files' SHA256SUMS (the key agents pin as update_key). */
+  signer: SumsSigner;
 }
 
 /** Registers every route: the API, the live socket, enrolment, the UI, the report fast path. */
@@ -133,11 +136,18 @@ export async function registerRoutes(
   await app.register(mcpRoutes, { board, inbox });
   await app.register(historyRoutes, { registry, history, unavailable: served.historyUnavailable });
   await app.register(clusterRoutes, { membership });
-  const { agentFiles } = files;
+  const { agentFiles, signer } = files;
   await app.register(enrollRoutes, {
-    enroller: new Enroller({ board, enrollments, agentFiles, settings: () => current.get() }),
+    enroller: new Enroller({
+      board,
+      enrollments,
+      agentFiles,
+      signer,
+      settings: () => current.get(),
+    }),
     enrollments,
     agentFiles,
+    signer,
     address: () => {
       const { publicUrl, tls } = current.get();
       return { publicUrl, tls: tls !== null };

@@ -47,3 +47,15 @@ export const AgentSelfFields = {
   ),
   update_outcome: Type.Optional(UpdateOutcome),
 };
+
+/**
+ * Updates are signed: the board signs its SHA256SUMS with an Ed25519 key kept in its store, and
+ * an agent takes an update only when the signature verifies against the key its enroll pinned
+ * (`update_key`). What is signed is this context line followed by the SHA256SUMS text, so that
+ * the signature means nothing for any other text the board's key might sign.
+ */
+export const SIGNED_SUMS_CONTEXT = 'panoptes agent SHA256SUMS v1\n';
+/** The response header of GET /agent/SHA256SUMS that carries the signature (base64). */
+export const SUMS_SIGNATURE_HEADER = 'x-panoptes-signature';
+/** An update key: the raw 32-byte Ed25519 public key, base64url without padding. */
+export const UPDATE_KEY_PATTERN = '^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$';

@@ -12,6 +12,7 @@ import type {
   PushKeys,
   PushSubscriptionRecord,
   RecordToPublish,
+  SigningKeys,
   SilenceRecord,
   StoredIdentity,
 } from '../state.js';
@@ -211,6 +212,15 @@ export class MemoryStore implements BoardStore {
         taken.push({ key, event: row.event });
       }
       return taken;
+    },
+  };
+
+  private signingKeys: SigningKeys | null = null;
+
+  readonly signing = {
+    key: async (candidate: SigningKeys) => {
+      this.signingKeys ??= { ...candidate };
+      return { ...this.signingKeys };
     },
   };
 

@@ -1,5 +1,11 @@
 import type pg from 'pg';
-import type { PushKeys, PushSubscriptionRecord, PushTable } from '../state.js';
+import type {
+  PushKeys,
+  PushSubscriptionRecord,
+  PushTable,
+  SigningKeys,
+  SigningKeyTable,
+} from '../state.js';
 import { inTransaction } from './transaction.js';
 
 /** Web Push's key pair and subscriptions, shared by every board on the database. */
@@ -56,5 +62,25 @@ export function postgresPushTable(pool: pg.Pool): PushTable {
           'SELECT id, endpoint, p256dh, auth, created_at FROM push_subscriptions ORDER BY created_at, id',
         )
       ).rows,
+  };
+}
+
+/** The update-signing key pair, shared by every board on the database (the first kept wins). */
+export function postgresSigningTable(pool: pg.Pool): SigningKeyTable {
+  return {
+    key: async (candidate: SigningKeys, at: number) => {
+      await pool.query(
+        `INSERT INTO signing_keys (id, public_key, private_key, created_at) VALUES (1, $1, $2, $3)
+       ON CONFLICT (id) DO NOTHING`,
+        [candidate.publicKey, candidate.privateKey, at],
+      );
+      const row = (
+        await pool.query<{ public_key: string; private_key: string }>(
+          'SELECT public_key, private_key FROM signing_keys WHERE id = 1',
+        )
+      ).rows[0];
+      if (row === undefined) throw new Error('signing_keys: the key pair was not kept');
+      return { publicKey: row.public_key, privateKey: row.private_key };
+    },
   };
 }

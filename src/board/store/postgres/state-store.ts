@@ -20,6 +20,7 @@ import type {
   PublishedRecord,
   PushTable,
   RecordToPublish,
+  SigningKeyTable,
   SilenceRecord,
   StoredIdentity,
 } from '../state.js';
@@ -29,7 +30,7 @@ import { openPostgresHistory } from './history-store.js';
 import { importRows, JOURNAL_COLUMNS, upsertIdentities } from './import-rows.js';
 import { listen } from './listen.js';
 import { migrate } from './migrate.js';
-import { postgresPushTable } from './push-table.js';
+import { postgresPushTable, postgresSigningTable } from './push-table.js';
 import { inTransaction } from './transaction.js';
 
 /** The state schema's migrations on PostgreSQL: append, never edit one that shipped. */
@@ -48,6 +49,7 @@ export class PostgresStore implements BoardStore {
   private history: HistoryStore | null = null;
   private readonly identityDiff = new IdentityDiff();
   readonly push: PushTable;
+  readonly signing: SigningKeyTable;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -55,6 +57,7 @@ export class PostgresStore implements BoardStore {
   ) {
     this.where = describePostgres(settings.url);
     this.push = postgresPushTable(pool);
+    this.signing = postgresSigningTable(pool);
   }
 
   /** Connects and migrates (under an advisory lock: boards that start at once do not race). */

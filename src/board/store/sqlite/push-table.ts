@@ -1,5 +1,11 @@
 import type Database from 'libsql';
-import type { PushKeys, PushSubscriptionRecord, PushTable } from '../state.js';
+import type {
+  PushKeys,
+  PushSubscriptionRecord,
+  PushTable,
+  SigningKeys,
+  SigningKeyTable,
+} from '../state.js';
 import type { GroupCommit } from './group-commit.js';
 
 /** Web Push's key pair and subscriptions in state.db; writes go through the group commit. */
@@ -55,5 +61,22 @@ export function sqlitePushTable(db: Database.Database, commits: GroupCommit): Pu
           'SELECT id, endpoint, p256dh, auth, created_at FROM push_subscriptions ORDER BY created_at, id',
         )
         .all() as PushSubscriptionRecord[],
+  };
+}
+
+/** The update-signing key pair in state.db (one row, id 1; the first kept wins). */
+export function sqliteSigningTable(db: Database.Database, commits: GroupCommit): SigningKeyTable {
+  return {
+    key: async (candidate: SigningKeys, at: number) => {
+      await commits.run((db) => {
+        db.prepare(
+          'INSERT OR IGNORE INTO signing_keys (id, public_key, private_key, created_at) VALUES (1, ?, ?, ?)',
+        ).run(candidate.publicKey, candidate.privateKey, at);
+      });
+      const row = db
+        .prepare('SELECT public_key, private_key FROM signing_keys WHERE id = 1')
+        .get() as { public_key: string; private_key: string };
+      return { publicKey: row.public_key, privateKey: row.private_key };
+    },
   };
 }

@@ -22,12 +22,13 @@ import type {
   PublishedRecord,
   PushTable,
   RecordToPublish,
+  SigningKeyTable,
   SilenceRecord,
   StoredIdentity,
 } from '../state.js';
 import { GroupCommit } from './group-commit.js';
 import { openLibsqlHistory } from './history-store.js';
-import { sqlitePushTable } from './push-table.js';
+import { sqlitePushTable, sqliteSigningTable } from './push-table.js';
 import { migrateState } from './state-schema.js';
 import { WalSync } from './wal-sync.js';
 
@@ -53,6 +54,7 @@ export class SqliteStore implements BoardStore {
   private history: HistoryStore | null = null;
   private readonly identityDiff = new IdentityDiff();
   readonly push: PushTable;
+  readonly signing: SigningKeyTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -66,6 +68,7 @@ export class SqliteStore implements BoardStore {
       'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail, board) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.push = sqlitePushTable(db, this.commits);
+    this.signing = sqliteSigningTable(db, this.commits);
   }
 
   /**
