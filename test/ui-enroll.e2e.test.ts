@@ -63,7 +63,14 @@ describe('UI: add a machine from the board, and revoke it', () => {
     expect(command).toBe(await box.inputValue());
     expect(command).not.toContain(BOARD_TOKEN);
     expect(command).toContain(REGISTRATION);
-    expect(await dialog.locator('.sha code').textContent()).toMatch(/^[0-9a-f]{64}$/);
+    expect(await dialog.locator('.sha code').first().textContent()).toMatch(/^[0-9a-f]{64}$/);
+    // The board is plain HTTP here: the dialog says so, and shows the key updates are checked
+    // against (the one GET /agent/update-key serves, and the command pins).
+    expect(await dialog.getByTestId('add-plain-http').textContent()).toContain('plain HTTP');
+    const updateKey = await dialog.getByTestId('add-update-key').locator('code').textContent();
+    const served = await (await fetch(`${ui.fleet.board.url}/agent/update-key`)).text();
+    expect(updateKey).toBe(served.trim());
+    expect(command).toContain(`--update-key='${updateKey}'`);
     // The board was opened at 127.0.0.1: the dialog says the command works on this machine only.
     expect(await dialog.getByTestId('add-loopback').count()).toBe(1);
     await expect.poll(() => dialog.getByRole('status').textContent()).toContain('Waiting for lab7');

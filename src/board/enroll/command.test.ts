@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/helpers/tmp.js';
-import { enrollCommand, NO_BINARY_MESSAGE } from './command.js';
+import { CANNOT_RUN_MESSAGE, enrollCommand, NO_BINARY_MESSAGE } from './command.js';
 
 const KEY = 'command-test-key-0123456789abcdef';
 const REG = 'command-test-registration-0123456789';
@@ -198,6 +198,25 @@ describe('the command picks, fetches, checks and runs the right agent file', () 
       expect(r.ran).toMatch(/^\.\/panoptes-agent-linux-x64 enroll /);
     },
   );
+
+  it('runs the file with --version before the enroll, and names the packages a binary lacks', async () => {
+    const missing =
+      './panoptes-agent-linux-x64: error while loading shared libraries: libatomic.so.1: cannot open shared object file: No such file or directory';
+    served['panoptes-agent-linux-x64'] =
+      `#!/bin/sh\nif [ "$1" = --version ]; then echo '${missing}' >&2; echo more >&2; exit 127; fi\n${RECORD}\n`;
+    try {
+      const r = await pasteOn({ arch: 'x86_64' });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        `panoptes-agent-linux-x64 does not run on this machine: ${missing}`,
+        CANNOT_RUN_MESSAGE,
+      ]);
+      expect(r.ran).toBeNull();
+      expect(r.left).not.toContain('panoptes-agent.yaml');
+    } finally {
+      served['panoptes-agent-linux-x64'] = BINARY;
+    }
+  });
 
   it('fails with a plain word on a machine it has no file for', async () => {
     const odd = await pasteOn({ arch: 'riscv64' });

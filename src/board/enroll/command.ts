@@ -40,11 +40,19 @@ export const MISMATCH_MESSAGE = 'does not match the SHA-256 the board gave: remo
 /** What it says on a machine without Node 20 when the board has no binary for it. */
 export const NO_BINARY_MESSAGE = 'this board serves no agent binary; install Node 20 or later';
 
+/**
+ * What it says, on standard error, when the fetched file does not run here (before the enroll):
+ * the binary needs the C++ runtime libraries, which minimal images leave out.
+ */
+export const CANNOT_RUN_MESSAGE =
+  'the agent binary needs the C++ runtime libraries: apt-get install libstdc++6 libatomic1 (Debian, Ubuntu), dnf install libstdc++ libatomic (Fedora, RHEL), apk add libstdc++ libatomic (Alpine)';
+
 // The shell variables the command sets (in the shell it is pasted into: named to collide with nothing).
 const FILE = 'panoptes_file';
 const SUM = 'panoptes_sum';
 const RUN = 'panoptes_run';
 const ARG = 'panoptes_arg';
+const ERR = 'panoptes_err';
 
 /**
  * The one command that adds a machine. It picks the agent file (the .mjs where `node` >= 20 is
@@ -90,6 +98,10 @@ export function enrollCommand(parts: EnrollCommandParts): string {
     `else echo ${checked} | shasum -a 256 -c -; fi`,
     `|| { rm -f "$${FILE}"; echo "$${FILE} ${MISMATCH_MESSAGE}" >&2; false; }; }`,
     `&& { [ "$${ARG}" = ${AGENT_FILE_NAME} ] || chmod +x "$${FILE}"; }`,
+    // It runs here before anything is written: a missing library is named in one line.
+    `&& { ${ERR}=$("$${RUN}" $${ARG} --version 2>&1 >/dev/null)`,
+    `|| { printf '%s\\n' "$${ERR}" | { read -r ${ERR}; echo "$${FILE} does not run on this machine: $${ERR}" >&2; };`,
+    `[ "$${ARG}" = ${AGENT_FILE_NAME} ] || echo ${shellQuote(CANNOT_RUN_MESSAGE)} >&2; false; }; }`,
     '&&',
     `PANOPTES_BOARD_KEY=${shellQuote(parts.key)}`,
     `PANOPTES_REGISTRATION_TOKEN=${shellQuote(parts.registrationToken)}`,

@@ -4,7 +4,7 @@ import { testBoard } from '../../../test/helpers/board-kit.js';
 import { keyProof } from '../../shared/wire/key-proof.js';
 import { MemoryStore } from '../store/memory/state-store.js';
 import type { AgentFiles } from './agent-files.js';
-import { boardAddress, enrollCommand, shellQuote } from './command.js';
+import { boardAddress, CANNOT_RUN_MESSAGE, enrollCommand, shellQuote } from './command.js';
 import { Enroller } from './enroller.js';
 import { ENROLLMENTS_MAX, Enrollments } from './enrollments.js';
 import { SumsSigner } from './sums-signer.js';
@@ -124,6 +124,9 @@ describe('the command', () => {
         `else echo ${sum} | shasum -a 256 -c -; fi`,
         `|| { rm -f "$panoptes_file"; echo "$panoptes_file does not match the SHA-256 the board gave: removed, not run" >&2; false; }; }`,
         '&& { [ "$panoptes_arg" = panoptes-agent.mjs ] || chmod +x "$panoptes_file"; }',
+        '&& { panoptes_err=$("$panoptes_run" $panoptes_arg --version 2>&1 >/dev/null)',
+        `|| { printf '%s\\n' "$panoptes_err" | { read -r panoptes_err; echo "$panoptes_file does not run on this machine: $panoptes_err" >&2; };`,
+        `[ "$panoptes_arg" = panoptes-agent.mjs ] || echo '${CANNOT_RUN_MESSAGE}' >&2; false; }; }`,
         `&& PANOPTES_BOARD_KEY='${'k'.repeat(43)}' PANOPTES_REGISTRATION_TOKEN='${REGISTRATION}'`,
         `"$panoptes_run" $panoptes_arg enroll --board='https://board.example:8700' --name='lab7' --update-key='${UPDATE_KEY}'`,
       ].join(' '),

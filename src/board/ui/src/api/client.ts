@@ -80,6 +80,8 @@ export interface Enrolled {
   name: string;
   command: string;
   agentSha256: string;
+  /** The board's update-signing public key the command pins (absent from an older board). */
+  updateKey: string | null;
 }
 
 function detailOf(body: unknown, fallback: string): string {
@@ -195,7 +197,12 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
     },
     async enroll(machine) {
       const r = await request('POST', `/api/machines/${seg(machine)}/enroll`);
-      const body = r.body as { name?: unknown; command?: unknown; agent_sha256?: unknown } | null;
+      const body = r.body as {
+        name?: unknown;
+        command?: unknown;
+        agent_sha256?: unknown;
+        update_key?: unknown;
+      } | null;
       if (
         r.status !== 200 ||
         typeof body?.name !== 'string' ||
@@ -204,7 +211,12 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
       ) {
         throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
       }
-      return { name: body.name, command: body.command, agentSha256: body.agent_sha256 };
+      return {
+        name: body.name,
+        command: body.command,
+        agentSha256: body.agent_sha256,
+        updateKey: typeof body.update_key === 'string' ? body.update_key : null,
+      };
     },
     async notify() {
       return parseNotify((await get('/api/notify')).body);

@@ -6,6 +6,9 @@ import { useI18n } from '../hooks.js';
 /** A command whose board is this machine's own loopback address. */
 const LOOPBACK = /--board='(https?):\/\/(localhost|127\.[0-9.]+|\[::1\])[:/']/;
 
+/** A command whose board is reached over plain HTTP. */
+const PLAIN_HTTP = /--board='http:\/\//;
+
 /** The board's machine names, as an HTML pattern (anchored by the browser). */
 const NAME_PATTERN = '[A-Za-z0-9][A-Za-z0-9._\\-]{0,63}';
 
@@ -156,9 +159,19 @@ export function AddMachine(props: AddMachineProps) {
                 {t('add.loopback')}
               </p>
             ) : null}
+            {PLAIN_HTTP.test(stage.enrolled.command) ? (
+              <p class="problem" role="note" data-testid="add-plain-http">
+                {t('add.plainHttp')}
+              </p>
+            ) : null}
             <p class="sha">
               {t('add.sha')} <code translate={false}>{stage.enrolled.agentSha256}</code>
             </p>
+            {stage.enrolled.updateKey === null ? null : (
+              <p class="sha" data-testid="add-update-key">
+                {t('add.updateKey')} <code translate={false}>{stage.enrolled.updateKey}</code>
+              </p>
+            )}
             <p
               class={`add-status ${up ? 'up' : 'waiting'}`}
               role="status"
