@@ -286,6 +286,8 @@ describe('the one-file agent: bell and hooks', () => {
     expect(readFileSync(settings, 'utf8')).toBe('{"model": "opus"}\n');
     expect(statSync(settings).mode & 0o777).toBe(0o644);
     expect(readdirSync(join(h2, '.claude'))).toEqual(['settings.json']);
+    // Refused before anything was written: no bell file either.
+    expect(readdirSync(h2)).toEqual(['.claude']);
   });
 
   it('hooks install codex: a top-level notify before the first table, idempotent; it rings as Codex runs it', async () => {
