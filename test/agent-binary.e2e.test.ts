@@ -7,6 +7,7 @@ import {
   readFileSync,
   readlinkSync,
   realpathSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -177,13 +178,23 @@ describe.skipIf(!root)('the agent binary on a machine without Node (chroot, busy
     console.log(`chroot: paste to the agent listening took ${listening.toFixed(0)} ms`);
   }, 120_000);
 
-  it('enroll --systemd from the binary writes a unit that runs the binary itself, without node', async () => {
+  it('enroll --systemd from the binary installs it and writes a unit that runs the binary itself, without node', async () => {
     const enrolled = await api('POST', '/api/machines/lab-unit/enroll');
     const work = join(dir.path, 'unit-machine');
+    const installed = join(dir.path, 'installed');
     mkdirSync(work);
     const { stdout } = await run(
       BINARY,
-      ['enroll', `--board=${board.url}`, '--name=lab-unit', '--systemd', '--unit-dir', 'units'],
+      [
+        'enroll',
+        `--board=${board.url}`,
+        '--name=lab-unit',
+        '--systemd',
+        '--unit-dir',
+        'units',
+        '--install-dir',
+        installed,
+      ],
       {
         cwd: work,
         env: {
@@ -196,11 +207,15 @@ describe.skipIf(!root)('the agent binary on a machine without Node (chroot, busy
     );
     expect(stdout).toContain('unit written to');
     const unit = readFileSync(join(work, 'units/panoptes-agent.service'), 'utf8');
-    expect(unit).toContain(`ExecStart="${BINARY}" --config "${join(work, 'panoptes-agent.yaml')}"`);
+    const copy = join(installed, 'panoptes-agent-linux-x64');
+    expect(unit).toContain(
+      `ExecStart="${copy}" --config "${join(installed, 'panoptes-agent.yaml')}"`,
+    );
+    expect(statSync(copy).mode & 0o777).toBe(statSync(BINARY).mode & 0o777);
     expect(unit).not.toContain('node');
     // Its help names it as it was run, not as node and a file.
     const help = (await run(BINARY, ['--help'])).stdout;
-    expect(help).toContain(`${BINARY} --config FILE`);
+    expect(help).toContain(`${BINARY} [--config FILE]`);
     expect(help).not.toContain('node panoptes-agent.mjs');
   });
 });

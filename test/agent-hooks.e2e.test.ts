@@ -1,4 +1,12 @@
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -247,6 +255,39 @@ describe('the one-file agent: bell and hooks', () => {
     expect(statSync(join(h, '.claude')).mode & 0o777).toBe(0o700);
     expect(statSync(join(h, '.claude', 'settings.json')).mode & 0o777).toBe(0o600);
     expect(readdirSync(join(h, '.claude'))).toEqual(['settings.json']);
+  });
+
+  it('hooks install refuses a symbolic link where it writes a file, naming it; what it points to is unchanged', async () => {
+    // The bell file: a link planted at ~/.config/panoptes/bell.json.
+    const h = home('home-linked-bell');
+    const victim = join(dir.path, 'victim-bell');
+    writeFileSync(victim, 'not a bell file\n', { mode: 0o644 });
+    mkdirSync(join(h, '.config', 'panoptes'), { recursive: true });
+    const bellFile = join(h, '.config', 'panoptes', 'bell.json');
+    symlinkSync(victim, bellFile);
+    const r = await agentFile(['hooks', 'install', 'claude'], h);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${bellFile} is a symbolic link`);
+    expect(readFileSync(victim, 'utf8')).toBe('not a bell file\n');
+    expect(statSync(victim).mode & 0o777).toBe(0o644);
+    expect(lstatSync(bellFile).isSymbolicLink()).toBe(true);
+    expect(readdirSync(join(h, '.config', 'panoptes'))).toEqual(['bell.json']);
+
+    // Claude's settings: a link there is refused too (no backup of, nor write into, its target).
+    const h2 = home('home-linked-settings');
+    const settings = join(dir.path, 'victim-settings.json');
+    writeFileSync(settings, '{"model": "opus"}\n', { mode: 0o644 });
+    mkdirSync(join(h2, '.claude'));
+    const settingsFile = join(h2, '.claude', 'settings.json');
+    symlinkSync(settings, settingsFile);
+    const s = await agentFile(['hooks', 'install', 'claude'], h2);
+    expect(s.code).toBe(1);
+    expect(s.stderr).toContain(`${settingsFile} is a symbolic link`);
+    expect(readFileSync(settings, 'utf8')).toBe('{"model": "opus"}\n');
+    expect(statSync(settings).mode & 0o777).toBe(0o644);
+    expect(readdirSync(join(h2, '.claude'))).toEqual(['settings.json']);
+    // Refused before anything was written: no bell file either.
+    expect(readdirSync(h2)).toEqual(['.claude']);
   });
 
   it('hooks install codex: a top-level notify before the first table, idempotent; it rings as Codex runs it', async () => {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { type RunningProgram, startBoard, startProgram } from '../harness/processes.js';
+import { type RunningProgram, startBoard, startProgram, startShell } from '../harness/processes.js';
 import { parseEnrollArgs } from '../src/agent/enroll/enroll-args.js';
 import { V8_FLAGS } from '../src/agent/v8-flags.js';
 import { enrollCommand } from '../src/board/enroll/command.js';
@@ -206,6 +206,24 @@ describe('enroll: the one-file agent and the pasted command', () => {
     expect(config).toContain(`update_key: ${body.update_key}`);
   });
 
+  it('says how to start it again, and `node panoptes-agent.mjs` alone finds the config beside it', async () => {
+    const first = pasted[0] as RunningProgram;
+    const work = join(dir.path, `machine-${machines}`);
+    expect(first.output).toContain('panoptes-agent: to start it again: node panoptes-agent.mjs');
+    await pasted.shift()?.stop();
+    const again = await startShell('node panoptes-agent.mjs', {
+      cwd: work,
+      env: { PATH: bin, HOME: work },
+      timeoutMs: 30_000,
+    });
+    pasted.push(again);
+    const before = (await machine('lab7')) as unknown as { last_seen: string };
+    await eventually(async () => {
+      const m = (await machine('lab7')) as unknown as { verified: boolean; last_seen: string };
+      return m.verified && m.last_seen !== before.last_seen ? m : undefined;
+    }, 'lab7 reporting again from `node panoptes-agent.mjs` alone');
+  });
+
   it('keeps the key across a board restart (kill -9), and enrolling again rotates it', async () => {
     // Same port: the agent reports to the address it was given.
     const port = new URL(board.url).port;
@@ -261,7 +279,7 @@ describe('enroll: the one-file agent and the pasted command', () => {
     expect((await api('DELETE', '/api/machines/lab9')).status).toBe(404);
   });
 
-  it('--systemd writes a unit that systemd-analyze accepts (here into --unit-dir, not enabled)', async () => {
+  it('--systemd installs the agent in a fixed place (not the paste directory) and writes a unit that systemd-analyze accepts (here into --unit-dir, not enabled)', async () => {
     const r = (await api('POST', '/api/machines/gpu1/enroll')).json() as {
       command: string;
       key: string;
@@ -269,18 +287,31 @@ describe('enroll: the one-file agent and the pasted command', () => {
     const work = join(dir.path, 'unit-machine');
     mkdirSync(work);
     const units = join(work, 'units');
-    const { stdout } = await run('/bin/sh', ['-c', `${r.command} --systemd --unit-dir units`], {
-      cwd: work,
-      env: { PATH: bin, HOME: work },
-    });
+    // The fixed place is /var/lib/panoptes-agent for root and ~/.local/share/panoptes-agent for
+    // another user (enroll.test.ts); a test names its own, which works for both.
+    const installed = join(dir.path, 'var-lib', 'panoptes-agent');
+    const { stdout } = await run(
+      '/bin/sh',
+      ['-c', `${r.command} --systemd --unit-dir units --install-dir ${installed}`],
+      { cwd: work, env: { PATH: bin, HOME: work } },
+    );
     expect(stdout).toContain('unit written to');
     const unit = readFileSync(join(units, 'panoptes-agent.service'), 'utf8');
     expect(unit).not.toContain(REGISTRATION);
     expect(unit).not.toContain(r.key);
+    // The agent file copied there, with its config beside it.
     expect(unit).toContain(
-      `ExecStart=${[process.execPath, ...V8_FLAGS, join(work, 'panoptes-agent.mjs')].map((w) => `"${w}"`).join(' ')} --config "${join(work, 'panoptes-agent.yaml')}"`,
+      `ExecStart=${[process.execPath, ...V8_FLAGS, join(installed, 'panoptes-agent.mjs')].map((w) => `"${w}"`).join(' ')} --config "${join(installed, 'panoptes-agent.yaml')}"`,
     );
-    expect(statSync(join(work, 'panoptes-agent.yaml')).mode & 0o777).toBe(0o600);
+    expect(unit).toContain(`WorkingDirectory=${installed}\n`);
+    // Nothing in the unit depends on the directory the command was pasted in.
+    expect(unit).not.toContain(work);
+    expect(readdirSync(work).sort()).toEqual(['panoptes-agent.mjs', 'units']);
+    expect(readFileSync(join(installed, 'panoptes-agent.mjs'))).toEqual(
+      readFileSync(join(work, 'panoptes-agent.mjs')),
+    );
+    expect(statSync(join(installed, 'panoptes-agent.yaml')).mode & 0o777).toBe(0o600);
+    expect(stdout).toContain(`installed ${join(installed, 'panoptes-agent.mjs')}`);
     if (analyze !== null) {
       const scratch = tempDir('panoptes-enroll-unit-');
       try {

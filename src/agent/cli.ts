@@ -12,7 +12,8 @@ const SELF = isSea() ? (process.argv[1] ?? 'panoptes-agent') : 'node panoptes-ag
 
 const USAGE = `panoptes-agent ${VERSION}: the Panoptes agent, one file
 
-  ${SELF} --config FILE [--host HOST] [--port PORT]   run with a config file
+  ${SELF} [--config FILE] [--host HOST] [--port PORT]
+                                  run (default FILE: panoptes-agent.yaml beside this file)
   PANOPTES_BOARD_KEY=KEY PANOPTES_REGISTRATION_TOKEN=TOKEN ${SELF} enroll --board URL --name NAME …
                                   write a config for a board's key and run (see enroll --help)
   ${SELF} hooks install claude|codex

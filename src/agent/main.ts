@@ -1,7 +1,8 @@
 #!/usr/bin/env node
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type CliOptions, parseCli } from '../shared/cli.js';
 import { startReloadTrigger } from '../shared/config/reload-trigger.js';
 import { createLogger } from '../shared/logger.js';
@@ -23,6 +24,8 @@ import { RevokedKeys } from './io/revoked-keys.js';
 import { machineSources } from './io/sources.js';
 import { nodeSystemProbe } from './io/system-probe.js';
 import { reloadAgent } from './reload.js';
+import { ENROLLED_CONFIG_NAME } from './ring/bell-target.js';
+import { programIo } from './ring/program.js';
 import {
   closeListener,
   listenAgain,
@@ -48,10 +51,19 @@ if (argv[0] === '--version') {
   runMain('panoptes-agent', async () => runAgent(parseCli(argv)));
 }
 
+/**
+ * Without --config: panoptes-agent.yaml beside the agent file, where enroll writes it (the rule
+ * `hooks` and `bell` follow too).
+ */
+function besideConfig(): string {
+  const beside = join(programIo().programDir, ENROLLED_CONFIG_NAME);
+  if (existsSync(beside)) return beside;
+  throw new Error(`--config FILE is required (there is no ${beside}, which enroll writes)`);
+}
+
 /** The agent with its config file: serves, reports if configured, reloads on SIGHUP. */
 async function runAgent(cli: CliOptions): Promise<void> {
-  if (cli.config === undefined) throw new Error('--config FILE is required');
-  const file = cli.config;
+  const file = cli.config ?? besideConfig();
   const settings = loadAgentConfig(file, cli);
   let current: AgentSettings = settings;
   const logger = createLogger('agent');

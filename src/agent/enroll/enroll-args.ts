@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../shared/run-main.js';
 import { Value } from '../../shared/typebox.js';
@@ -23,6 +24,8 @@ export interface EnrollArgs {
   systemd: boolean;
   /** Where the unit goes (absolute); null: the system's or the user's unit directory. */
   unitDir: string | null;
+  /** --systemd: the fixed directory the agent file and its config are installed in; else null. */
+  installDir: string | null;
   /** --no-updates: the agent takes no updates of its file from the board. */
   noUpdates: boolean;
   /** --update-key: the board's update-signing public key, pinned in the config (null: none). */
@@ -42,11 +45,13 @@ export const ENROLL_SECRETS = [
 export const ENROLL_USAGE = `usage: PANOPTES_BOARD_KEY=KEY PANOPTES_REGISTRATION_TOKEN=TOKEN \\
        node panoptes-agent.mjs enroll --board URL --name NAME
          [--host HOST] [--port PORT] [--interval SECONDS] [--config FILE] [--ca FILE]
-         [--systemd [--unit-dir DIR]] [--no-updates] [--update-key KEY]
+         [--systemd [--install-dir DIR] [--unit-dir DIR]] [--no-updates] [--update-key KEY]
 
 Writes the agent's config (FILE, default ./panoptes-agent.yaml, mode 0600; an existing file
 keeps its token and services), then runs the agent, which reports to the board under NAME with
-KEY. With --systemd it writes and enables a systemd unit instead (see docs/agent.md). The key
+KEY. With --systemd it installs this file and the config (default FILE there) in DIR (default
+/var/lib/panoptes-agent for root, else ~/.local/share/panoptes-agent), and writes and enables a
+systemd unit that runs them there instead (see docs/agent.md). The key
 and the token come from the environment, never from arguments (ps shows those to every user).
 The agent takes updates of its own file from the board (update_from_board: true) unless
 --no-updates; enrolling again keeps the choice an existing config made. It takes an update only
@@ -76,6 +81,7 @@ export function parseEnrollArgs(
       interval: { type: 'string' },
       systemd: { type: 'boolean' },
       'unit-dir': { type: 'string' },
+      'install-dir': { type: 'string' },
       'no-updates': { type: 'boolean' },
       'update-key': { type: 'string' },
     },
@@ -130,9 +136,17 @@ export function parseEnrollArgs(
       `--update-key: the board's update key (43 characters of base64url, GET /agent/update-key), got ${updateKey.slice(0, 60)}`,
     );
   }
-  if (values['unit-dir'] !== undefined && values.systemd !== true) {
-    throw new Error('--unit-dir: only with --systemd');
+  for (const flag of ['unit-dir', 'install-dir'] as const) {
+    if (values[flag] !== undefined && values.systemd !== true) {
+      throw new Error(`--${flag}: only with --systemd`);
+    }
   }
+  const installDir =
+    values.systemd !== true
+      ? null
+      : values['install-dir'] === undefined
+        ? systemdInstallDir(env)
+        : resolve(cwd, values['install-dir']);
   return {
     board,
     name,
@@ -141,11 +155,29 @@ export function parseEnrollArgs(
     host: values.host,
     port,
     interval,
-    config: resolve(cwd, values.config ?? 'panoptes-agent.yaml'),
+    // With --systemd the config goes with the installed file, unless --config says where.
+    config:
+      values.config === undefined
+        ? resolve(cwd, installDir ?? '.', 'panoptes-agent.yaml')
+        : resolve(cwd, values.config),
     ca: values.ca === undefined ? null : resolve(cwd, values.ca),
     systemd: values.systemd === true,
     unitDir: values['unit-dir'] === undefined ? null : resolve(cwd, values['unit-dir']),
+    installDir,
     noUpdates: values['no-updates'] === true,
     updateKey,
   };
+}
+
+/**
+ * Where `--systemd` installs the agent (its file, config and data): a fixed place, not the
+ * directory the command was pasted in (often /tmp). root: /var/lib/panoptes-agent; another user:
+ * $XDG_DATA_HOME/panoptes-agent (default ~/.local/share/panoptes-agent).
+ */
+export function systemdInstallDir(env: NodeJS.ProcessEnv, root = process.getuid?.() === 0): string {
+  if (root) return '/var/lib/panoptes-agent';
+  const data = env.XDG_DATA_HOME;
+  if (data !== undefined && isAbsolute(data)) return join(data, 'panoptes-agent');
+  const home = env.HOME !== undefined && isAbsolute(env.HOME) ? env.HOME : homedir();
+  return join(home, '.local', 'share', 'panoptes-agent');
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Document, isMap, parseDocument } from 'yaml';
+import { replaceFileSync } from '../io/safe-write.js';
 import type { EnrollArgs } from './enroll-args.js';
 
 /** Where an enrolled agent keeps its data, relative to its config file. */
@@ -56,11 +57,11 @@ export function readExisting(file: string): string | null {
   }
 }
 
-/** Writes `text` to `file` with mode 0600, atomically (a new file renamed over the old one). */
+/**
+ * Writes `text` to `file` with mode 0600, atomically (a new file renamed over the old one), never
+ * through a symbolic link.
+ */
 export function writePrivate(file: string, text: string): void {
   mkdirSync(dirname(file), { recursive: true });
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
-  writeFileSync(temp, text, { mode: 0o600 });
-  chmodSync(temp, 0o600);
-  renameSync(temp, file);
+  replaceFileSync(file, text, 0o600);
 }

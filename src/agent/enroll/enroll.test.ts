@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { V8_FLAGS } from '../v8-flags.js';
-import { enrollWarnings, withV8Flags } from './enroll.js';
-import { type EnrollArgs, parseEnrollArgs } from './enroll-args.js';
+import { enrollWarnings, startCommand, withV8Flags } from './enroll.js';
+import { type EnrollArgs, parseEnrollArgs, systemdInstallDir } from './enroll-args.js';
 import { enrolledConfig } from './enroll-config.js';
 import { unitText } from './systemd-unit.js';
 
@@ -51,6 +51,52 @@ describe('enroll arguments', () => {
     );
     expect(() => parseEnrollArgs([...ARGS, '--registration-token', REG], '/m', {})).toThrow(
       /^--registration-token: pass the registration token in the environment as PANOPTES_REGISTRATION_TOKEN/,
+    );
+  });
+});
+
+describe('where --systemd installs, and how to start the agent again', () => {
+  it('--systemd installs in a fixed place, never the directory the command was pasted in', () => {
+    expect(systemdInstallDir({ HOME: '/home/a' }, true)).toBe('/var/lib/panoptes-agent');
+    expect(systemdInstallDir({ HOME: '/home/a' }, false)).toBe(
+      '/home/a/.local/share/panoptes-agent',
+    );
+    expect(systemdInstallDir({ HOME: '/home/a', XDG_DATA_HOME: '/data/a' }, false)).toBe(
+      '/data/a/panoptes-agent',
+    );
+    expect(systemdInstallDir({ HOME: '/home/a', XDG_DATA_HOME: 'rel' }, false)).toBe(
+      '/home/a/.local/share/panoptes-agent',
+    );
+    const env = { ...ENV, HOME: '/home/a' };
+    const fixed = systemdInstallDir(env);
+    const a = parseEnrollArgs([...ARGS, '--systemd'], '/tmp/paste', env);
+    expect(a).toMatchObject({ installDir: fixed, config: `${fixed}/panoptes-agent.yaml` });
+    // --config and --install-dir still say where; without --systemd nothing is installed.
+    expect(
+      parseEnrollArgs(
+        [...ARGS, '--systemd', '--config', 'c.yaml', '--install-dir', 'i'],
+        '/m',
+        env,
+      ),
+    ).toMatchObject({ installDir: '/m/i', config: '/m/c.yaml' });
+    expect(parseEnrollArgs(ARGS, '/tmp/paste', env)).toMatchObject({
+      installDir: null,
+      config: '/tmp/paste/panoptes-agent.yaml',
+    });
+    expect(() => parseEnrollArgs([...ARGS, '--install-dir', 'i'], '/m', env)).toThrow(
+      /only with --systemd/,
+    );
+  });
+
+  it('the command that starts it again names --config only when it is not beside the file', () => {
+    const here = process.cwd();
+    const self = [process.execPath, `${here}/panoptes-agent.mjs`];
+    expect(startCommand(self, `${here}/panoptes-agent.yaml`)).toBe('node panoptes-agent.mjs');
+    expect(startCommand(self, `${here}/other.yaml`)).toBe(
+      'node panoptes-agent.mjs --config other.yaml',
+    );
+    expect(startCommand(['/opt/a b/panoptes-agent-linux-x64'], '/etc/p.yaml')).toBe(
+      "'/opt/a b/panoptes-agent-linux-x64' --config /etc/p.yaml",
     );
   });
 });

@@ -1,7 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { mkdirSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { CliOptions } from '../../shared/cli.js';
 import { loadAgentConfig } from '../config.js';
+import { copyIntoPlaceSync, replaceFileSync } from '../io/safe-write.js';
+import { ENROLLED_CONFIG_NAME } from '../ring/bell-target.js';
+import { shellWord } from '../ring/hooks-command.js';
 import { programIo } from '../ring/program.js';
 import { V8_FLAGS } from '../v8-flags.js';
 import { ENROLL_SECRETS, ENROLL_USAGE, type EnrollArgs, parseEnrollArgs } from './enroll-args.js';
@@ -16,12 +19,37 @@ export function withV8Flags(program: readonly string[]): string[] {
 
 const say = (line: string) => process.stdout.write(`panoptes-agent: ${line}\n`);
 
-/** How this program was run, for a hint: `node panoptes-agent.mjs`, or the binary's path. */
-function selfName(): string {
-  const [binary, file] = programIo().self;
+/** A path for a hint: relative to here when it is below here, else absolute. */
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+}
+
+/** How to run `self` (node and the .mjs, or the binary), for a hint. */
+function selfName(self: readonly string[]): string {
+  const [binary, file] = self;
   return file === undefined
-    ? (binary ?? 'panoptes-agent')
-    : `node ${relative(process.cwd(), file)}`;
+    ? shellWord(binary ?? 'panoptes-agent')
+    : `node ${shellWord(shown(file))}`;
+}
+
+/** The command that starts the agent again: --config only when it is not the file it finds alone. */
+export function startCommand(self: readonly string[], config: string): string {
+  const beside = join(dirname(self.at(-1) ?? ''), ENROLLED_CONFIG_NAME);
+  const named = resolve(config) === beside ? '' : ` --config ${shellWord(shown(config))}`;
+  return `${selfName(self)}${named}`;
+}
+
+/**
+ * Copies the running agent file into `dir` (the fixed place --systemd installs to), unless it
+ * runs from there already; answers the argv that runs the copy.
+ */
+function install(self: readonly string[], dir: string): string[] {
+  const file = self.at(-1) as string;
+  const into = join(dir, basename(file));
+  mkdirSync(dir, { recursive: true, mode: process.getuid?.() === 0 ? 0o755 : 0o700 });
+  if (resolve(file) !== into) copyIntoPlaceSync(file, into, statSync(file).mode & 0o777);
+  return [...self.slice(0, -1), into];
 }
 
 /** What the enroll says plainly about how far this agent can trust its board's address. */
@@ -57,14 +85,18 @@ export async function enroll(argv: readonly string[]): Promise<CliOptions | null
   const args = parseEnrollArgs(argv);
   // From here the config file holds them: a later edit of it is not overridden at a reload.
   for (const { env } of ENROLL_SECRETS) delete process.env[env];
+  const self =
+    args.installDir === null ? programIo().self : install(programIo().self, args.installDir);
+  if (args.installDir !== null) say(`installed ${self.at(-1)}`);
   writePrivate(args.config, enrolledConfig(readExisting(args.config), args));
   // The file as the agent will read it: a mistake is found now, not at the next start.
   loadAgentConfig(args.config);
   say(`enrolled as ${args.name} for ${args.board}; config in ${args.config} (mode 0600)`);
   for (const line of enrollWarnings(args)) say(line);
-  say(`bells from Claude Code or Codex here: ${selfName()} hooks install claude (or codex)`);
-  if (!args.systemd) {
+  say(`bells from Claude Code or Codex here: ${selfName(self)} hooks install claude (or codex)`);
+  if (args.installDir === null) {
     say('starting the agent here (Ctrl-C stops it; enroll with --systemd to run it as a service)');
+    say(`to start it again: ${startCommand(self, args.config)}`);
     return { config: args.config };
   }
   const root = process.getuid?.() === 0;
@@ -72,17 +104,17 @@ export async function enroll(argv: readonly string[]): Promise<CliOptions | null
   const dir = args.unitDir ?? defaultUnitDir(root);
   const file = join(dir, UNIT_NAME);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(
+  replaceFileSync(
     file,
     unitText({
-      program: withV8Flags(programIo().self),
+      program: withV8Flags(self),
       config: args.config,
-      workDir: dirname(args.config),
+      workDir: args.installDir,
       name: args.name,
       board: args.board,
       user,
     }),
-    { mode: 0o644 },
+    0o644,
   );
   say(`unit written to ${file}`);
   if (args.unitDir !== null) {

@@ -1,4 +1,5 @@
-import { chmod, type FileHandle, mkdir, open } from 'node:fs/promises';
+import { chmod, type FileHandle, mkdir } from 'node:fs/promises';
+import { openNoFollow } from './safe-write.js';
 
 /**
  * Makes the agent's data directory (and missing parents) and sets it to 0700, also when it was
@@ -9,14 +10,10 @@ export async function privateDir(dir: string): Promise<void> {
   await chmod(dir, 0o700);
 }
 
-/** Opens a file to write, mode 0600; a file that was there already is set to 0600 too. */
-export async function openPrivate(path: string, flags: 'a' | 'w'): Promise<FileHandle> {
-  const handle = await open(path, flags, 0o600);
-  try {
-    await handle.chmod(0o600);
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-  return handle;
+/**
+ * Opens a file to write, mode 0600 (a file that was there already is set to 0600 too), never
+ * through a symbolic link.
+ */
+export function openPrivate(path: string, flags: 'a' | 'w'): Promise<FileHandle> {
+  return openNoFollow(path, flags === 'a' ? 'append' : 'truncate', 0o600);
 }

@@ -1,4 +1,4 @@
-import { chmod, type FileHandle, mkdir, open, readFile, rename } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HandedResult } from '../../shared/wire/action.js';
 import {
@@ -11,6 +11,7 @@ import {
 } from '../domain/ran-ids.js';
 import { trimResult } from '../domain/report-fit.js';
 import { openPrivate } from './private-files.js';
+import { chmodNoFollow, replaceFile } from './safe-write.js';
 
 export const RAN_FILE = 'handed-actions.jsonl';
 
@@ -93,7 +94,7 @@ export class RanFile implements RanStore {
       throw error;
     }
     // One an earlier agent wrote under the umask becomes private before it is next written.
-    await chmod(this.path, 0o600);
+    await chmodNoFollow(this.path, 0o600);
     let clean = text === '' || text.endsWith('\n');
     for (const line of text.split('\n')) {
       if (line === '') continue;
@@ -118,15 +119,7 @@ export class RanFile implements RanStore {
   private async rewrite(): Promise<void> {
     await this.handle?.close();
     this.handle = null;
-    const temp = `${this.path}.tmp`;
-    const out = await openPrivate(temp, 'w');
-    try {
-      await out.write([...this.entries.values()].map(ranLine).join(''));
-      await out.sync();
-    } finally {
-      await out.close();
-    }
-    await rename(temp, this.path);
+    await replaceFile(this.path, [...this.entries.values()].map(ranLine).join(''), 0o600);
     await syncDir(join(this.path, '..'));
     this.lines = this.entries.size;
   }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFile, rename } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openPrivate } from './private-files.js';
+import { replaceFile } from './safe-write.js';
 
 export const REVOKED_FILE = 'revoked-board-keys';
 
@@ -53,14 +53,6 @@ export class RevokedKeys {
   }
 
   private async write(): Promise<void> {
-    const temp = `${this.path}.tmp`;
-    const out = await openPrivate(temp, 'w');
-    try {
-      await out.write([...this.hashes].map((h) => `${h}\n`).join(''));
-      await out.sync();
-    } finally {
-      await out.close();
-    }
-    await rename(temp, this.path);
+    await replaceFile(this.path, [...this.hashes].map((h) => `${h}\n`).join(''), 0o600);
   }
 }

@@ -1,9 +1,10 @@
-import { chmodSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../../shared/config/config-error.js';
 import { Value } from '../../shared/typebox.js';
 import { HttpUrl, TOKEN_MIN_LENGTH } from '../../shared/wire/common.js';
 import { type AgentSettings, loadAgentConfig } from '../config.js';
+import { chmodNoFollowSync, refuseLinkSync } from '../io/safe-write.js';
 import { configHome, privateDirs, readIfThere, replaceUserFile } from './home-files.js';
 
 /** Where the bell goes, with which token, and where that was found (for messages). */
@@ -95,6 +96,8 @@ export function readBellFile(file: string): BellTarget {
 /** Writes a bell file, 0600 (its directory 0700 when made); false when it already said this. */
 export function writeBellFile(file: string, target: { url: string; token: string }): boolean {
   const text = `${JSON.stringify({ url: target.url, bell_token: target.token }, null, 2)}\n`;
+  // Before reading it: a link there is refused, not read through and then chmod'ed through.
+  refuseLinkSync(file);
   const same = readIfThere(file) === text;
   if (!same) {
     privateDirs(dirname(file));
@@ -102,7 +105,7 @@ export function writeBellFile(file: string, target: { url: string; token: string
     replaceUserFile(file, text, { backup: false });
   }
   // 0600 also when it was more open before.
-  chmodSync(file, 0o600);
+  chmodNoFollowSync(file, 0o600);
   return !same;
 }
 

@@ -5,6 +5,7 @@ import { UsageError } from '../../shared/run-main.js';
 import { Value } from '../../shared/typebox.js';
 import { HttpUrl, TOKEN_MIN_LENGTH } from '../../shared/wire/common.js';
 import { loadAgentConfig } from '../config.js';
+import { refuseLinkSync } from '../io/safe-write.js';
 import { oneLine } from './bell-command.js';
 import {
   agentUrl,
@@ -85,6 +86,9 @@ export async function runHooks(
       throw new UsageError(`--url: not an http(s) URL: ${values.url}`);
     }
     const bellFile = defaultBellFile(io.env);
+    const toolFile = tool === 'claude' ? claudeFile(io) : codexFile(io);
+    // A link where the tool's file is: refused before anything is written, the bell file too.
+    refuseLinkSync(toolFile);
     if (action === 'install') {
       const target = installTarget(values, io, bellFile);
       const wrote = writeBellFile(bellFile, target);
@@ -93,8 +97,8 @@ export async function runHooks(
         `${wrote ? 'wrote' : 'kept'} ${bellFile} (mode 0600): the agent at ${target.url} and its bell token (from ${target.from})`,
       );
     }
-    if (tool === 'claude') claude(action, io, bellFile);
-    else codex(action, io, bellFile, values.force === true);
+    if (tool === 'claude') claude(action, io, bellFile, toolFile);
+    else codex(action, io, bellFile, values.force === true, toolFile);
     return 0;
   } catch (error) {
     io.err(`panoptes-agent: ${oneLine(error)}`);
@@ -187,8 +191,16 @@ function wrote(io: ProgramIo, file: string, what: string, backup: string | null)
   );
 }
 
-function claude(action: 'install' | 'uninstall', io: ProgramIo, bellFile: string): void {
-  const file = join(toolDir(io, 'CLAUDE_CONFIG_DIR', '.claude'), 'settings.json');
+const claudeFile = (io: ProgramIo) =>
+  join(toolDir(io, 'CLAUDE_CONFIG_DIR', '.claude'), 'settings.json');
+const codexFile = (io: ProgramIo) => join(toolDir(io, 'CODEX_HOME', '.codex'), 'config.toml');
+
+function claude(
+  action: 'install' | 'uninstall',
+  io: ProgramIo,
+  bellFile: string,
+  file: string,
+): void {
   const text = readIfThere(file);
   const settings = parseSettings(text, file);
   if (action === 'install') {
@@ -216,8 +228,8 @@ function codex(
   io: ProgramIo,
   bellFile: string,
   force: boolean,
+  file: string,
 ): void {
-  const file = join(toolDir(io, 'CODEX_HOME', '.codex'), 'config.toml');
   const text = readIfThere(file);
   const edit = <T>(f: () => T): T => {
     try {

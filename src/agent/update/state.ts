@@ -1,4 +1,4 @@
-import { readFile, rename, unlink } from 'node:fs/promises';
+import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Static, type TSchema, Type, Value } from '../../shared/typebox.js';
 import {
@@ -7,7 +7,7 @@ import {
   UpdateOutcome,
 } from '../../shared/wire/agent-update.js';
 import { safeText } from '../../shared/wire/free-text.js';
-import { openPrivate } from '../io/private-files.js';
+import { replaceFile } from '../io/safe-write.js';
 
 const Sha = Type.String({ pattern: '^[0-9a-f]{64}$' });
 
@@ -115,22 +115,9 @@ async function readChecked<T>(path: string, schema: TSchema): Promise<T | null> 
   }
 }
 
-/** Writes JSON to a 0600 temporary file, fsyncs it and renames it over `path`. */
+/** Writes JSON to a 0600 temporary file, fsyncs it and renames it over `path` (never a link). */
 export async function writeWhole(path: string, value: unknown): Promise<void> {
-  const temp = `${path}.${process.pid}.tmp`;
-  const handle = await openPrivate(temp, 'w');
-  try {
-    await handle.writeFile(`${JSON.stringify(value)}\n`);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temp, path);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
+  await replaceFile(path, `${JSON.stringify(value)}\n`, 0o600);
 }
 
 /** Removes a file if it is there. */

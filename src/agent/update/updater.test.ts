@@ -1,5 +1,13 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -237,6 +245,32 @@ describe('Updater', () => {
     expect(existsSync(`${first.path}.new`)).toBe(false);
     expect(again.refusal()).toBeNull();
     first.dir.cleanup();
+  });
+
+  it('never writes through a link planted at .new: its target is unchanged, the agent file stays a file', async () => {
+    served = { sums: `${sha(NEW)}  panoptes-agent.mjs\n`, file: NEW };
+    const elsewhere = tempDir('panoptes-updater-victim-');
+    const victim = elsewhere.write('victim', 'not the agent\n');
+    chmodSync(victim, 0o640);
+    let atSpawn: { link: boolean; text: string } | null = null;
+    const t = await setup(
+      () => {
+        atSpawn = { link: lstatSync(t.path).isSymbolicLink(), text: readFileSync(t.path, 'utf8') };
+        return silentTrial();
+      },
+      { trialMs: 300 },
+    );
+    symlinkSync(victim, `${t.path}.new`);
+    t.updater.request();
+    expect((await t.ended())?.state).toBe('rolled_back');
+    // The new file was put in place as a file of its own, not as the planted link.
+    expect(atSpawn).toEqual({ link: false, text: NEW });
+    expect(readFileSync(victim, 'utf8')).toBe('not the agent\n');
+    expect(statSync(victim).mode & 0o777).toBe(0o640);
+    expect(lstatSync(t.path).isSymbolicLink()).toBe(false);
+    expect(readFileSync(t.path, 'utf8')).toBe(OLD);
+    t.dir.cleanup();
+    elsewhere.cleanup();
   });
 
   it('says why it cannot update: off, not one file', async () => {

@@ -1,7 +1,9 @@
+import { constants } from 'node:fs';
 import { copyFile, link, open, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { UpdateOutcome } from '../../shared/wire/agent-update.js';
 import type { ReporterLog } from '../domain/reporter.js';
+import { openNoFollow } from '../io/safe-write.js';
 import type { UpdateSource } from './download.js';
 import type { SelfFile } from './self-file.js';
 import { sumsSigned } from './signature.js';
@@ -218,7 +220,9 @@ export class Updater {
         'update: downloading the board’s file',
       );
       const mode = (await stat(self.path)).mode & 0o7777;
-      const handle = await open(fresh, 'w', mode);
+      // Made new, never opened through a link planted at .new (it would be written and renamed).
+      await removeQuietly(fresh);
+      const handle = await openNoFollow(fresh, 'new', mode);
       let got: { sha256: string; size: number };
       try {
         got = await board.download(self.name, async (chunk) => {
@@ -269,7 +273,7 @@ export class Updater {
     };
     try {
       await removeQuietly(prev);
-      await link(self.path, prev).catch(() => copyFile(self.path, prev));
+      await link(self.path, prev).catch(() => copyFile(self.path, prev, constants.COPYFILE_EXCL));
       await this.deps.files.writeRecord(record);
       await rename(`${self.path}.new`, self.path);
       await syncDir(dirname(self.path));
