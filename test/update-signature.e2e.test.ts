@@ -118,6 +118,8 @@ describe('an update from whoever answers for the board is not run', () => {
     await eventually(async () => (asked.length >= 3 ? true : undefined), 'three reports');
     expect(asked.filter((line) => line.startsWith('GET /agent/'))).toEqual([]);
     expect(agent.output.join('\n')).toContain('no update_key in this agent');
+    // The board hears why through the outcome its reports carry.
+    expect((await outcome(agent))?.detail).toContain('no update_key in this agent');
     expect(existsSync(marker)).toBe(false);
   });
 });

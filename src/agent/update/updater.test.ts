@@ -130,6 +130,14 @@ describe('Updater', () => {
     served = { sums: `${sha(NEW)}  panoptes-agent.mjs\n`, file: NEW };
     const t = await setup(silentTrial, { source: { board, ca: null, key: null } });
     expect(t.updater.request()).toBe(NO_UPDATE_KEY);
+    expect(t.updater.fields().update_outcome).toBeUndefined();
+    // Handed in a report's answer (no answer carries the refusal): the outcome says why.
+    expect(t.updater.request('q9')).toBe(NO_UPDATE_KEY);
+    expect(t.updater.fields().update_outcome).toMatchObject({
+      state: 'refused',
+      detail: NO_UPDATE_KEY,
+    });
+    expect(t.updater.request('q9')).toBe('this update request was taken already');
     expect(requests).toEqual([]);
     expect(readFileSync(t.path, 'utf8')).toBe(OLD);
     t.dir.cleanup();

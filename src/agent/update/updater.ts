@@ -150,6 +150,13 @@ export class Updater {
     if (requestId !== undefined && requestId === this.lastRequest)
       return 'this update request was taken already';
     const refused = this.refusal();
+    if (refused === NO_UPDATE_KEY && requestId !== undefined) {
+      // A queued request has no answer to carry the refusal: the outcome tells the board why.
+      this.lastRequest = requestId;
+      void this.settle(outcome('refused', null, refused, this.deps.now(), requestId)).catch(
+        () => undefined,
+      );
+    }
     if (refused !== null) return refused;
     this.busy = true;
     if (requestId !== undefined) this.lastRequest = requestId;
