@@ -30,6 +30,8 @@ const BOARD_TOKEN_RULE = [fn('http/auth.ts', 'authenticate'), fn('http/auth.ts',
 const BOARD_CODE: Record<string, Place[]> = {
   'GET /agent/{file}': [route('enroll/enroll-routes.ts', '/agent/:file')],
   'GET /agent/SHA256SUMS': [route('enroll/enroll-routes.ts', '/agent/SHA256SUMS')],
+  'GET /agent/SHA256SUMS.sig': [route('enroll/enroll-routes.ts', '/agent/SHA256SUMS.sig')],
+  'GET /agent/update-key': [route('enroll/enroll-routes.ts', '/agent/update-key')],
   'POST /api/machines/{name}/update': [
     route('http/update-routes.ts', '/api/machines/:name/update'),
     fn('domain/agent-updates.ts', 'request'),

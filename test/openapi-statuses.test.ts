@@ -69,6 +69,14 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
       path: '/agent/SHA256SUMS',
       provocations: [{ status: 200, why: 'the sums' }],
     },
+    'GET /agent/SHA256SUMS.sig': {
+      path: '/agent/SHA256SUMS.sig',
+      provocations: [{ status: 200, why: 'the signature' }],
+    },
+    'GET /agent/update-key': {
+      path: '/agent/update-key',
+      provocations: [{ status: 200, why: 'the public key' }],
+    },
     'GET /agent/{file}': {
       path: '/agent/panoptes-agent.mjs',
       provocations: [
