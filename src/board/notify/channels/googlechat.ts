@@ -21,7 +21,7 @@ const escapeGoogleChat: Escape = (text) =>
  * with its scheme replaced) → POST https://…/messages?key=…&token=… {"text"}
  * (https://developers.google.com/workspace/chat/quickstart/webhooks).
  */
-export const googlechat: ChannelKind = {
+export const googlechat: ChannelKind<'googlechat'> = {
   kind: 'googlechat',
   schemes: ['googlechat', 'hangouts'],
   parse(url) {
