@@ -212,11 +212,11 @@ describe('MCP answers are bounded', () => {
       }
     } finally {
       clearInterval(sampler);
+      peak = Math.max(peak, rssMb(board.pid));
+      console.log(
+        `MCP bounds: ${MACHINES} machines, RSS ${before.toFixed(0)} MB, peak ${peak.toFixed(0)} MB`,
+      );
     }
-    peak = Math.max(peak, rssMb(board.pid));
-    console.log(
-      `MCP bounds: ${MACHINES} machines, RSS ${before.toFixed(0)} MB, peak ${peak.toFixed(0)} MB`,
-    );
     expect(peak).toBeLessThan(2 * before);
-  }, 120_000);
+  }, 300_000);
 });
