@@ -3,13 +3,16 @@ import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announcerReport } from '../bench/fleet/overview.js';
 import { type RunningProgram, startBoard } from '../harness/processes.js';
-import { REGISTRATION } from './helpers/agent-fixtures.js';
+import { BOARD_KEY, REGISTRATION } from './helpers/agent-fixtures.js';
+import { type FaultyAgent, httpAgent, overview } from './helpers/faulty-agents.js';
 import { Recorder, writeBoardConfig } from './helpers/fleet.js';
 import { tempDir } from './helpers/tmp.js';
 
 const TOKEN = 'mcp-bounds-board-token-7d31c9a0e5'; // secret-scan: token
 const MACHINES = Number(process.env.PANOPTES_MCP_MACHINES ?? 2000);
 const PER_MACHINE = 3;
+/** The announced fleet and one configured machine whose agent answers an action at length. */
+const ALL = MACHINES + 1;
 /** What the board documents (docs/api.md, "MCP"). */
 const BATCH_MAX = 10;
 const PAGE_ITEMS_MAX = 1000;
@@ -64,6 +67,7 @@ describe('MCP answers are bounded', () => {
   const dir = tempDir('panoptes-mcp-bounds-');
   const http = new Recorder();
   let board: RunningProgram;
+  let talker: FaultyAgent;
   /** The board's RSS once the fleet has announced and the MCP code is loaded. */
   let settledMb = 0;
 
@@ -115,12 +119,22 @@ describe('MCP answers are bounded', () => {
     Array.from({ length: n }, (_, i) => call(i + 1, 'list_machines', { limit: 10_000 }));
 
   beforeAll(async () => {
+    // 900 KB of output: under the 1 MiB the board takes from a machine, over what MCP answers.
+    talker = await httpAgent((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(
+        req.method === 'POST'
+          ? JSON.stringify({ what: 'job', action: 'start', ok: true, output: 'o'.repeat(900_000) })
+          : overview('talker'),
+      );
+    });
     board = await startBoard(
       writeBoardConfig(dir, 'board', {
         board_token: TOKEN,
         registration_token: REGISTRATION,
         max_announced: MACHINES + 100,
         history: false,
+        machines: [{ name: 'talker', url: talker.url, key: BOARD_KEY }],
       }),
     );
     expect(await announceAll(board.url)).toBe(MACHINES);
@@ -131,6 +145,7 @@ describe('MCP answers are bounded', () => {
   }, 300_000);
   afterAll(async () => {
     await board?.stop();
+    await talker?.close();
     dir.cleanup();
   });
 
@@ -149,14 +164,14 @@ describe('MCP answers are bounded', () => {
 
   it('list_machines: a page is capped, and its cursor walks every machine exactly once, by name', async () => {
     const first = await content('list_machines', { limit: 10_000 });
-    expect(first.total).toBe(MACHINES);
-    expect((first.machines as unknown[]).length).toBeLessThan(MACHINES);
+    expect(first.total).toBe(ALL);
+    expect((first.machines as unknown[]).length).toBeLessThan(ALL);
     expect(first.next_cursor).toEqual(expect.any(String));
     const pages = await walk('list_machines', 'machines');
     expect(pages.length).toBeGreaterThan(1);
     const names = pages.flat().map((m) => (m as { name: string }).name);
-    expect(names).toHaveLength(MACHINES);
-    expect(new Set(names).size).toBe(MACHINES);
+    expect(names).toHaveLength(ALL);
+    expect(new Set(names).size).toBe(ALL);
     expect(names).toEqual([...names].sort((a, b) => (a < b ? -1 : 1)));
     // A small limit pages too, and the last page has no cursor.
     const small = await content('list_machines', { limit: 3 });
@@ -197,6 +212,18 @@ describe('MCP answers are bounded', () => {
     for (const answer of json as Rpc[]) {
       expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThanOrEqual(CALL_BYTES_MAX + 100);
     }
+  });
+
+  it('answers a tool error 413 where one answer would pass 512 KiB (a machine talking at length)', async () => {
+    const { json } = await rpc(
+      call(1, 'do_action', { machine: 'talker', what: 'job', action: 'start' }),
+    );
+    const result = (json as Rpc).result;
+    expect(result).toMatchObject({ isError: true, structuredContent: { status: 413 } });
+    expect(JSON.stringify(result?.content)).toMatch(
+      /413 Payload Too Large: The answer is \d+ bytes, more than the 524288 one call may answer/,
+    );
+    expect(Buffer.byteLength(JSON.stringify(json))).toBeLessThan(1024);
   });
 
   it("keeps the board's memory within 2× what it was under 8 maximal batches in parallel", async () => {
