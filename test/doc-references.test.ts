@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { brokenLinks } from './helpers/markdown-links.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -32,13 +33,20 @@ describe('references in the docs', () => {
 
   it('link only to files that exist', () => {
     const broken = DOCS.flatMap((file) =>
-      [...readFileSync(join(ROOT, file), 'utf8').matchAll(/\]\(([^)\s]+)\)/g)]
-        .map((m) => m[1] ?? '')
-        .filter((target) => !/^[a-z]+:/.test(target) && !target.startsWith('#'))
-        .filter((target) => !existsSync(join(ROOT, dirname(file), target.split('#')[0] ?? '')))
-        .map((target) => `${file}: ${target}`),
+      brokenLinks(ROOT, file, readFileSync(join(ROOT, file), 'utf8')),
     );
     expect(broken).toEqual([]);
+  });
+
+  it('take link syntax shown as code (a code span or a fenced block) for code, not a link', () => {
+    const doc = [
+      'Write `[text](docs/nosuch.md)` to link; ``a `[x](nosuch-2.md)` in two``.',
+      '```md',
+      'See [the guide](nosuch-3.md).',
+      '```',
+      'But [this](nosuch-4.md) and [that](docs/api.md) are links, `code` beside them.',
+    ].join('\n');
+    expect(brokenLinks(ROOT, 'README.md', doc)).toEqual(['README.md: nosuch-4.md']);
   });
 
   it('name the files of older data directories only where they are imported from', () => {

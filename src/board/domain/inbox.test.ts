@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
-import { type AckRecord, type AckStore, Inbox } from './inbox.js';
+import { type AckRecord, type AckStore, Inbox, type SessionKey, sessionKey } from './inbox.js';
 import { StoreUnavailable } from './store-unavailable.js';
 
 const KEY = 'machine-key-0123456789';
@@ -83,6 +83,38 @@ describe('Inbox', () => {
       expect(page.sessions).toEqual(all.sessions.slice(0, limit));
     }
     expect(b.inbox.list('open', 5).total).toBe(100);
+  });
+
+  it('pages after a key: each session once, in order, whatever the page size (MCP cursors)', async () => {
+    const b = inboxBoard();
+    const bells: Bell[] = [];
+    for (let i = 0; i < 40; i += 1) {
+      // Ties on `at` too: machine and session names break them.
+      bells.push({
+        session: `s${i}`,
+        why: i % 3 === 0 ? 'finished' : 'attention',
+        at: (i % 7) * 1000,
+      });
+    }
+    b.sessions('web1', bells);
+    b.sessions('web2', bells.slice(0, 10));
+    await b.board.sweep();
+    for (const state of ['all', 'open'] as const) {
+      const whole = b.inbox.list(state, 1000);
+      for (const size of [1, 3, 16]) {
+        const walked: string[] = [];
+        let after: SessionKey | null = null;
+        for (;;) {
+          const page = b.inbox.list(state, size, after);
+          expect(page.total).toBe(whole.total);
+          walked.push(...page.sessions.map((r) => `${r.machine}/${r.session}`));
+          const last = page.sessions.at(-1);
+          if (last === undefined) break;
+          after = sessionKey(last);
+        }
+        expect(walked).toEqual(whole.sessions.map((r) => `${r.machine}/${r.session}`));
+      }
+    }
   });
 
   it('waiting_s is whole seconds since the bell, on the board clock', async () => {

@@ -51,6 +51,24 @@ export interface SessionPage {
   total: number;
 }
 
+/** Where a page of sessions ends (MCP's cursor): the next page starts after it in order. */
+export interface SessionKey {
+  open: boolean;
+  at: string;
+  machine: string;
+  session: string;
+}
+
+/** The key of a listed session. */
+export function sessionKey(row: SessionRow): SessionKey {
+  return {
+    open: row.acknowledged_at === null && wantsPerson(row.why),
+    at: row.at,
+    machine: row.machine,
+    session: row.session,
+  };
+}
+
 interface Ack {
   bellAt: string;
   ackedAt: number;
@@ -98,6 +116,16 @@ function before(
   return compareText(aSession, b.mark.session) < 0;
 }
 
+/** Whether a session comes after `key` in the inbox's order. */
+function afterKey(key: SessionKey, open: boolean, at: string, machine: string, session: string) {
+  if (key.open !== open) return key.open;
+  const t = key.open ? compareText(key.at, at) : compareText(at, key.at);
+  if (t !== 0) return t < 0;
+  const m = compareText(key.machine, machine);
+  if (m !== 0) return m < 0;
+  return compareText(key.session, session) < 0;
+}
+
 const precedes = (a: Candidate, b: Candidate): boolean =>
   before(a.open, a.mark.at, a.machine.name, a.mark.session, b);
 
@@ -127,8 +155,11 @@ export class Inbox {
     this.replace(loaded);
   }
 
-  /** GET /api/sessions: the first `limit` sessions in the inbox's order, and how many match. */
-  list(state: SessionState, limit: number): SessionPage {
+  /**
+   * GET /api/sessions: the first `limit` sessions in the inbox's order (those after `after`
+   * when given: MCP's pages), and how many match in all.
+   */
+  list(state: SessionState, limit: number, after: SessionKey | null = null): SessionPage {
     // A bounded heap of the best `limit` so far (its root the last of them): 2,000,000 sessions
     // cost one comparison each, not a sort of them all.
     const heap: Candidate[] = [];
@@ -142,6 +173,7 @@ export class Inbox {
         const open = !held && wantsPerson(mark.why);
         if (state === 'open' && !open) continue;
         total += 1;
+        if (after !== null && !afterKey(after, open, mark.at, machine.name, mark.session)) continue;
         if (heap.length < limit) {
           heap.push({ machine, mark, open, ack: held ? ack : null });
           siftUp(heap, heap.length - 1);

@@ -47,6 +47,21 @@ describe('Journal', () => {
     expect((await again.record(entry('done'))).id).toBe(1001);
   });
 
+  it('pages older than a key: each entry once, newest first (MCP cursors)', async () => {
+    const journal = new Journal(new ManualClock(), new EventHub(), new MemoryStore().journal, []);
+    for (let i = 0; i < 25; i += 1) await journal.record(entry('done', `d${i}`));
+    const walked: string[] = [];
+    let before: JournalEntry | undefined;
+    for (;;) {
+      const page = await journal.served(4, before);
+      if (page.length === 0) break;
+      walked.push(...page.map((e) => e.detail));
+      before = page.at(-1);
+    }
+    expect(walked).toEqual(journal.recent(100).map((e) => e.detail));
+    expect(walked).toHaveLength(25);
+  });
+
   it('cuts what a client supplied: target to 200 characters, detail to 1,000', async () => {
     const journal = new Journal(new ManualClock(), new EventHub(), new MemoryStore().journal, []);
     const e = await journal.record({

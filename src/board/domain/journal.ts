@@ -45,7 +45,13 @@ export interface JournalOptions {
    * entries of the others; it answers null while the store cannot. Absent: this board's
    * entries are the whole journal.
    */
-  shared?: ((limit: number) => Promise<JournalEntry[] | null>) | null;
+  shared?: ((limit: number, before?: JournalKey) => Promise<JournalEntry[] | null>) | null;
+}
+
+/** Where a page of the journal ends (MCP's cursor): the next page holds older entries. */
+export interface JournalKey {
+  at: string;
+  id: number;
 }
 
 /**
@@ -60,7 +66,7 @@ export class Journal {
   /** This board's id (board_id): every entry it writes carries it. */
   private readonly boardId: string | null;
   private readonly reserve: (() => Promise<number>) | null;
-  private readonly shared: ((limit: number) => Promise<JournalEntry[] | null>) | null;
+  private readonly shared: NonNullable<JournalOptions['shared']> | null;
   private readonly capacity: number;
   private block = { next: 0, end: 0 };
   /** Ids pushed out of the bound and not yet dropped from the store. */
@@ -153,17 +159,24 @@ export class Journal {
     }
   }
 
-  /** The most recent entries this board holds, newest first. */
-  recent(limit: number): JournalEntry[] {
-    return this.entries.slice(-limit).reverse();
+  /** The most recent entries this board holds (older than `before`), newest first. */
+  recent(limit: number, before?: JournalKey): JournalEntry[] {
+    // This board numbers its own entries in the order it writes them.
+    const end =
+      before === undefined ? this.entries.length : this.entries.findIndex((e) => e.id >= before.id);
+    return this.entries
+      .slice(0, end < 0 ? this.entries.length : end)
+      .slice(-limit)
+      .reverse();
   }
 
   /**
-   * The journal as served (GET /api/journal), newest first: the shared store's where there is
-   * one; while it cannot answer, this board's own entries rather than nothing.
+   * The journal as served (GET /api/journal), newest first (older than `before`, MCP's pages):
+   * the shared store's where there is one; while it cannot answer, this board's own entries.
    */
-  async served(limit: number): Promise<JournalEntry[]> {
-    const entries = this.shared === null ? null : await this.shared(limit).catch(() => null);
-    return entries ?? this.recent(limit);
+  async served(limit: number, before?: JournalKey): Promise<JournalEntry[]> {
+    const entries =
+      this.shared === null ? null : await this.shared(limit, before).catch(() => null);
+    return entries ?? this.recent(limit, before);
   }
 }

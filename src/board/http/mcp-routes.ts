@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { BODY_LIMIT_BYTES } from '../../shared/http/errors.js';
 import { isJsonContentType } from '../../shared/http/route-answer.js';
 import { tooDeepAt } from '../../shared/json-depth.js';
+import { MCP_LIMITS } from '../mcp/mcp-limits.js';
 import type { McpDomain } from '../mcp/mcp-tools.js';
 
 /**
@@ -27,6 +28,8 @@ function loadMcp() {
 
 /** JSON-RPC's code for a body that is not JSON. */
 const PARSE_ERROR = -32700;
+/** JSON-RPC's code for a message that is not a valid request (here: too large a batch). */
+const INVALID_REQUEST = -32600;
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -52,12 +55,8 @@ function messageOf(body: unknown, contentType: string | undefined): unknown {
   }
 }
 
-function parseError(reply: FastifyReply): FastifyReply {
-  return reply.code(400).send({
-    jsonrpc: '2.0',
-    error: { code: PARSE_ERROR, message: 'Parse error: Invalid JSON' },
-    id: null,
-  });
+function rpcError(reply: FastifyReply, code: number, message: string): FastifyReply {
+  return reply.code(400).send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 /**
@@ -86,7 +85,12 @@ export async function mcpRoutes(app: FastifyInstance, options: McpDomain): Promi
     },
     async (request, reply) => {
       const message = messageOf(request.body, request.headers['content-type']);
-      if (message === undefined) return parseError(reply);
+      if (message === undefined) return rpcError(reply, PARSE_ERROR, 'Parse error: Invalid JSON');
+      // Each call's answer is bounded (mcp-pages.ts), and so is how many one request makes.
+      if (Array.isArray(message) && message.length > MCP_LIMITS.BATCH_MAX) {
+        const most = `at most ${MCP_LIMITS.BATCH_MAX} messages in a batch`;
+        return rpcError(reply, INVALID_REQUEST, `Invalid Request: ${most}, not ${message.length}`);
+      }
       const [{ boardMcpServer }, { StreamableHTTPServerTransport }] = await loadMcp();
       const server = boardMcpServer(options, request.who, request.log);
       // No sessionIdGenerator: stateless, no session id and no session to keep.

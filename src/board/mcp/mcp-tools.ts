@@ -7,13 +7,13 @@ import type { Logger } from '../../shared/logger.js';
 import { VERSION } from '../../shared/version.js';
 import { ACTIONS, NAME_PATTERN } from '../../shared/wire/common.js';
 import { ONE_LINE_PATTERN } from '../../shared/wire/free-text.js';
-import { agentRecord } from '../domain/agent-self.js';
 import type { Answer } from '../domain/answer.js';
 import type { Board } from '../domain/board.js';
 import type { Inbox } from '../domain/inbox.js';
-import type { Machine } from '../domain/machine.js';
 import type { Via } from '../domain/outcome.js';
 import { JOURNAL_LIMIT_MAX, SESSIONS_LIMIT_MAX, type Who } from '../schemas.js';
+import { MCP_LIMITS } from './mcp-limits.js';
+import { CursorError, journalPage, machinePage, sessionPage } from './mcp-pages.js';
 
 /** What the tools read and act on. */
 export interface McpDomain {
@@ -41,17 +41,33 @@ const limit = (max: number, what: string) =>
     .min(1)
     .max(max)
     .default(DEFAULT_LIMIT)
-    .describe(`at most this many ${what} (1 to ${max}; default ${DEFAULT_LIMIT})`);
+    .describe(
+      `at most this many ${what} (1 to ${max}; default ${DEFAULT_LIMIT}); a page holds at most ` +
+        `${MCP_LIMITS.PAGE_ITEMS_MAX} and ${MCP_LIMITS.PAGE_BYTES_MAX / 1024} KiB of them`,
+    );
+/** A page's start: the `next_cursor` of the page before (absent: the first page). */
+const cursor = z
+  .string()
+  .min(1)
+  .max(2000)
+  .optional()
+  .describe('the next_cursor of the previous answer, for the page after it (absent: the first)');
+
+/** How a list is paged, as each list tool says. */
+const PAGED =
+  'A page is bounded: when more follow, the answer has `next_cursor`; pass it as `cursor` for ' +
+  'the next page.';
 
 /** The tools' input schemas: the patterns of the HTTP routes. */
 const INPUTS = {
-  list_machines: { limit: limit(MACHINES_LIMIT_MAX, 'machines, by name') },
+  list_machines: { limit: limit(MACHINES_LIMIT_MAX, 'machines, by name'), cursor },
   list_sessions: {
     state: z
       .enum(['open', 'all'])
       .default('all')
       .describe('open: only the sessions waiting for a person; all: every session (default)'),
     limit: limit(SESSIONS_LIMIT_MAX, 'sessions (the first in order); `total` counts them all'),
+    cursor,
   },
   acknowledge_session: {
     machine: name('the machine'),
@@ -62,7 +78,7 @@ const INPUTS = {
       .regex(new RegExp(ONE_LINE_PATTERN, 'u'))
       .describe('the session, as list_sessions names it: one line, at most 200 characters'),
   },
-  read_journal: { limit: limit(JOURNAL_LIMIT_MAX, 'entries, most recent first') },
+  read_journal: { limit: limit(JOURNAL_LIMIT_MAX, 'entries, most recent first'), cursor },
   do_action: {
     machine: name('the machine'),
     what: name('the published service'),
@@ -98,68 +114,35 @@ function answered(answer: Answer, failed = false): CallToolResult {
   return failure(status, body, `${status} ${reason}: ${detailOf(body)}`);
 }
 
+/** A tool's answer, or a tool error when it is larger than one call may answer. */
+function bounded(result: CallToolResult): CallToolResult {
+  const bytes = Buffer.byteLength(JSON.stringify(result));
+  if (bytes <= MCP_LIMITS.CALL_BYTES_MAX) return result;
+  const detail = `The answer is ${bytes} bytes, more than the ${MCP_LIMITS.CALL_BYTES_MAX} one call may answer`;
+  return failure(413, { detail }, `413 Payload Too Large: ${detail}`);
+}
+
 /**
  * Runs a tool's work: what the domain throws (a store that cannot write: 503) comes back as a
- * tool error, never as a failed HTTP request; anything else unexpected is also logged.
+ * tool error, never as a failed HTTP request; anything else unexpected is also logged. An
+ * answer is at most CALL_BYTES_MAX bytes (a larger one is a tool error).
  */
 async function guarded(
   log: Pick<Logger, 'error'>,
   work: () => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   try {
-    return await work();
+    return bounded(await work());
   } catch (error) {
     if (error instanceof HttpError) {
       return failure(error.statusCode, { detail: error.message }, error.message);
     }
+    if (error instanceof CursorError) {
+      return failure(422, { detail: error.message }, `Input validation error: ${error.message}`);
+    }
     log.error({ err: error }, 'MCP tool failed');
     return failure(500, { detail: 'Internal Server Error' }, 'Internal Server Error');
   }
-}
-
-/** One machine as list_machines gives it: its state and a few numbers, never a key. */
-function machineItem(m: Machine): Record<string, unknown> {
-  const numbers = m.metrics;
-  return {
-    name: m.name,
-    origin: m.origin,
-    state: m.state,
-    late: m.late,
-    ...(m.origin === 'announced' ? { verified: m.verified } : {}),
-    location: m.location,
-    last_seen: m.lastSeen === null ? null : new Date(m.lastSeen).toISOString(),
-    error: m.error,
-    queued: m.queued,
-    silenced_until: m.silencedUntil === null ? null : new Date(m.silencedUntil).toISOString(),
-    agent: agentRecord(m),
-    cpu: numbers?.cpu ?? null,
-    mem: numbers?.mem ?? null,
-    disk: numbers?.disk ?? null,
-    load: numbers?.load ?? null,
-    bells: numbers?.bells ?? 0,
-    ...(m.containerAlerts.length === 0
-      ? {}
-      : { container_alerts: m.containerAlerts.map((a) => ({ name: a.name, problem: a.problem })) }),
-  };
-}
-
-const byName = (a: Machine, b: Machine): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
-/** Every machine's state counted, and the first `limit` by name. */
-function machineList(board: Board, limit: number): Record<string, unknown> {
-  const counts = { total: 0, up: 0, down: 0, late: 0, attention: 0, queued: 0 };
-  const all: Machine[] = [];
-  for (const m of board.registry.all()) {
-    all.push(m);
-    counts.total += 1;
-    if (m.state === 'up') counts.up += 1;
-    else counts.down += 1;
-    if (m.late) counts.late += 1;
-    if ((m.metrics?.bells ?? 0) > 0) counts.attention += 1;
-    counts.queued += m.queued;
-  }
-  const machines = all.sort(byName).slice(0, limit).map(machineItem);
-  return { ...counts, machines };
 }
 
 /**
@@ -188,11 +171,12 @@ export function boardMcpServer(domain: McpDomain, who: Who, log: Pick<Logger, 'e
         '(an announced machine that missed its reports), verified, location, last_seen, error, ' +
         'queued actions, silenced_until, and its last cpu/mem/disk shares (0-1), load and bells ' +
         '(sessions waiting for a person), and container_alerts when a container that ran has ' +
-        'stopped or turned unhealthy. Also the counts over every machine. Never a key or token.',
+        'stopped or turned unhealthy. Also the counts over every machine. Never a key or token. ' +
+        PAGED,
       inputSchema: INPUTS.list_machines,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async (args) => guarded(log, async () => data(machineList(board, args.limit))),
+    async (args) => guarded(log, async () => data(machinePage(board, args.limit, args.cursor))),
   );
 
   server.registerTool(
@@ -202,11 +186,13 @@ export function boardMcpServer(domain: McpDomain, who: Who, log: Pick<Logger, 'e
       description:
         'The sessions of every machine, as GET /api/sessions lists them. A session is open when ' +
         'its latest bell is attention or error and nobody acknowledged it since. Open ones come ' +
-        'first, longest waiting first; then the rest, newest first. `total` counts every match.',
+        'first, longest waiting first; then the rest, newest first. `total` counts every match. ' +
+        PAGED,
       inputSchema: INPUTS.list_sessions,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async (args) => guarded(log, async () => data({ ...inbox.list(args.state, args.limit) })),
+    async (args) =>
+      guarded(log, async () => data(sessionPage(inbox, args.state, args.limit, args.cursor))),
   );
 
   server.registerTool(
@@ -232,12 +218,13 @@ export function boardMcpServer(domain: McpDomain, who: Who, log: Pick<Logger, 'e
       title: 'Read the journal',
       description:
         'What was done on the board and what it refused, most recent first, as GET /api/journal: ' +
-        'who (the token), op, target, outcome, status and detail.',
+        'who (the token), op, target, outcome, status and detail. ' +
+        PAGED,
       inputSchema: INPUTS.read_journal,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (args) =>
-      guarded(log, async () => data({ entries: await board.journal.served(args.limit) })),
+      guarded(log, async () => data(await journalPage(board, args.limit, args.cursor))),
   );
 
   server.registerTool(

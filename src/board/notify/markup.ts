@@ -53,5 +53,24 @@ export function escapeMarkdown(text: string, angles = true): string {
     .replace(/^(\d+)([.)])/, '$1\\$2');
 }
 
+/**
+ * For a format with no escape: a zero-width space (U+200B) after each match of `chars` (a
+ * global pattern), so that what it starts (`<users/all>`, `[label](url)`) is no longer read.
+ */
+export function zeroWidthAfter(text: string, chars: RegExp): string {
+  return text.replace(chars, '$&\u200b');
+}
+
+/** A *, _, ~ or ` that is not inside a word, where it can open or close a style. */
+const STYLE_MARKER = /(?<![\p{L}\p{N}])[*_~`]|[*_~`](?![\p{L}\p{N}])/gu;
+
+/**
+ * For a format with no escape: a zero-width space on each side of a style marker (`*` `_` `~`
+ * `` ` ``) that is not inside a word, so that it cannot pair; `db_primary` stays as it is.
+ */
+export function unpairStyleMarkers(text: string): string {
+  return text.replace(STYLE_MARKER, '\u200b$&\u200b');
+}
+
 /** Markdown chat services (Discord, Mattermost): markers behind backslashes, mentions muted. */
 export const markdownChat: Escape = (text) => muteMentions(escapeMarkdown(text));

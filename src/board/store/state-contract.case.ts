@@ -83,6 +83,16 @@ export function stateContract(kind: string, factory: StoreFactory): void {
       await store.journal.append({ ...entry(6), board: 'a' });
       expect((await store.journal.recent(2)).map((e) => e.id)).toEqual([6, 5]);
       expect((await store.journal.recent(10)).map((e) => e.id)).toEqual([6, 5, 70]);
+      // Pages: older than the last entry given, in the same order.
+      const [, last] = await store.journal.recent(2);
+      expect((await store.journal.recent(10, last)).map((e) => e.id)).toEqual([70]);
+      const six = { at: entry(6).at, id: 6 };
+      expect((await store.journal.recent(1, six)).map((e) => e.id)).toEqual([5]);
+      expect(await store.journal.recent(10, { at: entry(3).at, id: 70 })).toEqual([]);
+      // At the same time, the lower id comes later.
+      await store.journal.append({ ...entry(69), at: entry(3).at, board: 'b' });
+      const tied = await store.journal.recent(10, { at: entry(3).at, id: 70 });
+      expect(tied.map((e) => e.id)).toEqual([69]);
       await store.close();
     });
 

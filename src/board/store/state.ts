@@ -56,8 +56,11 @@ export interface JournalTable {
   remove(ids: readonly number[]): Promise<void>;
   /** Every entry, oldest first. */
   load(): Promise<JournalEntry[]>;
-  /** The newest `limit` entries of every board sharing the store, newest first. */
-  recent(limit: number): Promise<JournalEntry[]>;
+  /**
+   * The newest `limit` entries of every board sharing the store, newest first (by `at`, then
+   * id); with `before`, only those that come after it in that order (older).
+   */
+  recent(limit: number, before?: { at: string; id: number }): Promise<JournalEntry[]>;
   /**
    * The first of JOURNAL_ID_BLOCK (domain/journal.ts) ids reserved for this board, where several boards may share
    * the store (PostgreSQL); absent where one board numbers its own entries.

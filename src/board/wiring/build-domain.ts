@@ -152,6 +152,7 @@ function sharedJournal({ store, health }: OpenedStore): JournalOptions {
   if (store.journal.reserve === undefined) return {};
   return {
     reserve: store.journal.reserve,
-    shared: async (limit) => (health.available ? store.journal.recent(limit) : null),
+    shared: async (limit, before) =>
+      health.available ? store.journal.recent(limit, before) : null,
   };
 }

@@ -13,7 +13,7 @@ const MAX = 2000;
  * its markers behind backslashes and its `@` mentions muted, and `allowed_mentions: {parse: []}`
  * lets no message ping anyone (https://discord.com/developers/docs/resources/message#allowed-mentions-object).
  */
-export const discord: ChannelKind = {
+export const discord: ChannelKind<'discord'> = {
   kind: 'discord',
   schemes: ['discord'],
   parse(url) {

@@ -15,7 +15,7 @@ const DEFAULT_PORTS: Record<MailSpec['encryption'], number> = {
  * [&encryption=none|starttls|tls|auto][&subject=…][&ca=/path/to/ca.pem] — a mail through
  * nodemailer. `fromaddress`/`toaddresses` (shoutrrr's names) are read as well.
  */
-export const email: ChannelKind = {
+export const email: ChannelKind<'email'> = {
   kind: 'email',
   schemes: ['smtp', 'smtps'],
   parse(url, options) {

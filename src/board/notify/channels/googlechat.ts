@@ -1,27 +1,23 @@
-import type { Escape } from '../markup.js';
+import { type Escape, unpairStyleMarkers, zeroWidthAfter } from '../markup.js';
 import { fitText } from '../render.js';
 import { type ChannelKind, ChannelUrlError } from './types.js';
 import { hostOf, jsonPost, param, schemeOf, secretsOf } from './url-parts.js';
 
 const MAX = 4096;
 
-/** A *, _, ~ or ` that is not inside a word, where it can open or close a style. */
-const STYLE_MARKER = /(?<![\p{L}\p{N}])[*_~`]|[*_~`](?![\p{L}\p{N}])/gu;
-
 /**
  * Google Chat's text format has no escape: a zero-width space after `<` keeps `<users/all>` and
  * `<url|label>` from being read, one after `]` keeps `[label](url)` apart (apps that use
- * Markdown syntax), and one on each side of a style marker keeps it from pairing.
+ * Markdown syntax), and style markers are kept from pairing.
  */
-const escapeGoogleChat: Escape = (text) =>
-  text.replace(/[<\]]/g, '$&\u200b').replace(STYLE_MARKER, '\u200b$&\u200b');
+const escapeGoogleChat: Escape = (text) => unpairStyleMarkers(zeroWidthAfter(text, /[<\]]/g));
 
 /**
  * googlechat://chat.googleapis.com/v1/spaces/{space}/messages?key=…&token=… (the webhook URL
  * with its scheme replaced) → POST https://…/messages?key=…&token=… {"text"}
  * (https://developers.google.com/workspace/chat/quickstart/webhooks).
  */
-export const googlechat: ChannelKind = {
+export const googlechat: ChannelKind<'googlechat'> = {
   kind: 'googlechat',
   schemes: ['googlechat', 'hangouts'],
   parse(url) {

@@ -7,7 +7,7 @@ import { hostOf, intParam, jsonPost, param, schemeOf, secretsOf, segments } from
  * https://host[/subpath]/message {"title", "message", "priority"} with the token in the
  * X-Gotify-Key header, not the query, so no proxy log sees it (https://gotify.net/api-docs).
  */
-export const gotify: ChannelKind = {
+export const gotify: ChannelKind<'gotify'> = {
   kind: 'gotify',
   schemes: ['gotify'],
   parse(url) {

@@ -13,13 +13,17 @@ import {
   type ChannelKind,
   type ChannelOptions,
   ChannelUrlError,
+  KINDS,
+  type Kind,
   type ParsedChannel,
 } from './types.js';
 import { webhook } from './webhook.js';
 import { webpush } from './webpush.js';
 
-/** Every kind of channel, one module each. */
-export const CHANNEL_KINDS: readonly ChannelKind[] = [
+/** A module for every name of `KINDS`, and none besides: a missing or extra one fails tsc. */
+export type ChannelModules = { readonly [K in Kind]: ChannelKind<K> };
+
+const MODULES: ChannelModules = {
   webhook,
   ntfy,
   slack,
@@ -33,7 +37,10 @@ export const CHANNEL_KINDS: readonly ChannelKind[] = [
   matrix,
   email,
   webpush,
-];
+};
+
+/** Every kind of channel, one module each, in the order of `KINDS`. */
+export const CHANNEL_KINDS: readonly ChannelKind[] = KINDS.map((kind) => MODULES[kind]);
 
 const BY_SCHEME = new Map(CHANNEL_KINDS.flatMap((k) => k.schemes.map((s) => [s, k] as const)));
 

@@ -13,7 +13,7 @@ import { decode, hostOf, listParam, schemeOf, secretsOf } from './url-parts.js';
  * it mentions nobody, so no push rule reads `@room` or a name in it (spec 1.7 and later), and
  * `@` in machine text is muted for older servers.
  */
-export const matrix: ChannelKind = {
+export const matrix: ChannelKind<'matrix'> = {
   kind: 'matrix',
   schemes: ['matrix'],
   parse(url) {

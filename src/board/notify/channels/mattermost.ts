@@ -11,7 +11,7 @@ const MAX = 16_000;
  * The text is Markdown: machine text has its markers behind backslashes and its `@` mentions
  * (`@channel`, `@all`, `@here`, `@user`) muted.
  */
-export const mattermost: ChannelKind = {
+export const mattermost: ChannelKind<'mattermost'> = {
   kind: 'mattermost',
   schemes: ['mattermost'],
   parse(url) {

@@ -21,7 +21,7 @@ const MAX = 4096;
  * and Click headers (https://docs.ntfy.sh/publish/). A password without a user is an access
  * token (Authorization: Bearer); user and password go as Basic.
  */
-export const ntfy: ChannelKind = {
+export const ntfy: ChannelKind<'ntfy'> = {
   kind: 'ntfy',
   schemes: ['ntfy'],
   parse(url) {

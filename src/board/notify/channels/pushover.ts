@@ -11,7 +11,7 @@ const MAX = 1024;
  * https://api.pushover.net/1/messages.json, form-encoded token, user, message, title, device,
  * priority, url (https://pushover.net/api). `host=` sends to another host.
  */
-export const pushover: ChannelKind = {
+export const pushover: ChannelKind<'pushover'> = {
   kind: 'pushover',
   schemes: ['pushover'],
   parse(url) {

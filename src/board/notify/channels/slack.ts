@@ -17,7 +17,7 @@ const MAX = 40_000;
  * `<` and `>` as entities, so `<!channel>` and `<url|label>` stay text
  * (https://api.slack.com/reference/surfaces/formatting#escaping).
  */
-export const slack: ChannelKind = {
+export const slack: ChannelKind<'slack'> = {
   kind: 'slack',
   schemes: ['slack'],
   parse(url) {

@@ -14,7 +14,7 @@ const MAX = 20_000;
  * backslashes and `& < >` as entities; the title is plain text
  * (https://learn.microsoft.com/en-us/microsoftteams/platform/task-modules-and-cards/cards/cards-format).
  */
-export const teams: ChannelKind = {
+export const teams: ChannelKind<'teams'> = {
   kind: 'teams',
   schemes: ['teams'],
   parse(url) {

@@ -13,7 +13,7 @@ const MAX = 4096;
  * (https://core.telegram.org/bots/api#sendmessage). `host=` sends to another host. No parse_mode:
  * Telegram shows the text as it is; only `@name` in machine text is muted (it would notify).
  */
-export const telegram: ChannelKind = {
+export const telegram: ChannelKind<'telegram'> = {
   kind: 'telegram',
   schemes: ['telegram'],
   parse(url) {

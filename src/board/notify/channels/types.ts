@@ -1,7 +1,10 @@
 import type { OutgoingMessage } from '../event.js';
 import type { Escape } from '../markup.js';
 
-/** The kinds of channel (`kind` in the API). */
+/**
+ * The kinds of channel (`kind` in the API): the one list of their names. Each has its module,
+ * keyed by its name in `channels/index.ts` (`ChannelModules`), which tsc holds to this list.
+ */
 export const KINDS = [
   'webhook',
   'ntfy',
@@ -91,9 +94,9 @@ export interface ChannelOptions {
   readFile?: (path: string) => string;
 }
 
-/** A kind of channel: which URL schemes it takes and how it reads them. */
-export interface ChannelKind {
-  kind: Kind;
+/** A kind of channel (`K`: its name in `KINDS`): which URL schemes it takes and how it reads them. */
+export interface ChannelKind<K extends Kind = Kind> {
+  kind: K;
   schemes: readonly string[];
   /** Throws ChannelUrlError (never quoting the URL) when the URL does not fit the kind. */
   parse(url: URL, options: ChannelOptions): ParsedChannel;

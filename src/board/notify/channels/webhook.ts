@@ -22,7 +22,7 @@ export function signature(secret: string, body: string): string {
  * http(s)://… — the generic JSON webhook: POST application/json {text, board_url, events};
  * with `secret:` in the channel's config, X-Panoptes-Signature signs the body.
  */
-export const webhook: ChannelKind = {
+export const webhook: ChannelKind<'webhook'> = {
   kind: 'webhook',
   schemes: ['http', 'https'],
   parse(url, options) {

@@ -84,7 +84,7 @@ export function pushPayload(message: OutgoingMessage): string {
  * must be set. Defaults: ttl 86400 (a phone that is off for the night still gets it) and
  * urgency high (a bell is worth waking a phone for).
  */
-export const webpush: ChannelKind = {
+export const webpush: ChannelKind<'webpush'> = {
   kind: 'webpush',
   schemes: ['webpush'],
   parse(url) {

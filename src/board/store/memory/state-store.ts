@@ -46,8 +46,12 @@ export class MemoryStore implements BoardStore {
     },
     load: async () =>
       [...this.journalRows.values()].sort((a, b) => a.id - b.id).map((e) => ({ ...e })),
-    recent: async (limit: number) =>
+    recent: async (limit: number, before?: { at: string; id: number }) =>
       [...this.journalRows.values()]
+        .filter(
+          (e) =>
+            before === undefined || e.at < before.at || (e.at === before.at && e.id < before.id),
+        )
         .sort((a, b) => (a.at === b.at ? b.id - a.id : a.at < b.at ? 1 : -1))
         .slice(0, limit)
         .map((e) => ({ ...e })),

@@ -102,12 +102,17 @@ export class PostgresStore implements BoardStore {
       Number(
         (await this.pool.query<{ v: string }>("SELECT nextval('journal_ids') AS v")).rows[0]?.v,
       ),
-    recent: async (limit: number) =>
-      (
-        await this.pool.query<JournalRow>(
-          `SELECT ${JOURNAL_COLUMNS} FROM journal ORDER BY at DESC, id DESC LIMIT $1`,
-          [limit],
-        )
+    recent: async (limit: number, before?: { at: string; id: number }) =>
+      (before === undefined
+        ? await this.pool.query<JournalRow>(
+            `SELECT ${JOURNAL_COLUMNS} FROM journal ORDER BY at DESC, id DESC LIMIT $1`,
+            [limit],
+          )
+        : await this.pool.query<JournalRow>(
+            `SELECT ${JOURNAL_COLUMNS} FROM journal WHERE at < $2 OR (at = $2 AND id < $3)
+             ORDER BY at DESC, id DESC LIMIT $1`,
+            [limit, before.at, before.id],
+          )
       ).rows.map(fromJournalRow),
     remove: async (ids: readonly number[]) => {
       await this.pool.query('DELETE FROM journal WHERE id = ANY($1::bigint[])', [ids]);

@@ -127,11 +127,16 @@ export class SqliteStore implements BoardStore {
       (this.db.prepare('SELECT * FROM journal ORDER BY id').all() as JournalRow[]).map(
         fromJournalRow,
       ),
-    recent: async (limit: number) =>
-      (
-        this.db
-          .prepare('SELECT * FROM journal ORDER BY at DESC, id DESC LIMIT ?')
-          .all(limit) as JournalRow[]
+    recent: async (limit: number, before?: { at: string; id: number }) =>
+      (before === undefined
+        ? (this.db
+            .prepare('SELECT * FROM journal ORDER BY at DESC, id DESC LIMIT ?')
+            .all(limit) as JournalRow[])
+        : (this.db
+            .prepare(
+              'SELECT * FROM journal WHERE at < ? OR (at = ? AND id < ?) ORDER BY at DESC, id DESC LIMIT ?',
+            )
+            .all(before.at, before.at, before.id, limit) as JournalRow[])
       ).map(fromJournalRow),
   };
 
