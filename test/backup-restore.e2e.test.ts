@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type RunningProgram, runToExit, startBoard } from '../harness/processes.js';
+import { type RunningProgram, runToExit, startBoard, startProgram } from '../harness/processes.js';
 import { eventually, Recorder, writeBoardConfig } from './helpers/fleet.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
@@ -22,10 +22,11 @@ describe('backup and restore of the embedded store', () => {
   const dir = tempDir('panoptes-backup-');
   const http = new Recorder();
   const outputs: string[] = [];
+  const embeddedSecrets: string[] = [];
   afterAll(() => dir.cleanup());
 
   async function journalOf(board: RunningProgram): Promise<Journal> {
-    return (await http.call(`${board.url}/api/journal?limit=1000`, { token: TOKEN }))
+    return (await http.call(`${board.url}/api/journal?limit=10000`, { token: TOKEN }))
       .json as Journal;
   }
 
@@ -128,6 +129,65 @@ describe('backup and restore of the embedded store', () => {
     }
   }, 120_000);
 
+  it('the embedded default: restored as it was, or moved to a board of its own config', async () => {
+    const env = { PANOPTES_DATA_DIR: `${dir.path}/embedded` };
+    const first = await startProgram('start', [], { env });
+    const tokensFile = `${dir.path}/embedded/embedded-tokens.json`;
+    const tokens = JSON.parse(readFileSync(tokensFile, 'utf8')) as {
+      board_token: string;
+      registration_token: string;
+    };
+    embeddedSecrets.push(tokens.board_token, tokens.registration_token);
+    const file = `${dir.path}/embedded.tar`;
+    try {
+      const enrolled = await http.call(`${first.url}/api/machines/lab8/enroll`, {
+        method: 'POST',
+        token: tokens.board_token,
+      });
+      expect(enrolled.status).toBe(200);
+      const made = await runToExit('start', ['backup', file], { env });
+      outputs.push(made.output);
+      expect(made.code, made.output).toBe(0);
+      expect(made.output).toContain('embedded-tokens.json');
+    } finally {
+      expect((await first.stop()).code).toBe(0);
+    }
+
+    // Into a fresh embedded default: the same tokens, the same machines.
+    const fresh = { PANOPTES_DATA_DIR: `${dir.path}/embedded-again` };
+    const back = await runToExit('start', ['restore', file], { env: fresh });
+    outputs.push(back.output);
+    expect(back.code, back.output).toBe(0);
+    const again = await startProgram('start', [], { env: fresh });
+    try {
+      const list = await http.call(`${again.url}/api/enrollments`, { token: tokens.board_token });
+      expect(list.status).toBe(200);
+      expect((list.json as { enrollments: { name: string }[] }).enrollments[0]?.name).toBe('lab8');
+    } finally {
+      expect((await again.stop()).code).toBe(0);
+    }
+
+    // Into a board of its own config (the move to /etc/panoptes): the store comes, the tokens
+    // stay behind and the command says what to put in board.yaml.
+    const own = writeBoardConfig(dir, 'own', {
+      board_token: TOKEN,
+      registration_token: tokens.registration_token,
+      announced_keys_only: true,
+    });
+    const moved = await runToExit('board', ['restore', file, '--config', own]);
+    outputs.push(moved.output);
+    expect(moved.code, moved.output).toBe(0);
+    expect(moved.output).toContain('not restored');
+    expect(moved.output).toContain('registration_token');
+    const board = await startBoard(own);
+    try {
+      const list = await http.call(`${board.url}/api/enrollments`, { token: TOKEN });
+      expect((list.json as { enrollments: { name: string }[] }).enrollments[0]?.name).toBe('lab8');
+    } finally {
+      expect((await board.stop()).code).toBe(0);
+    }
+  }, 120_000);
+
   it('refuses a file that is not a backup, and a damaged one, changing nothing', async () => {
     const to = writeBoardConfig(dir, 'damaged', {
       board_token: TOKEN,
@@ -152,10 +212,12 @@ describe('backup and restore of the embedded store', () => {
   });
 
   scanForSecretsAfterAll(() => ({
-    secrets: [TOKEN, REGISTRATION],
+    secrets: [TOKEN, REGISTRATION, ...embeddedSecrets],
     texts: outputs,
     recorders: [http],
+    // The embedded default's address line carries its token, by design.
+    allowLine: (line) => /^ {2}http:\/\/127\.0\.0\.1:\d+\/\?token=\S+$/.test(line),
     // The enroll answer holds the registration token in its command, by design.
-    allowText: (text) => text.startsWith('{"name":"lab7","key":'),
+    allowText: (text) => /^\{"name":"lab[78]","key":/.test(text),
   }));
 });
