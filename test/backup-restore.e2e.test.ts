@@ -169,9 +169,9 @@ describe('backup and restore of the embedded store', () => {
 
     // Into a board of its own config (the move to /etc/panoptes): the store comes, the tokens
     // stay behind and the command says what to put in board.yaml.
+    // Its tokens in the service's environment only (as in board.env): restore needs none.
     const own = writeBoardConfig(dir, 'own', {
-      board_token: TOKEN,
-      registration_token: tokens.registration_token,
+      data_dir: 'state',
       announced_keys_only: true,
     });
     const moved = await runToExit('board', ['restore', file, '--config', own]);
@@ -179,7 +179,13 @@ describe('backup and restore of the embedded store', () => {
     expect(moved.code, moved.output).toBe(0);
     expect(moved.output).toContain('not restored');
     expect(moved.output).toContain('registration_token');
-    const board = await startBoard(own);
+    expect(existsSync(`${own}/state/state.db`)).toBe(true);
+    const board = await startBoard(own, {
+      env: {
+        PANOPTES_BOARD_TOKEN: TOKEN,
+        PANOPTES_REGISTRATION_TOKEN: tokens.registration_token,
+      },
+    });
     try {
       const list = await http.call(`${board.url}/api/enrollments`, { token: TOKEN });
       expect((list.json as { enrollments: { name: string }[] }).enrollments[0]?.name).toBe('lab8');
@@ -209,6 +215,15 @@ describe('backup and restore of the embedded store', () => {
     expect(second.code).toBe(1);
     expect(second.output).toContain('does not match its checksum');
     expect(existsSync(`${to}/data/state.db`)).toBe(false);
+    // A PostgreSQL store is pg_dump's to back up; the URL (its password) is never repeated.
+    const pg = writeBoardConfig(dir, 'pg', {
+      board_token: TOKEN,
+      store: 'postgres://panoptes:pg-secret-password-1234@127.0.0.1:1/panoptes',
+    });
+    const refused = await runToExit('board', ['backup', `${dir.path}/pg.tar`, '--config', pg]);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain('pg_dump');
+    expect(refused.output).not.toContain('pg-secret-password');
   });
 
   scanForSecretsAfterAll(() => ({

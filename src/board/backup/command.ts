@@ -1,7 +1,8 @@
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parse } from 'yaml';
 import { userDataDir } from '../../shared/data-dir.js';
-import { loadBoardConfig } from '../config/config.js';
 import { type BoardFiles, writeBackup } from './backup.js';
 import { restoreBackup } from './restore.js';
 
@@ -13,18 +14,33 @@ export function isBackupCommand(argv: readonly string[]): boolean {
   return argv[0] === 'backup' || argv[0] === 'restore';
 }
 
-/** Where the board of `--config DIR` (or the embedded default) keeps its files. */
-function boardFiles(config: string | undefined): BoardFiles {
+/**
+ * Where the board of `--config DIR` (or the embedded default) keeps its files. Only `data_dir`
+ * and `store` are read: the tokens may be in the service's environment, which a backup run
+ * from a shell does not have, and a backup needs none of them.
+ */
+function boardFiles(config: string | undefined, env: NodeJS.ProcessEnv): BoardFiles {
   if (config === undefined) {
-    const root = userDataDir();
+    const root = userDataDir(env);
     return { dataDir: join(root, 'board'), embeddedRoot: root };
   }
-  const settings = loadBoardConfig(config, {});
-  if (settings.store.engine !== 'sqlite')
+  const dir = resolve(config);
+  const file = join(dir, 'board.yaml');
+  const raw = (parse(readFileSync(file, 'utf8')) ?? {}) as { data_dir?: unknown; store?: unknown };
+  const store = env.PANOPTES_STORE ?? raw.store;
+  if (store !== undefined && store !== 'sqlite')
     throw new Error(
       'this board keeps its state in PostgreSQL: back it up with pg_dump and restore with pg_restore (see docs/operations.md)',
     );
-  return { dataDir: settings.dataDir, embeddedRoot: null };
+  const dataDir = raw.data_dir ?? 'data';
+  if (typeof dataDir !== 'string' || dataDir === '')
+    throw new Error(`${file}: data_dir must be a directory name`);
+  const expanded = dataDir.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+    const value = env[name];
+    if (value === undefined) throw new Error(`${file}: data_dir: \${${name}} is not set`);
+    return value;
+  });
+  return { dataDir: isAbsolute(expanded) ? expanded : join(dir, expanded), embeddedRoot: null };
 }
 
 /**
@@ -51,7 +67,7 @@ export function runBackupCommand(program: string, argv: readonly string[]): void
     return;
   }
   try {
-    const board = boardFiles(config);
+    const board = boardFiles(config, process.env);
     if (command === 'backup') {
       const manifest = writeBackup(board, file);
       const names = manifest.files.map((f) => `${f.name} (${f.bytes} bytes)`).join(', ');
