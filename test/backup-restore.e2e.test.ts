@@ -53,12 +53,18 @@ describe('backup and restore of the embedded store', () => {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ name: 'lab1', location: 'http://127.0.0.1:1' }),
         });
-        const silence = await http.call(`${board.url}/api/machines/lab1/silence`, {
-          method: writes % 2 === 0 ? 'POST' : 'DELETE',
-          token: TOKEN,
-          headers: writes % 2 === 0 ? { 'content-type': 'application/json' } : {},
-          body: writes % 2 === 0 ? JSON.stringify({ minutes: 5 }) : undefined,
-        });
+        const silence =
+          writes % 2 === 0
+            ? await http.call(`${board.url}/api/machines/lab1/silence`, {
+                method: 'POST',
+                token: TOKEN,
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ minutes: 5 }),
+              })
+            : await http.call(`${board.url}/api/machines/lab1/silence`, {
+                method: 'DELETE',
+                token: TOKEN,
+              });
         if (silence.status === 200) writes += 1;
       }
     })();

@@ -18,7 +18,13 @@ describe('a request during shutdown', () => {
   it('gets 503 {"detail": …} and the connection is closed', async () => {
     const app = await createHttpApp({
       logger: createLogger('board', 'silent'),
-      openapi: { title: 'test', version: '0' },
+      openapi: {
+        title: 'test',
+        version: '0',
+        description: '',
+        bearerDescription: '',
+        queryDescription: '',
+      },
     });
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => {
