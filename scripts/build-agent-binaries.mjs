@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // Makes the agent as one binary per platform (Node's single executable applications) from the
 // one-file agent and the pinned Node binaries the npm registry carries (scripts/node-binaries.json):
-// dist/agent-file/panoptes-agent-linux-x64, -linux-arm64, and SHA256SUMS for every served file;
-// beside each served file its gzip (<file>.gz), which the board sends to clients that accept it.
+// dist/agent-file/panoptes-agent-linux-x64.gz, -linux-arm64.gz (each binary is kept only gzipped,
+// a third of its 150 MB: the board unzips it on the way for a client that does not take gzip),
+// panoptes-agent.mjs with its .gz, and SHA256SUMS of the unzipped files. The Node binaries are
+// unpacked for the build and removed after it (npm's own cache keeps their packages).
 // Without the registry it warns and serves the .mjs alone, unless CI=true, where it fails.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
-  copyFileSync,
   createReadStream,
   createWriteStream,
   existsSync,
@@ -50,42 +51,48 @@ const STAMP = join(
   `stamp-${createHash('sha256').update(OUT).digest('hex').slice(0, 12)}.json`,
 );
 // Bumped when this script makes its binaries differently.
-const BUILDER = 1;
+const BUILDER = 2;
 const SENTINEL = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const CI = process.env.CI === 'true';
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 const platforms = Object.keys(PINS.platforms);
 
-/** The cached Node binary of a platform, fetched (and checked against its pin) if need be. */
-async function nodeFor(platform) {
+/**
+ * The Node binary of a platform, unpacked into `work` from its npm package (checked against its
+ * pin). `--prefer-offline`: a package npm's cache holds is taken from there, without the network.
+ */
+async function nodeFor(platform, work) {
   const pin = PINS.platforms[platform];
-  const dir = join(CACHE, PINS.version, platform);
-  const node = join(dir, 'node');
-  if (existsSync(node)) return node;
+  const dir = join(work, platform);
   mkdirSync(dir, { recursive: true });
-  const tmp = mkdtempSync(join(dir, '.fetch-'));
-  try {
-    const spec = `${pin.package}@${PINS.version}`;
-    const { stdout } = await run(
-      'npm',
-      ['pack', spec, '--pack-destination', tmp, '--json', '--fetch-retries=1', '--loglevel=error'],
-      { timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 },
-    ).catch((error) => {
-      throw Object.assign(new Error(`npm pack ${spec}: ${firstLine(error)}`), { offline: true });
-    });
-    const [packed] = JSON.parse(stdout);
-    checkIntegrity(spec, pin.integrity, packed?.integrity);
-    const tgz = join(tmp, packed.filename);
-    // npm's word and our own: the bytes on disk are the pinned ones.
-    checkIntegrity(`${spec} (${packed.filename})`, pin.integrity, integrityOf(readFileSync(tgz)));
-    await run('tar', ['-xzf', tgz, '-C', tmp, 'package/bin/node']);
-    chmodSync(join(tmp, 'package/bin/node'), 0o755);
-    renameSync(join(tmp, 'package/bin/node'), node);
-    return node;
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  const spec = `${pin.package}@${PINS.version}`;
+  const { stdout } = await run(
+    'npm',
+    [
+      'pack',
+      spec,
+      '--pack-destination',
+      dir,
+      '--json',
+      '--prefer-offline',
+      '--fetch-retries=1',
+      '--loglevel=error',
+    ],
+    { timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 },
+  ).catch((error) => {
+    throw Object.assign(new Error(`npm pack ${spec}: ${firstLine(error)}`), { offline: true });
+  });
+  const [packed] = JSON.parse(stdout);
+  checkIntegrity(spec, pin.integrity, packed?.integrity);
+  const tgz = join(dir, packed.filename);
+  // npm's word and our own: the bytes on disk are the pinned ones.
+  checkIntegrity(`${spec} (${packed.filename})`, pin.integrity, integrityOf(readFileSync(tgz)));
+  await run('tar', ['-xzf', tgz, '-C', dir, 'package/bin/node']);
+  rmSync(tgz, { force: true });
+  const node = join(dir, 'package/bin/node');
+  chmodSync(node, 0o755);
+  return node;
 }
 
 function firstLine(error) {
@@ -115,22 +122,18 @@ async function makeBlob(hostNode) {
   }
 }
 
-async function inject(node, blob, target) {
+/** Injects the blob into `node` itself (an unpacked copy of the build's own). */
+async function inject(node, blob) {
   const { inject: postject } = createRequire(import.meta.url)('postject');
-  const tmp = `${target}.tmp`;
-  copyFileSync(node, tmp);
-  chmodSync(tmp, 0o755);
   // LIEF (inside postject) warns of every note section Node's binaries carry: harmless noise.
   const warn = console.warn;
   console.warn = (...args) => {
     if (!/^warning: Can't find string offset for section name/.test(String(args[0]))) warn(...args);
   };
   try {
-    await postject(tmp, 'NODE_SEA_BLOB', blob, { sentinelFuse: SENTINEL });
-    renameSync(tmp, target);
+    await postject(node, 'NODE_SEA_BLOB', blob, { sentinelFuse: SENTINEL });
   } finally {
     console.warn = warn;
-    rmSync(tmp, { force: true });
   }
 }
 
@@ -142,12 +145,12 @@ function readStamp() {
   }
 }
 
-/** Whether every output the stamp names is still there as written. */
+/** Whether every output the stamp names (each binary's .gz) is still there as written. */
 function outputsIntact(stamp) {
   return platforms.every((p) => {
-    const seen = stamp.outputs?.[binaryName(p)];
+    const seen = stamp.outputs?.[`${binaryName(p)}.gz`];
     try {
-      const s = statSync(join(OUT, binaryName(p)));
+      const s = statSync(join(OUT, `${binaryName(p)}.gz`));
       return seen !== undefined && s.size === seen.size && s.mtimeMs === seen.mtimeMs;
     } catch {
       return false;
@@ -155,21 +158,26 @@ function outputsIntact(stamp) {
   });
 }
 
+/** Streams `source` gzipped (level 6: a binary is ~150 MB) into `gz`, through a .tmp. */
+async function gzipTo(source, gz) {
+  const tmp = `${gz}.tmp`;
+  try {
+    await pipeline(createReadStream(source), createGzip({ level: 6 }), createWriteStream(tmp));
+    renameSync(tmp, gz);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
 /**
- * Writes <file>.gz (level 6, streamed: a binary is ~150 MB) unless one newer than the file is
- * there already; the board serves a .gz only while it is newer than its file.
+ * Writes <file>.gz unless one newer than the file is there already; the board serves a .gz
+ * beside its file only while it is newer than the file.
  */
 async function gzipBeside(name) {
   const path = join(OUT, name);
   const gz = `${path}.gz`;
   if (existsSync(gz) && statSync(gz).mtimeMs > statSync(path).mtimeMs) return false;
-  const tmp = `${gz}.tmp`;
-  try {
-    await pipeline(createReadStream(path), createGzip({ level: 6 }), createWriteStream(tmp));
-    renameSync(tmp, gz);
-  } finally {
-    rmSync(tmp, { force: true });
-  }
+  await gzipTo(path, gz);
   return true;
 }
 
@@ -183,6 +191,18 @@ async function gzipAll(names) {
 
 function writeSums(entries) {
   writeFileSync(join(OUT, 'SHA256SUMS'), sumsText(entries));
+}
+
+/** The unpacked Node binaries earlier builds kept in CACHE/<version>/ (~290 MB): no longer used. */
+function removeCachedNodes() {
+  for (const f of readdirSync(CACHE)) {
+    if (/^\d+\.\d+\.\d+$/.test(f)) rmSync(join(CACHE, f), { recursive: true, force: true });
+  }
+}
+
+/** A binary kept as it is by an earlier build: only its .gz stays (the board serves either). */
+function removePlainBinaries() {
+  for (const p of platforms) rmSync(join(OUT, binaryName(p)), { force: true });
 }
 
 /** Binaries that would not match this bundle leave the directory, so SUMS lists what is there. */
@@ -202,7 +222,8 @@ async function main() {
   const stamp = readStamp();
   if (stamp?.key === key && outputsIntact(stamp)) {
     writeSums([mjs, ...stamp.sums]);
-    await gzipAll([AGENT_MJS, ...platforms.map(binaryName)]);
+    removePlainBinaries();
+    await gzipAll([AGENT_MJS]);
     return;
   }
   const host = hostPlatform();
@@ -216,34 +237,45 @@ async function main() {
     return;
   }
   mkdirSync(CACHE, { recursive: true });
-  let nodes;
+  removeCachedNodes();
+  const work = mkdtempSync(join(CACHE, '.nodes-'));
   try {
-    nodes = Object.fromEntries(
-      await Promise.all(platforms.map(async (p) => [p, await nodeFor(p)])),
+    let nodes;
+    try {
+      nodes = {};
+      for (const p of platforms) nodes[p] = await nodeFor(p, work);
+    } catch (error) {
+      if (!error.offline || CI) throw error;
+      removeBinaries();
+      writeSums([mjs]);
+      await gzipAll([AGENT_MJS]);
+      console.warn(`agent binaries: not built (${error.message}); serving ${AGENT_MJS} alone`);
+      return;
+    }
+    const blob = await makeBlob(nodes[host]);
+    const sums = [];
+    const outputs = {};
+    for (const p of platforms) {
+      const name = binaryName(p);
+      await inject(nodes[p], blob);
+      sums.push({ name, sha256: sha256(readFileSync(nodes[p])) });
+      const gz = join(OUT, `${name}.gz`);
+      await gzipTo(nodes[p], gz);
+      rmSync(nodes[p], { force: true });
+      const s = statSync(gz);
+      outputs[`${name}.gz`] = { size: s.size, mtimeMs: s.mtimeMs };
+    }
+    removePlainBinaries();
+    writeSums([mjs, ...sums]);
+    writeFileSync(STAMP, JSON.stringify({ key, outputs, sums }));
+    const secs = ((performance.now() - started) / 1000).toFixed(1);
+    console.log(
+      `agent binaries: ${platforms.map((p) => `${binaryName(p)}.gz`).join(', ')} built in ${secs} s`,
     );
-  } catch (error) {
-    if (!error.offline || CI) throw error;
-    removeBinaries();
-    writeSums([mjs]);
     await gzipAll([AGENT_MJS]);
-    console.warn(`agent binaries: not built (${error.message}); serving ${AGENT_MJS} alone`);
-    return;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
-  const blob = await makeBlob(nodes[host]);
-  const sums = [];
-  const outputs = {};
-  for (const p of platforms) {
-    const target = join(OUT, binaryName(p));
-    await inject(nodes[p], blob, target);
-    const s = statSync(target);
-    outputs[binaryName(p)] = { size: s.size, mtimeMs: s.mtimeMs };
-    sums.push({ name: binaryName(p), sha256: sha256(readFileSync(target)) });
-  }
-  writeSums([mjs, ...sums]);
-  writeFileSync(STAMP, JSON.stringify({ key, outputs, sums }));
-  const secs = ((performance.now() - started) / 1000).toFixed(1);
-  console.log(`agent binaries: ${platforms.map(binaryName).join(', ')} built in ${secs} s`);
-  await gzipAll([AGENT_MJS, ...platforms.map(binaryName)]);
 }
 
 try {

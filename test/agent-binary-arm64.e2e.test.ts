@@ -2,27 +2,33 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, type RunningProgram, startProcess } from '../harness/processes.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentBinaryBuilt, agentBinaryIn } from '../harness/agent-binary.js';
+import { type RunningProgram, startProcess } from '../harness/processes.js';
 import { agentYaml, OPERATOR } from './helpers/agent-fixtures.js';
 import { tempDir } from './helpers/tmp.js';
 
 const run = promisify(execFile);
-const BINARY = `${ROOT}dist/agent-file/panoptes-agent-linux-arm64`;
+const built = agentBinaryBuilt('linux-arm64');
 const QEMU = '/usr/bin/qemu-aarch64-static';
 // Debian's arm64 C and C++ libraries (libc6-arm64-cross, libstdc++6-arm64-cross, libatomic1-arm64-cross).
 const SYSROOT = '/usr/aarch64-linux-gnu';
 const emulated = existsSync(QEMU) && existsSync(join(SYSROOT, 'lib/libatomic.so.1'));
-if (process.env.CI === 'true' && !(emulated && existsSync(BINARY))) {
+if (process.env.CI === 'true' && !(emulated && built)) {
   throw new Error(
-    `CI needs ${BINARY} (npm run build) and qemu-user-static with the arm64 libraries`,
+    'CI needs the linux-arm64 agent binary (npm run build) and qemu-user-static with the arm64 libraries',
   );
 }
 
 /** The arm64 binary, run by qemu-user on this machine: it answers, and says it is arm64. */
-describe.skipIf(!emulated || !existsSync(BINARY))('the arm64 agent binary (under qemu)', () => {
+describe.skipIf(!emulated || !built)('the arm64 agent binary (under qemu)', () => {
   const dir = tempDir('panoptes-agent-arm64-');
   let agent: RunningProgram | undefined;
+  /** The binary, unzipped from the build's .gz into the suite's directory. */
+  let BINARY = '';
+  beforeAll(async () => {
+    BINARY = await agentBinaryIn('linux-arm64', dir.path);
+  });
   afterAll(async () => {
     await agent?.stop(10_000);
     dir.cleanup();

@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import {
   copyFileSync,
-  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -15,7 +14,8 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { ROOT, type RunningProgram, startBoard, startProcess } from '../harness/processes.js';
+import { agentBinaryBuilt, agentBinaryIn } from '../harness/agent-binary.js';
+import { type RunningProgram, startBoard, startProcess } from '../harness/processes.js';
 import { eventually, REGISTRATION } from './helpers/agent-fixtures.js';
 import { watchCmdlines } from './helpers/cmdline-watch.js';
 import { which } from './helpers/systemd.js';
@@ -24,12 +24,13 @@ import { tempDir } from './helpers/tmp.js';
 const run = promisify(execFile);
 const TOKEN = 'agent-binary-e2e-board-token-5a0c';
 const auth = { authorization: `Bearer ${TOKEN}` };
-const BINARY = `${ROOT}dist/agent-file/panoptes-agent-linux-x64`;
 const root = process.getuid?.() === 0;
-const built = existsSync(BINARY);
+const built = agentBinaryBuilt('linux-x64');
 if (!built && process.env.CI === 'true') {
-  throw new Error(`${BINARY} is not built (npm run build makes it; CI must)`);
+  throw new Error('the linux-x64 agent binary is not built (npm run build makes it; CI must)');
 }
+/** The binary, unzipped from the build's .gz into the suite's directory. */
+let BINARY = '';
 // The busybox tools the pasted command may call on such a machine, and a few to look around.
 const TOOLS = ['sh', 'wget', 'sha256sum', 'uname', 'chmod', 'grep', 'rm', 'cat', 'ls', 'mkdir'];
 
@@ -57,7 +58,8 @@ describe.skipIf(!root)('the agent binary on a machine without Node (chroot, busy
   };
 
   beforeAll(async () => {
-    if (!built) throw new Error(`${BINARY} is not built: run npm run build`);
+    if (!built) throw new Error('the linux-x64 agent binary is not built: run npm run build');
+    BINARY = await agentBinaryIn('linux-x64', dir.path);
     for (const d of ['bin', 'etc', 'root', 'tmp', 'dev', 'proc']) {
       mkdirSync(join(machine, d), { recursive: true });
     }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
 import { request } from 'undici';
 import { stringify } from 'yaml';
+import { agentBinaryBuilt, agentBinaryIn } from '../../harness/agent-binary.js';
 import { startProcess } from '../../harness/processes.js';
 import { token, writeBoardConfig } from '../board-kit.js';
 import { cpuSeconds, type Program, ROOT } from '../processes.js';
@@ -15,7 +16,6 @@ import { type BenchContext, launchBoard, RssSampler, scenarioDir } from './conte
 const GOAL = 1.25;
 /** The Node the agent binary is built from (scripts/node-binaries.json), cached by the build. */
 const NODE_26 = `${ROOT}node_modules/.cache/panoptes-node/26.12.1/linux-x64/node`;
-const BINARY = `${ROOT}dist/agent-file/panoptes-agent-linux-x64`;
 const AGENT_FILE = `${ROOT}dist/agent-file/panoptes-agent.mjs`;
 /** The agent's V8 flags, as its systemd unit passes them (src/agent/v8-flags.ts). */
 const V8_FLAGS = JSON.parse(readFileSync(`${ROOT}src/agent/v8-flags.json`, 'utf8')) as string[];
@@ -58,6 +58,8 @@ export async function agentFootprintScenario(ctx: BenchContext): Promise<void> {
     'agent-footprint',
   );
   const node26 = nodeBinary26(ctx);
+  // The build keeps the binary gzipped: unzipped into the scenario's directory to run it.
+  const BINARY = agentBinaryBuilt('linux-x64') ? await agentBinaryIn('linux-x64', dir) : null;
   const overviewFile = join(dir, 'overview.json');
   const started: Program[] = [];
   try {
@@ -100,13 +102,13 @@ export async function agentFootprintScenario(ctx: BenchContext): Promise<void> {
       bareArgs,
       false,
     );
-    const binary = existsSync(BINARY) ? subject('agent binary', BINARY, agentArgs, true) : null;
+    const binary = BINARY === null ? null : subject('agent binary', BINARY, agentArgs, true);
     const bare26 =
       node26 === null ? null : subject('bare node:http, Node 26', node26, bareArgs, false);
     const subjects = [mjs, bare20, binary, bare26].filter((s): s is Subject => s !== null);
 
     // Gzipping ~300 MB takes seconds: done while the programs rest.
-    const sizes = sizeRows(node26);
+    const sizes = sizeRows(BINARY, node26);
     let n = 0;
     for (let round = 0; round < rounds; round += 1) {
       const order = round % 2 === 0 ? subjects : [...subjects].reverse();
@@ -254,9 +256,9 @@ function footprintRows(
 }
 
 /** The binary's size, raw and gzipped, beside the Node binary it is made from. */
-async function sizeRows(node26: string | null): Promise<Row[]> {
-  if (!existsSync(BINARY) || node26 === null) {
-    const why = existsSync(BINARY) ? 'no Node 26 found' : 'not built';
+async function sizeRows(BINARY: string | null, node26: string | null): Promise<Row[]> {
+  if (BINARY === null || node26 === null) {
+    const why = BINARY !== null ? 'no Node 26 found' : 'not built';
     return [absent(`agent binary: size: ${why}`), absent(`agent binary: size gzipped: ${why}`)];
   }
   const mb = (bytes: number) => bytes / 1e6;

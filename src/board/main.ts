@@ -4,10 +4,15 @@ import { parseCli } from '../shared/cli.js';
 import { createLogger } from '../shared/logger.js';
 import { runMain } from '../shared/run-main.js';
 import { printAddress } from './address-line.js';
+import { isBackupCommand, runBackupCommand } from './backup/command.js';
 import { loadBoardConfig } from './config/config.js';
 import { exitOnSignal, runBoard } from './run.js';
 
 runMain('panoptes-board', async () => {
+  if (isBackupCommand(process.argv.slice(2))) {
+    runBackupCommand('panoptes-board', process.argv.slice(2));
+    return;
+  }
   const cli = parseCli(process.argv.slice(2));
   if (cli.config === undefined) {
     throw new Error('--config DIR is required (`npm start` without it runs the embedded default)');

@@ -10,6 +10,7 @@ import { childEnv, nodeSpawner } from '../agent/io/node-spawner.js';
 import { machineSources } from '../agent/io/sources.js';
 import { nodeSystemProbe } from '../agent/io/system-probe.js';
 import { printAddress } from '../board/address-line.js';
+import { isBackupCommand, runBackupCommand } from '../board/backup/command.js';
 import { boardSettings, loadBoardConfig } from '../board/config/config.js';
 import { exitOnSignal, runBoard } from '../board/run.js';
 import { parseCli } from '../shared/cli.js';
@@ -20,9 +21,14 @@ import { embeddedTokens } from './embedded-tokens.js';
 
 /**
  * `npm start`: with `--config DIR`, the board of that config. Without it, the embedded default:
- * a board of this machine, with an agent for it in the same process on loopback.
+ * a board of this machine, with an agent for it in the same process on loopback. `backup FILE`
+ * and `restore FILE` copy that board's state (or the state of --config DIR's) instead.
  */
 runMain('panoptes', async () => {
+  if (isBackupCommand(process.argv.slice(2))) {
+    runBackupCommand('panoptes', process.argv.slice(2));
+    return;
+  }
   const cli = parseCli(process.argv.slice(2));
   const logger = createLogger('board');
   if (cli.config !== undefined) {

@@ -1,7 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { sha256File } from '../../shared/sha256-file.js';
 import { AGENT_FILE_NAMES, type AgentFileName } from '../../shared/wire/agent-update.js';
+import { gunzippedSha256, openAgentFile } from './gzip-only.js';
 
 /** What the board answers while no agent file is there (404 for a file, 503 for enroll). */
 export const AGENT_FILE_MISSING =
@@ -18,6 +20,8 @@ export interface AgentFileEntry {
   size: number;
   mtimeMs: number;
   path: string;
+  /** The build keeps the binaries only as `<file>.gz`: then `path` is absent and `size` is unzipped. */
+  gzipOnly: boolean;
 }
 
 /** The build's gzip of an agent file, beside it (`<file>.gz`). */
@@ -29,7 +33,7 @@ export interface GzipFile {
 interface Hashed {
   size: number;
   mtimeMs: number;
-  sha256: Promise<string>;
+  sha256: Promise<{ sha256: string; size: number }>;
 }
 
 /**
@@ -50,31 +54,51 @@ export class AgentFiles {
     return found.filter((entry): entry is AgentFileEntry => entry !== null);
   }
 
-  /** One file, or null when it is not there (or not a regular file). */
+  /** One file, or null when it is not there (or not a regular file) either as it is or gzipped. */
   async get(name: AgentFileName): Promise<AgentFileEntry | null> {
-    const path = join(this.dir(), name);
-    const info = await stat(path).catch(() => null);
+    const plain = join(this.dir(), name);
+    let path = plain;
+    let info = await stat(path).catch(() => null);
+    const gzipOnly = info === null || !info.isFile();
+    if (gzipOnly) {
+      path = `${plain}.gz`;
+      info = await stat(path).catch(() => null);
+    }
     if (info === null || !info.isFile()) return null;
     let hashed = this.hashes.get(path);
     if (hashed === undefined || hashed.size !== info.size || hashed.mtimeMs !== info.mtimeMs) {
-      hashed = { size: info.size, mtimeMs: info.mtimeMs, sha256: sha256File(path) };
+      const size = info.size;
+      hashed = {
+        size,
+        mtimeMs: info.mtimeMs,
+        sha256: gzipOnly
+          ? gunzippedSha256(path)
+          : sha256File(path).then((sha256) => ({ sha256, size })),
+      };
       this.hashes.set(path, hashed);
       // A failed read is tried again at the next call.
       hashed.sha256.catch(() => this.hashes.delete(path));
     }
-    const sha256 = await hashed.sha256.catch(() => null);
-    return sha256 === null ? null : { name, sha256, size: info.size, mtimeMs: info.mtimeMs, path };
+    const hash = await hashed.sha256.catch(() => null);
+    if (hash === null) return null;
+    return { name, ...hash, mtimeMs: info.mtimeMs, path: plain, gzipOnly };
   }
 
   /**
    * `<file>.gz` when it is there and newer than the file (one older is of a file since replaced),
-   * else null. The board never compresses on the fly: the build writes these.
+   * else null. The board never compresses: the build writes these.
    */
   async gzipOf(entry: AgentFileEntry): Promise<GzipFile | null> {
     const path = `${entry.path}.gz`;
     const info = await stat(path).catch(() => null);
-    if (info === null || !info.isFile() || info.mtimeMs <= entry.mtimeMs) return null;
+    if (info === null || !info.isFile()) return null;
+    if (!entry.gzipOnly && info.mtimeMs <= entry.mtimeMs) return null;
     return { path, size: info.size };
+  }
+
+  /** The file's bytes as they are (unzipped on the way when the build kept only its .gz). */
+  open(entry: AgentFileEntry): Readable {
+    return openAgentFile(entry.path, entry.gzipOnly);
   }
 
   /** The SHA256SUMS text (`sha256sum` format) of the files there now. */

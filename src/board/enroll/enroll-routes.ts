@@ -87,7 +87,7 @@ export async function enrollRoutes(app: FastifyInstance, options: EnrollRouteOpt
           .header('content-length', gzip.size)
           .send(createReadStream(gzip.path));
       }
-      return reply.header('content-length', file.size).send(createReadStream(file.path));
+      return reply.header('content-length', file.size).send(agentFiles.open(file));
     },
   );
 

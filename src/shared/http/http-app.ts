@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import Fastify, {
   type FastifyHttpsOptions,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyRequest,
   type FastifyServerOptions,
   LogController,
@@ -91,7 +92,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     requestTimeout: (options.requestTimeoutS ?? 30) * 1000,
     connectionTimeout: 0,
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 5000,
-    return503OnClosing: true,
+    // Fastify's own 503 while closing has its error shape; the closing hook below answers.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // FastAPI answers HEAD on a GET route 405; a route that wants HEAD says so.
     exposeHeadRoutes: false,
@@ -139,12 +141,20 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     },
   });
   guardSockets(app, options.shutdownGraceMs);
+  // A request that arrives while the server closes (pipelined, or on a connection still busy):
+  // 503 in the shape of every other error, and the connection is closed after it.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   // Routing as Starlette does it, before any token is asked for: 405, 307 or 404.
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     routing.table.add(methods, route.url);
   });
   app.addHook('onRequest', async (request, reply) => {
+    if (closing) return answerClosing(reply);
     if (request.is404) return;
     if (!routing.matches(request.raw, request.routeOptions.url ?? '')) {
       return routeAnswer(routing.decide(request.raw), reply);
@@ -236,6 +246,14 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     },
   });
   return app;
+}
+
+/** The answer to a request that came while the server closes. */
+function answerClosing(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(503)
+    .header('connection', 'close')
+    .send({ detail: 'Service Unavailable: the server is shutting down' });
 }
 
 /** The line a request leaves in the log, at debug (the req serializer redacts `?token=`). */
