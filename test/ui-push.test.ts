@@ -69,7 +69,7 @@ describe('UI: Notify this browser (Web Push)', () => {
     fleet: {
       configured: [{ name: 'lab3', services: {} }],
       board: {
-        push: { subject: SUBJECT, allow_http_endpoints: true },
+        push: { subject: SUBJECT, allow_http_endpoints: true, allow_private_endpoints: true },
         notify: {
           channels: [{ name: 'phone', url: 'webpush://' }],
           rules: [{ events: ['bell'], channels: ['phone'] }],

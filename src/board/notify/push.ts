@@ -6,6 +6,7 @@ import type { Who } from '../schemas.js';
 import type { HttpRequestSpec, PushSpec } from './channels/types.js';
 import type { PushKeys, PushSubscriptionRecord, PushTable } from './ports.js';
 import type { PushSettings } from './push-config.js';
+import { EndpointGuard, endpointRefusal, type Lookup, refusalText } from './push-endpoint.js';
 
 /** A browser's PushSubscription JSON, as POST /api/push/subscriptions takes it. */
 export interface SubscriptionInput {
@@ -13,9 +14,17 @@ export interface SubscriptionInput {
   keys: { p256dh: string; auth: string };
 }
 
-/** What a delivery needs: the VAPID details and every subscription, or why there is none. */
+/**
+ * What a delivery needs: the VAPID details, every subscription and (unless
+ * push.allow_private_endpoints) the guard its connections go through; or why there is none.
+ */
 export type PushTargets =
-  | { subject: string; keys: PushKeys; subscriptions: PushSubscriptionRecord[] }
+  | {
+      subject: string;
+      keys: PushKeys;
+      subscriptions: PushSubscriptionRecord[];
+      guard: EndpointGuard | null;
+    }
   | { off: string };
 
 /** What the deliveries of a webpush channel ask of the board's push (deliver.ts). */
@@ -149,6 +158,8 @@ export interface WebPushDeps {
   settings: () => PushSettings;
   clock: Clock;
   journal: Journal;
+  /** Resolves endpoints' names (tests: a resolver they control); node:dns by default. */
+  lookup?: Lookup;
 }
 
 /**
@@ -159,8 +170,11 @@ export interface WebPushDeps {
  */
 export class WebPush implements PushPort {
   private keys: Promise<PushKeys> | null = null;
+  private readonly guard: EndpointGuard;
 
-  constructor(private readonly deps: WebPushDeps) {}
+  constructor(private readonly deps: WebPushDeps) {
+    this.guard = new EndpointGuard(deps.lookup);
+  }
 
   /** The kept key pair (made and kept at the first call of any board of the store). */
   private vapid(): Promise<PushKeys> {
@@ -187,6 +201,11 @@ export class WebPush implements PushPort {
     if (settings.subject === null) return { status: 409, body: { detail: PUSH_OFF } };
     const issues = subscriptionIssues(input, settings.allowHttpEndpoints);
     if (issues.length > 0) return { status: 422, body: { detail: issues } };
+    if (!settings.allowPrivateEndpoints) {
+      const what = await endpointRefusal(new URL(input.endpoint).hostname, this.deps.lookup);
+      if (what !== null)
+        return { status: 422, body: { detail: [issue(['endpoint'], refusalText(what))] } };
+    }
     const kept = await this.deps.table.subscribe(
       {
         id: subscriptionId(input.endpoint),
@@ -235,10 +254,11 @@ export class WebPush implements PushPort {
   }
 
   async targets(): Promise<PushTargets> {
-    const subject = this.deps.settings().subject;
-    if (subject === null) return { off: PUSH_OFF };
+    const settings = this.deps.settings();
+    if (settings.subject === null) return { off: PUSH_OFF };
     const [keys, subscriptions] = await Promise.all([this.vapid(), this.deps.table.list()]);
-    return { subject, keys, subscriptions };
+    const guard = settings.allowPrivateEndpoints ? null : this.guard;
+    return { subject: settings.subject, keys, subscriptions, guard };
   }
 
   async gone(channel: string, id: string, status: number): Promise<void> {

@@ -100,7 +100,12 @@ describe('webpush://: to a push service that checks VAPID and decrypts as a brow
     service.deliveries.length = 0;
     service.problems.length = 0;
     service.answer = () => 201;
-    settings = { subject: SUBJECT, allowHttpEndpoints: true, maxSubscriptions: 3 };
+    settings = {
+      subject: SUBJECT,
+      allowHttpEndpoints: true,
+      allowPrivateEndpoints: true,
+      maxSubscriptions: 3,
+    };
     clock = new ManualClock(T0);
     entries = [];
     store = new MemoryStore();
