@@ -81,6 +81,10 @@ const PUSH = (int: string) =>
   CREATE TABLE push_subscriptions (id TEXT PRIMARY KEY, endpoint TEXT NOT NULL UNIQUE,
     p256dh TEXT NOT NULL, auth TEXT NOT NULL, created_at ${int} NOT NULL);`;
 
+/** Migration 10: the disk alerts sent and not yet recovered, so a restart does not resend them. */
+const SENT_ALERTS =
+  'CREATE TABLE sent_alerts (key TEXT PRIMARY KEY, machine TEXT NOT NULL, alert TEXT NOT NULL);';
+
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
   sqlite: [
@@ -93,6 +97,7 @@ export const STATE_TABLES = {
     ENROLLMENTS('INTEGER'),
     SESSION_ACKS('INTEGER'),
     PUSH('INTEGER'),
+    SENT_ALERTS,
   ],
   postgres: [
     tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
@@ -104,5 +109,6 @@ export const STATE_TABLES = {
     ENROLLMENTS('BIGINT'),
     SESSION_ACKS('BIGINT'),
     PUSH('BIGINT'),
+    SENT_ALERTS,
   ],
 } as const;

@@ -1,7 +1,13 @@
 import type { QueuedAction } from '../domain/action-queue.js';
 import type { AckRecord } from '../domain/inbox.js';
 import type { HistoryStore } from '../history/history-store.js';
-import type { DeliveryTable, Pending, PushTable, SilenceRecord } from '../notify/ports.js';
+import type {
+  DeliveryTable,
+  Pending,
+  PushTable,
+  SentAlertsTable,
+  SilenceRecord,
+} from '../notify/ports.js';
 import type { JournalEntry } from '../schemas.js';
 
 export type { AckRecord } from '../domain/inbox.js';
@@ -9,6 +15,8 @@ export type {
   PushKeys,
   PushSubscriptionRecord,
   PushTable,
+  SentAlertRecord,
+  SentAlertsTable,
   SilenceRecord,
 } from '../notify/ports.js';
 
@@ -217,6 +225,8 @@ export interface BoardStore {
   readonly claims: ClaimsTable;
   /** Web Push: the VAPID key pair and the browsers' subscriptions (shared by the boards). */
   readonly push: PushTable;
+  /** The disk alerts sent and not yet recovered (a restart does not send them again). */
+  readonly alerts: SentAlertsTable;
   /** Writes what an older data directory held, all or nothing; ids already present are kept. */
   importAll(data: Imported): Promise<void>;
   /** A small write that proves the store works (the reconnect probe, and a heartbeat). */

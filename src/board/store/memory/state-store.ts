@@ -12,6 +12,7 @@ import type {
   PushKeys,
   PushSubscriptionRecord,
   RecordToPublish,
+  SentAlertRecord,
   SilenceRecord,
   StoredIdentity,
 } from '../state.js';
@@ -212,6 +213,21 @@ export class MemoryStore implements BoardStore {
       }
       return taken;
     },
+  };
+
+  private readonly alertRows = new Map<string, SentAlertRecord>();
+
+  readonly alerts = {
+    put: async (r: SentAlertRecord) => {
+      this.writes += 1;
+      this.alertRows.set(r.key, { ...r });
+    },
+    remove: async (keys: readonly string[]) => {
+      this.writes += 1;
+      for (const key of keys) this.alertRows.delete(key);
+    },
+    load: async () =>
+      [...this.alertRows.values()].map((r) => ({ ...r })).sort((a, b) => (a.key < b.key ? -1 : 1)),
   };
 
   private pushKeys: PushKeys | null = null;

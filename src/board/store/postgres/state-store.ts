@@ -20,10 +20,12 @@ import type {
   PublishedRecord,
   PushTable,
   RecordToPublish,
+  SentAlertsTable,
   SilenceRecord,
   StoredIdentity,
 } from '../state.js';
 import { STATE_TABLES } from '../state-tables.js';
+import { postgresAlertsTable } from './alerts-table.js';
 import { describePostgres, openPool, type PostgresSettings } from './connection.js';
 import { openPostgresHistory } from './history-store.js';
 import { importRows, JOURNAL_COLUMNS, upsertIdentities } from './import-rows.js';
@@ -48,6 +50,7 @@ export class PostgresStore implements BoardStore {
   private history: HistoryStore | null = null;
   private readonly identityDiff = new IdentityDiff();
   readonly push: PushTable;
+  readonly alerts: SentAlertsTable;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -55,6 +58,7 @@ export class PostgresStore implements BoardStore {
   ) {
     this.where = describePostgres(settings.url);
     this.push = postgresPushTable(pool);
+    this.alerts = postgresAlertsTable(pool);
   }
 
   /** Connects and migrates (under an advisory lock: boards that start at once do not race). */

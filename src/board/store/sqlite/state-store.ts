@@ -22,9 +22,11 @@ import type {
   PublishedRecord,
   PushTable,
   RecordToPublish,
+  SentAlertsTable,
   SilenceRecord,
   StoredIdentity,
 } from '../state.js';
+import { sqliteAlertsTable } from './alerts-table.js';
 import { GroupCommit } from './group-commit.js';
 import { openLibsqlHistory } from './history-store.js';
 import { sqlitePushTable } from './push-table.js';
@@ -53,6 +55,7 @@ export class SqliteStore implements BoardStore {
   private history: HistoryStore | null = null;
   private readonly identityDiff = new IdentityDiff();
   readonly push: PushTable;
+  readonly alerts: SentAlertsTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -66,6 +69,7 @@ export class SqliteStore implements BoardStore {
       'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail, board) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.push = sqlitePushTable(db, this.commits);
+    this.alerts = sqliteAlertsTable(db, this.commits);
   }
 
   /**
