@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import type { HttpRequestSpec, MailSpec, ParsedChannel, PushSpec } from './channels/types.js';
 import type { OutgoingMessage } from './event.js';
 import { type PushPort, pushRequest } from './push.js';
-import { PrivateEndpointError } from './push-endpoint.js';
+import { connectFailure } from './push-endpoint.js';
 import { scrub } from './scrub.js';
 
 /** Tries per delivery at most. */
@@ -299,13 +299,8 @@ async function sendHttp(
       };
     if (options.signal?.aborted === true)
       return { ok: false, status: null, why: 'the board shut down', retry: false };
-    const refused = [error, (error as { cause?: unknown }).cause].find(
-      (e) => e instanceof PrivateEndpointError,
-    );
-    if (refused !== undefined)
-      return { ok: false, status: null, why: refused.message, retry: false };
-    const why = push === undefined ? networkError(error) : errorCode(error);
-    return { ok: false, status: null, why, retry: true };
+    if (push !== undefined) return { ok: false, status: null, ...connectFailure(error) };
+    return { ok: false, status: null, why: networkError(error), retry: true };
   }
 }
 
@@ -336,13 +331,6 @@ function networkError(error: unknown): string {
   const code = typeof cause.code === 'string' ? cause.code : null;
   const message = typeof cause.message === 'string' ? cause.message : 'network error';
   return code === null ? message : `${code}: ${message}`;
-}
-
-/** A network error by its code alone (a push service: its message may hold the address). */
-function errorCode(error: unknown): string {
-  const e = error as { code?: unknown; cause?: { code?: unknown } };
-  const code = e.cause?.code ?? e.code;
-  return `could not reach the push service (${typeof code === 'string' ? code : 'network error'})`;
 }
 
 /** nodemailer, loaded at the first e-mail (~4 MB of heap a board without e-mail rules keeps). */

@@ -102,6 +102,19 @@ export class PrivateEndpointError extends Error {
   readonly code = 'EPUSHPRIVATE';
 }
 
+/**
+ * Why a request to a push service failed before an answer, for the journal: the guard's refusal
+ * (not retried), or the error's code alone (its message may hold the address it was sent to).
+ */
+export function connectFailure(error: unknown): { why: string; retry: boolean } {
+  const e = error as { code?: unknown; cause?: { code?: unknown } };
+  for (const x of [error, e.cause])
+    if (x instanceof PrivateEndpointError) return { why: x.message, retry: false };
+  const code = e.cause?.code ?? e.code;
+  const what = typeof code === 'string' ? code : 'network error';
+  return { why: `could not reach the push service (${what})`, retry: true };
+}
+
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
   address: string | LookupAddress[],
