@@ -43,6 +43,9 @@ const SUBSCRIPTION = {
   },
 };
 
+/** A subscription the renew replaces (its service worker renews it). */
+const RENEWED = { ...SUBSCRIPTION, endpoint: 'https://push.example/send/renewed-1' };
+
 /** Push is off (no push.subject) until the undo. */
 function pushOff(b: BoardApp) {
   return () => {
@@ -63,6 +66,15 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
     const { etag, release } = b.board.registry.view();
     release();
     return { 'if-none-match': etag };
+  };
+  const subscribeRenewed = async () => {
+    await b.app.inject({
+      method: 'POST',
+      url: '/api/push/subscriptions',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      payload: RENEWED,
+    });
+    return () => undefined;
   };
   return {
     'GET /agent/SHA256SUMS': {
@@ -156,6 +168,35 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
           why: 'the store cannot keep the subscription',
           body: JSON.stringify({ ...SUBSCRIPTION, endpoint: 'https://push.example/send/3' }),
           arrange: storeRefuses,
+        },
+      ],
+    },
+    'POST /api/push/subscriptions/{id}/renew': {
+      path: `/api/push/subscriptions/${subscriptionId(RENEWED.endpoint)}/renew`,
+      body: {
+        auth: RENEWED.keys.auth,
+        subscription: { ...RENEWED, endpoint: 'https://push.example/send/renewed-2' },
+      },
+      provocations: [
+        { status: 200, why: "the old subscription's auth secret", arrange: subscribeRenewed },
+        {
+          status: 404,
+          why: 'another auth secret',
+          body: JSON.stringify({ auth: 'AAAAAAAAAAAAAAAAAAAAAA', subscription: RENEWED }),
+        },
+        {
+          status: 422,
+          why: 'no subscription in the body',
+          body: JSON.stringify({ auth: RENEWED.keys.auth }),
+        },
+        { status: 409, why: 'push is off (no push.subject)', arrange: pushOff(b) },
+        {
+          status: 503,
+          why: 'the store cannot replace the subscription',
+          arrange: async () => {
+            await subscribeRenewed();
+            return storeRefuses();
+          },
         },
       ],
     },

@@ -49,7 +49,7 @@ describe('Web Push: a bell on a real agent reaches a subscribed browser through 
     fleet = await startFleet(dir, {
       configured: [{ name: 'lab3', services: {} }],
       board: {
-        push: { subject: SUBJECT, allow_http_endpoints: true },
+        push: { subject: SUBJECT, allow_http_endpoints: true, allow_private_endpoints: true },
         notify: {
           timeout: 3,
           channels: [{ name: 'phone', url: 'webpush://?ttl=3600' }],
@@ -154,6 +154,66 @@ describe('Web Push: a bell on a real agent reaches a subscribed browser through 
     await until(() => service.to(phone).length > before + 1, 'the third bell');
     expect(service.hits.get(laptop.id)).toBe(3);
     expect((await journal()).filter((e) => e.outcome === 'dropped')).toHaveLength(1);
+  });
+
+  it('refuses internal addresses once push.allow_private_endpoints is off: at subscribe (422) and at connect, journaling no address', async () => {
+    // Taken while the setting is on (a local push service), at a name resolving to 127.0.0.1.
+    const local = service.subscriber();
+    const byName = {
+      ...local.json,
+      endpoint: local.json.endpoint.replace('127.0.0.1', 'localhost'),
+    };
+    expect((await call('/api/push/subscriptions', { method: 'POST', body: byName })).status).toBe(
+      200,
+    );
+    const file = `${fleet.configDir}/board.yaml`;
+    const config = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(
+      file,
+      stringify({ ...config, push: { subject: SUBJECT, allow_http_endpoints: true } }),
+    );
+    process.kill(fleet.board.pid, 'SIGHUP');
+    const probe = service.subscriber();
+    const first = await eventually(async () => {
+      const r = await call('/api/push/subscriptions', { method: 'POST', body: probe.json });
+      return r.status === 422 ? r : undefined;
+    }, 'the reload');
+    expect(JSON.stringify(first.json)).toMatch(/loopback/);
+    const forms: [string, RegExp][] = [
+      ['https://127.0.0.1:19445', /loopback/],
+      ['https://localhost:19445', /loopback/],
+      ['https://[::1]:19445', /loopback/],
+      ['https://2130706433:19445', /loopback/],
+      ['https://[::ffff:127.0.0.1]:19445', /loopback/],
+      ['https://169.254.169.254', /cloud metadata/],
+      ['https://[fd00:ec2::254]', /cloud metadata/],
+      ['https://192.168.1.1', /private/],
+      ['https://100.64.0.1', /carrier-grade NAT/],
+    ];
+    for (const [origin, what] of forms) {
+      const body = { ...probe.json, endpoint: `${origin}/push/${probe.id}` };
+      const r = await call('/api/push/subscriptions', { method: 'POST', body });
+      expect(r.status, origin).toBe(422);
+      expect(r.json, origin).toMatchObject({
+        detail: [{ loc: ['body', 'endpoint'], msg: expect.stringMatching(what) }],
+      });
+      expect(JSON.stringify(r.json)).not.toContain(probe.id);
+    }
+    // Kept from before: the board does not connect there now (checked again at connect).
+    const test = await call('/api/notify/test', { method: 'POST', body: { channel: 'phone' } });
+    expect(test.status).toBe(502);
+    expect(JSON.stringify(test.json)).toMatch(/not reached \(0 reached\): .*loopback/);
+    expect(service.hits.get(local.id)).toBeUndefined();
+    const failed = await eventually(
+      async () => (await journal()).find((e) => e.op === 'notify' && e.outcome === 'failed'),
+      'the failure journaled',
+    );
+    expect(failed.detail).toMatch(/loopback/);
+    const notes = (await journal()).filter((e) => e.op === 'notify');
+    for (const text of [JSON.stringify(test.json), JSON.stringify(notes)]) {
+      expect(text).not.toContain(`:${service.port}`);
+      expect(text).not.toMatch(/ECONNREFUSED|::1|127\.0\.0\.1/);
+    }
   });
 
   it('refuses an http: endpoint once push.allow_http_endpoints is off, and deletes by id', async () => {

@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PushService, type Subscriber } from '../harness/push-service.js';
+import { subscriptionId } from '../src/board/notify/push.js';
 import { SECRETS } from './helpers/agent-fixtures.js';
 import { BOARD_TOKEN, openBoard, useBrowserPage } from './helpers/browser.js';
 import { eventually } from './helpers/fleet.js';
@@ -69,7 +70,7 @@ describe('UI: Notify this browser (Web Push)', () => {
     fleet: {
       configured: [{ name: 'lab3', services: {} }],
       board: {
-        push: { subject: SUBJECT, allow_http_endpoints: true },
+        push: { subject: SUBJECT, allow_http_endpoints: true, allow_private_endpoints: true },
         notify: {
           channels: [{ name: 'phone', url: 'webpush://' }],
           rules: [{ events: ['bell'], channels: ['phone'] }],
@@ -79,6 +80,7 @@ describe('UI: Notify this browser (Web Push)', () => {
     page: { viewport: { width: 1200, height: 900 } },
   });
   let subscriber: Subscriber;
+  let renewed: Subscriber | undefined;
 
   const api = async (path: string) =>
     (
@@ -220,7 +222,78 @@ describe('UI: Notify this browser (Web Push)', () => {
     );
   });
 
+  it('the worker renews a subscription its push service replaced (pushsubscriptionchange): the same key, the new one on the board, the old one gone', async () => {
+    const { page } = ui.watched;
+    const before = service.subscriber();
+    renewed = service.subscriber();
+    await stubPushManager(page, before.json);
+    const control = await openPanel(page);
+    await control.getByRole('button', { name: 'Notify this browser' }).click();
+    await expect.poll(() => control.getAttribute('data-state')).toBe('on');
+    const worker = await eventually(
+      async () => ui.context.serviceWorkers()[0],
+      'the service worker',
+    );
+    const { public_key } = await api('/api/push/key');
+
+    // Inside the real worker only its link to a push service is replaced (headless Chromium has
+    // none): subscribe answers the new subscription and notes the key it was asked with.
+    // Chromium never fires the event by itself, so it is dispatched, its waitUntil kept.
+    const key = await worker.evaluate(async (json) => {
+      let asked = '';
+      PushManager.prototype.subscribe = async function subscribe(options) {
+        const bytes = new Uint8Array(options?.applicationServerKey as ArrayBuffer);
+        asked = btoa(String.fromCharCode(...bytes))
+          .replace(/\+/g, '-')
+          .replace(/\//g, '_')
+          .replace(/=+$/, '');
+        return { endpoint: json.endpoint, toJSON: () => json } as unknown as PushSubscription;
+      };
+      const Extendable = (globalThis as unknown as { ExtendableEvent: typeof Event })
+        .ExtendableEvent;
+      const event = new Extendable('pushsubscriptionchange');
+      const waits: Promise<unknown>[] = [];
+      Object.defineProperty(event, 'waitUntil', { value: (p: Promise<unknown>) => waits.push(p) });
+      self.dispatchEvent(event);
+      await Promise.all(waits);
+      return asked;
+    }, renewed.json);
+    expect(key).toBe(public_key);
+
+    // The board sends to the new subscription, and no longer to the old one.
+    const sent = await fetch(`${ui.fleet.board.url}/api/notify/test`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${BOARD_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'phone' }),
+    });
+    expect(sent.status).toBe(200);
+    expect(service.to(renewed).map((d) => d.payload.title)).toEqual(['Panoptes: test']);
+    expect(service.hits.get(before.id)).toBeUndefined();
+    const old = await fetch(
+      `${ui.fleet.board.url}/api/push/subscriptions/${subscriptionId(before.json.endpoint)}`,
+      { method: 'DELETE', headers: { authorization: `Bearer ${BOARD_TOKEN}` } },
+    );
+    expect(old.status).toBe(404);
+    const journal = (await api('/api/journal?limit=50')).entries as { outcome: string }[];
+    expect(journal.map((e) => e.outcome)).toContain('renewed');
+
+    // "Stop notifying" deletes the subscription the worker put in place.
+    await control.getByRole('button', { name: 'Stop notifying this browser' }).click();
+    await expect.poll(() => control.getAttribute('data-state')).toBe('off');
+    const none = await fetch(`${ui.fleet.board.url}/api/notify/test`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${BOARD_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'phone' }),
+    });
+    expect(((await none.json()) as { detail: string }).detail).toMatch(/no browser is subscribed/);
+  });
+
   scanForSecretsAfterAll(() => ({
-    secrets: [...SECRETS, subscriber.id, subscriber.json.keys.auth],
+    secrets: [
+      ...SECRETS,
+      subscriber.id,
+      subscriber.json.keys.auth,
+      ...(renewed === undefined ? [] : [renewed.id, renewed.json.keys.auth]),
+    ],
   }));
 });

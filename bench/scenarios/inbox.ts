@@ -166,7 +166,7 @@ async function bells(ctx: BenchContext): Promise<void> {
       sweep_interval: SWEEP_S,
       history: false,
       machines: [{ name: AGENT, url: agent.url, key }],
-      push: { subject: SUBJECT, allow_http_endpoints: true },
+      push: { subject: SUBJECT, allow_http_endpoints: true, allow_private_endpoints: true },
       notify: {
         channels: [{ name: 'phone', url: 'webpush://' }],
         rules: [{ events: ['bell'], channels: ['phone'] }],

@@ -175,6 +175,7 @@ describe('board config', () => {
     expect(on.push).toEqual({
       subject: 'mailto:ops@example.org',
       allowHttpEndpoints: false,
+      allowPrivateEndpoints: false,
       maxSubscriptions: 1000,
     });
     expect(on.notify.channels.map((c) => c.parsed.kind)).toEqual(['webpush']);
@@ -188,7 +189,7 @@ describe('board config', () => {
       ]);
     const http = loadBoardConfig(
       configDir(
-        `board_token: ${TOKEN}\npush: {subject: "https://board.example/contact", allow_http_endpoints: true, max_subscriptions: 5}\n`,
+        `board_token: ${TOKEN}\npush: {subject: "https://board.example/contact", allow_http_endpoints: true, allow_private_endpoints: true, max_subscriptions: 5}\n`,
       ),
       {},
       {},
@@ -196,6 +197,7 @@ describe('board config', () => {
     expect(http.push).toEqual({
       subject: 'https://board.example/contact',
       allowHttpEndpoints: true,
+      allowPrivateEndpoints: true,
       maxSubscriptions: 5,
     });
   });

@@ -28,9 +28,22 @@ const SubscriptionBody = Type.Object({
 });
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
+
+/** What the board's service worker sends when the browser's push service renewed its subscription. */
+const RenewBody = Type.Object({
+  auth: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: "the old subscription's auth secret (base64url): proof the caller held it",
+  }),
+  subscription: SubscriptionBody,
+});
 const IdAnswer = Type.Object({ id: Type.String() });
 
-/** GET /api/push/key, POST /api/push/subscriptions, DELETE /api/push/subscriptions/{id}. */
+/**
+ * GET /api/push/key, POST /api/push/subscriptions, DELETE /api/push/subscriptions/{id}, and
+ * POST /api/push/subscriptions/{id}/renew (the service worker's, without a token).
+ */
 export async function pushRoutes(app: FastifyInstance, options: { push: WebPush }): Promise<void> {
   const { push } = options;
 
@@ -84,6 +97,30 @@ export async function pushRoutes(app: FastifyInstance, options: { push: WebPush 
     async (request, reply) => {
       const { id } = request.params as { id: string };
       return sendAnswer(reply, await push.unsubscribe(request.who, id));
+    },
+  );
+
+  app.post(
+    '/api/push/subscriptions/:id/renew',
+    {
+      config: { access: 'open' },
+      schema: {
+        operationId: 'renew_push',
+        summary: "Replace a subscription the browser's push service renewed (the service worker)",
+        description:
+          "Sent by the board's service worker on pushsubscriptionchange, which has no board token: " +
+          "the old subscription's auth secret proves the caller held it. The new subscription replaces it " +
+          '(checked as POST /api/push/subscriptions checks one) and its id is answered. 404 for an unknown id ' +
+          'or another auth secret; 409 while push.subject is not set.',
+        params: IdParams,
+        body: RenewBody,
+        response: { 200: IdAnswer, 404: Detail, 409: Detail, 503: Detail },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const body = request.body as { auth: string; subscription: SubscriptionInput };
+      return sendAnswer(reply, await push.renew(id, body.auth, body.subscription));
     },
   );
 }

@@ -1,6 +1,8 @@
+import type { Dispatcher } from 'undici';
 import type { HttpRequestSpec, MailSpec, ParsedChannel, PushSpec } from './channels/types.js';
 import type { OutgoingMessage } from './event.js';
 import { type PushPort, pushRequest } from './push.js';
+import { connectFailure } from './push-endpoint.js';
 import { scrub } from './scrub.js';
 
 /** Tries per delivery at most. */
@@ -154,7 +156,15 @@ async function deliverPush(
         failures.push({ why: scrub((error as Error).message, secrets), status: null });
         continue;
       }
-      const result = await withRetries(() => sendHttp(request, channel, options), options);
+      // Private endpoints are refused again here: the setting may have changed since.
+      const refused = targets.guard?.refusal(request.url) ?? null;
+      if (refused !== null) {
+        failures.push({ why: refused, status: null });
+        continue;
+      }
+      const dispatcher = await targets.guard?.dispatcher();
+      const push = { dispatcher };
+      const result = await withRetries(() => sendHttp(request, channel, options, push), options);
       tries = Math.max(tries, result.tries);
       if (result.ok) {
         delivered += 1;
@@ -238,10 +248,16 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
   });
 }
 
+/**
+ * One HTTP request. To a push service (`push`): through its dispatcher (the endpoint guard's,
+ * or undici's own when private endpoints are allowed), and a failure says only the status or
+ * the error's code: neither the service's body nor the address it was at goes to the journal.
+ */
 async function sendHttp(
   spec: HttpRequestSpec,
   channel: ParsedChannel,
   options: SendOptions,
+  push?: { dispatcher: Dispatcher | undefined },
 ): Promise<TryResult> {
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal =
@@ -256,6 +272,7 @@ async function sendHttp(
       signal,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
+      ...(push?.dispatcher === undefined ? {} : { dispatcher: push.dispatcher }),
     });
     const text = await readSome(response.body, BODY_KEPT * 4);
     const status = response.statusCode;
@@ -265,7 +282,7 @@ async function sendHttp(
         ? { ok: true, status }
         : { ok: false, status, why: refused, retry: false };
     }
-    const body = text.trim().replace(/\s+/g, ' ').slice(0, BODY_KEPT);
+    const body = push === undefined ? text.trim().replace(/\s+/g, ' ').slice(0, BODY_KEPT) : '';
     return {
       ok: false,
       status,
@@ -282,6 +299,7 @@ async function sendHttp(
       };
     if (options.signal?.aborted === true)
       return { ok: false, status: null, why: 'the board shut down', retry: false };
+    if (push !== undefined) return { ok: false, status: null, ...connectFailure(error) };
     return { ok: false, status: null, why: networkError(error), retry: true };
   }
 }

@@ -13,6 +13,7 @@ import type { PushPort } from './push.js';
 import { renderMessage } from './render.js';
 import { type ChannelBatch, RuleEngine } from './rule-engine.js';
 import { describeRules, type RuleView } from './rule-view.js';
+import type { SentAlerts } from './sent-alerts.js';
 
 export interface NotifierDeps {
   clock: Clock;
@@ -30,6 +31,8 @@ export interface NotifierDeps {
   claims?: NotificationClaims;
   /** The board's Web Push (key and subscriptions) for webpush channels. Absent: they fail. */
   push?: PushPort;
+  /** Where the disk alerts sent are kept, so a restart does not send them again. */
+  alerts?: SentAlerts;
   /** Test seams: the queue's waits between tries, the sending itself. */
   backoffMs?: readonly number[];
   send?: ConstructorParameters<typeof DeliveryQueue>[0]['send'];
@@ -72,6 +75,7 @@ export class Notifier {
         deps.publicUrl === null
           ? null
           : `${deps.publicUrl.replace(/\/$/, '')}/?q=${linkPart(name)}`,
+      ...(deps.alerts === undefined ? {} : { alerts: deps.alerts }),
     });
     this.queue = this.newQueue();
   }
@@ -253,6 +257,7 @@ export class Notifier {
 
   /** Stops delivering: what is not delivered within a short grace is kept for the next start. */
   async close(): Promise<void> {
+    await this.deps.alerts?.settled();
     const left = await this.queue.close(CLOSE_GRACE_MS);
     if (left.length > 0) {
       await this.deps.deliveries.keep(left);

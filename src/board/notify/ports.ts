@@ -24,6 +24,27 @@ export interface SilenceKeeper {
   save(records: () => SilenceRecord[]): Promise<void>;
 }
 
+/**
+ * One open problem (a failing disk) whose alert the rules sent: kept so that a restart, which
+ * sees the problem for the first time again, does not send it again (problem-rules.ts).
+ */
+export interface SentAlertRecord {
+  /** The problem: JSON of [event, machine, subject]. */
+  key: string;
+  machine: string;
+  /** JSON: when the problem began, and what each rule sent of it (its episode). */
+  alert: string;
+}
+
+/** Where the sent alerts are kept (the store): read at start, written as they change. */
+export interface SentAlertsTable {
+  /** Inserts or replaces the row of its key. */
+  put(record: SentAlertRecord): Promise<void>;
+  remove(keys: readonly string[]): Promise<void>;
+  /** Every row, by key. */
+  load(): Promise<SentAlertRecord[]>;
+}
+
 /** Notification deliveries not made at the last stop, handed to the next start once. */
 export interface DeliveryTable {
   /** Adds deliveries to be made by the next start. */

@@ -3,12 +3,14 @@ import type { ContainerChange, DiskHealthChange } from '../domain/change-set.js'
 import { type Machine, newMachine } from '../domain/machine.js';
 import type { ContainerProblem } from '../domain/machine-now.js';
 import { emptyMetrics } from '../domain/metrics.js';
+import { MemoryStore } from '../store/memory/state-store.js';
 import { keepMetrics } from '../view/metric-numbers.js';
 import type { NotifyConfigFile } from './config.js';
 import type { NotifyEvent } from './event.js';
 import { asIs } from './markup.js';
 import { renderMessage, titleOf } from './render.js';
 import { RuleEngine } from './rule-engine.js';
+import { SentAlerts } from './sent-alerts.js';
 import { changeSet, settingsOf, went } from './test-kit.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -160,6 +162,64 @@ describe('rules: disk_health and the temp threshold', () => {
     expect(
       lines(e, T0 + 3600 * S, { diskHealth: [disk('nas', T0 + 3600 * S, false, T0)] }),
     ).toEqual(['▲ nas: disk /dev/sda passes its SMART health check again after 1 h']);
+  });
+
+  it('a disk alert kept in the store is not sent again after a restart; reminders, recovery and a later failure go on', async () => {
+    const store = new MemoryStore();
+    const rules = [{ events: ['disk_health' as const], channels: ['hook'], repeat: 3600 }];
+    const restarted = async () => {
+      const settings = settingsOf({
+        channels: [{ name: 'hook', url: 'http://127.0.0.1:9/h' }],
+        rules,
+      });
+      const alerts = new SentAlerts(store.alerts, await store.alerts.load(), (error) => {
+        throw error;
+      });
+      const e = new RuleEngine(settings.rules, {
+        silenced: () => false,
+        machineUrl: () => null,
+        alerts,
+      });
+      return { e, alerts };
+    };
+    const nas = (passed: boolean | null): Machine => {
+      const m = newMachine({
+        name: 'nas',
+        origin: 'configured',
+        location: 'http://x',
+        firstSeen: T0,
+      });
+      m.metrics = { ...emptyMetrics(), smart: [{ device: '/dev/sda', passed }] };
+      return m;
+    };
+    const failing = '✖ nas: disk /dev/sda fails its SMART health check';
+    let { e, alerts } = await restarted();
+    expect(lines(e, T0, { diskHealth: [disk('nas', T0, true)] })).toEqual([failing]);
+    await alerts.settled();
+    expect(await store.alerts.load()).toHaveLength(1);
+
+    // A restart: the disk is seen failing "for the first time" again; nothing is sent.
+    ({ e, alerts } = await restarted());
+    const t1 = T0 + 600 * S;
+    expect(lines(e, t1, { diskHealth: [disk('nas', t1, true)] })).toEqual([]);
+    // The reminder comes an hour after the alert, not an hour after the restart.
+    expect(lines(e, T0 + 3600 * S)).toEqual([
+      '✖ nas: disk /dev/sda still fails its SMART health check (since 2026-01-01T00:00:00.000Z)',
+    ]);
+    await alerts.settled();
+
+    // Another restart; at its first reading the disk passes: the recovery is sent, once.
+    ({ e, alerts } = await restarted());
+    const t2 = T0 + 7200 * S;
+    expect(lines(e, t2, { machines: [nas(null)], changed: new Set(['nas']) })).toEqual([]);
+    expect(lines(e, t2, { machines: [nas(true)], changed: new Set(['nas']) })).toEqual([
+      '▲ nas: disk /dev/sda passes its SMART health check again after 2 h',
+    ]);
+    expect(lines(e, t2, { machines: [nas(true)], changed: new Set(['nas']) })).toEqual([]);
+    await alerts.settled();
+    expect(await store.alerts.load()).toEqual([]);
+    // A new failure is a new alert.
+    expect(lines(e, t2, { diskHealth: [disk('nas', t2, true)] })).toEqual([failing]);
   });
 
   it('metric: temp fires on the hottest sensor past the limit, in °C', () => {

@@ -8,6 +8,8 @@ export const PushConfigFile = Type.Object(
     subject: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
     /** Takes subscriptions whose endpoint is http: (local push services in tests). */
     allow_http_endpoints: Type.Optional(Type.Boolean()),
+    /** Takes endpoints at loopback, private and other internal addresses (local push services in tests). */
+    allow_private_endpoints: Type.Optional(Type.Boolean()),
     /** Subscriptions kept at most. */
     max_subscriptions: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
   },
@@ -19,6 +21,7 @@ export type PushConfigFile = Static<typeof PushConfigFile>;
 export interface PushSettings {
   subject: string | null;
   allowHttpEndpoints: boolean;
+  allowPrivateEndpoints: boolean;
   maxSubscriptions: number;
 }
 
@@ -48,6 +51,7 @@ export function pushSettings(
   return {
     subject: problem === null ? subject : null,
     allowHttpEndpoints: raw?.allow_http_endpoints ?? false,
+    allowPrivateEndpoints: raw?.allow_private_endpoints ?? false,
     maxSubscriptions: raw?.max_subscriptions ?? PUSH_DEFAULTS.maxSubscriptions,
   };
 }

@@ -1,11 +1,13 @@
 import { createHash, ECDH } from 'node:crypto';
 import type { Clock } from '../../shared/clock.js';
+import { tokenEquals } from '../../shared/http/tokens.js';
 import type { Answer } from '../domain/answer.js';
 import type { Journal } from '../domain/journal.js';
 import type { Who } from '../schemas.js';
 import type { HttpRequestSpec, PushSpec } from './channels/types.js';
 import type { PushKeys, PushSubscriptionRecord, PushTable } from './ports.js';
 import type { PushSettings } from './push-config.js';
+import { EndpointGuard, endpointRefusal, type Lookup, refusalText } from './push-endpoint.js';
 
 /** A browser's PushSubscription JSON, as POST /api/push/subscriptions takes it. */
 export interface SubscriptionInput {
@@ -13,9 +15,17 @@ export interface SubscriptionInput {
   keys: { p256dh: string; auth: string };
 }
 
-/** What a delivery needs: the VAPID details and every subscription, or why there is none. */
+/**
+ * What a delivery needs: the VAPID details, every subscription and (unless
+ * push.allow_private_endpoints) the guard its connections go through; or why there is none.
+ */
 export type PushTargets =
-  | { subject: string; keys: PushKeys; subscriptions: PushSubscriptionRecord[] }
+  | {
+      subject: string;
+      keys: PushKeys;
+      subscriptions: PushSubscriptionRecord[];
+      guard: EndpointGuard | null;
+    }
   | { off: string };
 
 /** What the deliveries of a webpush channel ask of the board's push (deliver.ts). */
@@ -149,6 +159,8 @@ export interface WebPushDeps {
   settings: () => PushSettings;
   clock: Clock;
   journal: Journal;
+  /** Resolves endpoints' names (tests: a resolver they control); node:dns by default. */
+  lookup?: Lookup;
 }
 
 /**
@@ -159,8 +171,11 @@ export interface WebPushDeps {
  */
 export class WebPush implements PushPort {
   private keys: Promise<PushKeys> | null = null;
+  private readonly guard: EndpointGuard;
 
-  constructor(private readonly deps: WebPushDeps) {}
+  constructor(private readonly deps: WebPushDeps) {
+    this.guard = new EndpointGuard(deps.lookup);
+  }
 
   /** The kept key pair (made and kept at the first call of any board of the store). */
   private vapid(): Promise<PushKeys> {
@@ -185,26 +200,10 @@ export class WebPush implements PushPort {
   async subscribe(who: Who, input: SubscriptionInput): Promise<Answer> {
     const settings = this.deps.settings();
     if (settings.subject === null) return { status: 409, body: { detail: PUSH_OFF } };
-    const issues = subscriptionIssues(input, settings.allowHttpEndpoints);
+    const issues = await this.issues(input, settings);
     if (issues.length > 0) return { status: 422, body: { detail: issues } };
-    const kept = await this.deps.table.subscribe(
-      {
-        id: subscriptionId(input.endpoint),
-        endpoint: input.endpoint,
-        p256dh: input.keys.p256dh,
-        auth: input.keys.auth,
-        created_at: this.deps.clock.now(),
-      },
-      settings.maxSubscriptions,
-    );
-    if (kept === null) {
-      return {
-        status: 409,
-        body: {
-          detail: `The board keeps at most ${settings.maxSubscriptions} push subscriptions (push.max_subscriptions): delete one first`,
-        },
-      };
-    }
+    const kept = await this.keep(input, settings);
+    if ('status' in kept) return kept;
     if (kept.added) {
       await this.deps.journal.record({
         who,
@@ -216,6 +215,74 @@ export class WebPush implements PushPort {
       });
     }
     return { status: 200, body: { id: kept.id } };
+  }
+
+  /**
+   * POST /api/push/subscriptions/{id}/renew: the board's service worker, when the browser's
+   * push service replaced the subscription (pushsubscriptionchange). It has no board token (the
+   * page keeps that in its tab): the old subscription's auth secret, which only the browser and
+   * the board know, proves it held that one; the new subscription takes its place.
+   */
+  async renew(id: string, auth: string, input: SubscriptionInput): Promise<Answer> {
+    const settings = this.deps.settings();
+    if (settings.subject === null) return { status: 409, body: { detail: PUSH_OFF } };
+    const old = (await this.deps.table.list()).find((s) => s.id === id);
+    if (old === undefined || !tokenEquals(auth, old.auth))
+      return {
+        status: 404,
+        body: { detail: `No push subscription '${id}' with that auth secret` },
+      };
+    const issues = await this.issues(input, settings);
+    if (issues.length > 0) {
+      // The new subscription is a member of the body: its fields are named under it.
+      for (const i of issues as { loc: string[] }[]) i.loc.splice(1, 0, 'subscription');
+      return { status: 422, body: { detail: issues } };
+    }
+    await this.deps.table.unsubscribe(id);
+    const kept = await this.keep(input, settings);
+    if ('status' in kept) return kept;
+    await this.deps.journal.record({
+      who: 'anonymous',
+      op: 'push',
+      target: `subscription ${kept.id}`,
+      outcome: 'renewed',
+      status: 200,
+      detail: `a browser's push service renewed subscription ${id}, so its service worker replaced it (push service ${serviceOf(input.endpoint)})`,
+    });
+    return { status: 200, body: { id: kept.id } };
+  }
+
+  /** What is wrong with a subscription (422 issues), its endpoint's addresses included. */
+  private async issues(input: SubscriptionInput, settings: PushSettings): Promise<object[]> {
+    const issues = subscriptionIssues(input, settings.allowHttpEndpoints);
+    if (issues.length > 0 || settings.allowPrivateEndpoints) return issues;
+    const what = await endpointRefusal(new URL(input.endpoint).hostname, this.deps.lookup);
+    return what === null ? [] : [issue(['endpoint'], refusalText(what))];
+  }
+
+  /** Keeps a checked subscription: its id and whether it is new, or the 409 of the bound. */
+  private async keep(
+    input: SubscriptionInput,
+    settings: PushSettings,
+  ): Promise<{ id: string; added: boolean } | Answer> {
+    const kept = await this.deps.table.subscribe(
+      {
+        id: subscriptionId(input.endpoint),
+        endpoint: input.endpoint,
+        p256dh: input.keys.p256dh,
+        auth: input.keys.auth,
+        created_at: this.deps.clock.now(),
+      },
+      settings.maxSubscriptions,
+    );
+    return (
+      kept ?? {
+        status: 409,
+        body: {
+          detail: `The board keeps at most ${settings.maxSubscriptions} push subscriptions (push.max_subscriptions): delete one first`,
+        },
+      }
+    );
   }
 
   /** DELETE /api/push/subscriptions/{id}. */
@@ -235,10 +302,11 @@ export class WebPush implements PushPort {
   }
 
   async targets(): Promise<PushTargets> {
-    const subject = this.deps.settings().subject;
-    if (subject === null) return { off: PUSH_OFF };
+    const settings = this.deps.settings();
+    if (settings.subject === null) return { off: PUSH_OFF };
     const [keys, subscriptions] = await Promise.all([this.vapid(), this.deps.table.list()]);
-    return { subject, keys, subscriptions };
+    const guard = settings.allowPrivateEndpoints ? null : this.guard;
+    return { subject: settings.subject, keys, subscriptions, guard };
   }
 
   async gone(channel: string, id: string, status: number): Promise<void> {

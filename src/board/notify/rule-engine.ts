@@ -4,6 +4,7 @@ import type { MetricName, Rule } from './config.js';
 import { type Episode, remindDue } from './episode.js';
 import type { NotifyEvent } from './event.js';
 import { ProblemRules } from './problem-rules.js';
+import type { SentAlerts } from './sent-alerts.js';
 
 /** What fired for one channel in one sweep: to send, and held back by a machine's silence. */
 export interface ChannelBatch {
@@ -17,6 +18,8 @@ export interface EngineContext {
   silenced(name: string, now: number): boolean;
   /** The machine's address on the board (public_url), or null. */
   machineUrl(name: string): string | null;
+  /** Where the disk alerts sent are kept across restarts (absent: nowhere). */
+  alerts?: SentAlerts;
 }
 
 /** A machine seen going down (not first seen down): since when, and sweeps down in a row. */
@@ -47,12 +50,14 @@ export class RuleEngine {
   /** rule key → machine\0path → how long past the limit. */
   private readonly over = new Map<string, Map<string, Over>>();
   /** The containers' and disks' episodes. */
-  private readonly problems = new ProblemRules();
+  private readonly problems: ProblemRules;
 
   constructor(
     private rules: readonly Rule[],
     private readonly context: EngineContext,
-  ) {}
+  ) {
+    this.problems = new ProblemRules(context.alerts ?? null);
+  }
 
   /** New rules (a config reload): what rules still there have sent is kept, the rest dropped. */
   setRules(rules: readonly Rule[]): void {

@@ -187,6 +187,28 @@ export function stateContract(kind: string, factory: StoreFactory): void {
       await back.close();
     });
 
+    it('sent alerts: a put replaces the row of its key, removals by key, kept across a reopen', async () => {
+      const store = await factory.fresh();
+      expect(await store.alerts.load()).toEqual([]);
+      const row = (machine: string, device: string, alert: string) => ({
+        key: JSON.stringify(['disk_health', machine, device]),
+        machine,
+        alert,
+      });
+      await store.alerts.put(row('lab7', '/dev/sda', '{"since":1}'));
+      await store.alerts.put(row('lab7', '/dev/sdb', '{"since":2}'));
+      await store.alerts.put(row('gpu1', '/dev/nvme0n1', '{"since":3}'));
+      await store.alerts.put(row('lab7', '/dev/sda', '{"since":1,"sent":{}}'));
+      await store.alerts.remove([row('lab7', '/dev/sdb', '').key, 'no such key']);
+      await store.alerts.remove([]);
+      const back = await again(store);
+      expect(await back.alerts.load()).toEqual([
+        row('gpu1', '/dev/nvme0n1', '{"since":3}'),
+        row('lab7', '/dev/sda', '{"since":1,"sent":{}}'),
+      ]);
+      await back.close();
+    });
+
     it('acks: one per machine and session; an older bell never replaces a newer one; removals only of the bell given', async () => {
       const store = await factory.fresh();
       expect(await store.acks.load()).toEqual([]);

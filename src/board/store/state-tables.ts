@@ -88,6 +88,9 @@ const PUSH = (int: string) =>
 const SIGNING_KEYS = (int: string) =>
   `CREATE TABLE signing_keys (id INTEGER PRIMARY KEY, public_key TEXT NOT NULL,
     private_key TEXT NOT NULL, created_at ${int} NOT NULL);`;
+/** Migration 11: the disk alerts sent and not yet recovered, so a restart does not resend them. */
+const SENT_ALERTS =
+  'CREATE TABLE sent_alerts (key TEXT PRIMARY KEY, machine TEXT NOT NULL, alert TEXT NOT NULL);';
 
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
@@ -102,6 +105,7 @@ export const STATE_TABLES = {
     SESSION_ACKS('INTEGER'),
     PUSH('INTEGER'),
     SIGNING_KEYS('INTEGER'),
+    SENT_ALERTS,
   ],
   postgres: [
     tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
@@ -114,5 +118,6 @@ export const STATE_TABLES = {
     SESSION_ACKS('BIGINT'),
     PUSH('BIGINT'),
     SIGNING_KEYS('BIGINT'),
+    SENT_ALERTS,
   ],
 } as const;

@@ -2,7 +2,13 @@ import type { QueuedAction } from '../domain/action-queue.js';
 import type { AckRecord } from '../domain/inbox.js';
 import type { SigningKeyTable } from '../enroll/sums-signer.js';
 import type { HistoryStore } from '../history/history-store.js';
-import type { DeliveryTable, Pending, PushTable, SilenceRecord } from '../notify/ports.js';
+import type {
+  DeliveryTable,
+  Pending,
+  PushTable,
+  SentAlertsTable,
+  SilenceRecord,
+} from '../notify/ports.js';
 import type { JournalEntry } from '../schemas.js';
 
 export type { AckRecord } from '../domain/inbox.js';
@@ -11,6 +17,8 @@ export type {
   PushKeys,
   PushSubscriptionRecord,
   PushTable,
+  SentAlertRecord,
+  SentAlertsTable,
   SilenceRecord,
 } from '../notify/ports.js';
 
@@ -224,6 +232,8 @@ export interface BoardStore {
   readonly push: PushTable;
   /** The key that signs the served agent files' SHA256SUMS (shared by the boards). */
   readonly signing: SigningKeyTable;
+  /** The disk alerts sent and not yet recovered (a restart does not send them again). */
+  readonly alerts: SentAlertsTable;
   /** Writes what an older data directory held, all or nothing; ids already present are kept. */
   importAll(data: Imported): Promise<void>;
   /** A small write that proves the store works (the reconnect probe, and a heartbeat). */

@@ -4,6 +4,7 @@ import { NotifyClaims } from '../cluster/notify-claims.js';
 import type { BoardSettings } from '../config/config.js';
 import { Notifier, type NotifierDeps } from '../notify/notifier.js';
 import { WebPush } from '../notify/push.js';
+import { SentAlerts } from '../notify/sent-alerts.js';
 import type { OpenedStore } from '../store/open-store.js';
 import type { Domain } from './build-domain.js';
 import type { ClusterBasis } from './build-ownership.js';
@@ -42,6 +43,9 @@ export async function wireNotify(
     clock,
     journal,
   });
+  const alerts = new SentAlerts(store.alerts, await store.alerts.load(), (error) => {
+    logger.error({ err: error }, 'a sent disk alert could not be kept in the store');
+  });
   const notifier = new Notifier(
     {
       clock,
@@ -53,6 +57,7 @@ export async function wireNotify(
       mayNotify: (name) => ownership.notifies(name),
       claims,
       push,
+      alerts,
       ...seams,
     },
     settings.notify,

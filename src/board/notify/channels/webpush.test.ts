@@ -100,7 +100,12 @@ describe('webpush://: to a push service that checks VAPID and decrypts as a brow
     service.deliveries.length = 0;
     service.problems.length = 0;
     service.answer = () => 201;
-    settings = { subject: SUBJECT, allowHttpEndpoints: true, maxSubscriptions: 3 };
+    settings = {
+      subject: SUBJECT,
+      allowHttpEndpoints: true,
+      allowPrivateEndpoints: true,
+      maxSubscriptions: 3,
+    };
     clock = new ManualClock(T0);
     entries = [];
     store = new MemoryStore();
@@ -261,6 +266,67 @@ describe('webpush://: to a push service that checks VAPID and decrypts as a brow
     const id = ((await subscribe(https)).body as { id: string }).id;
     expect(await push.unsubscribe('board', id)).toEqual({ status: 200, body: { id } });
     expect((await push.unsubscribe('board', id)).status).toBe(404);
+  });
+});
+
+describe('WebPush.renew: the service worker replaces a subscription its push service renewed', () => {
+  it("takes the old subscription's auth secret as proof, checks the new one, and journals it", async () => {
+    const entries: JournalEntry[] = [];
+    const clock = new ManualClock(T0);
+    const journal = new Journal(
+      clock,
+      new EventHub(),
+      {
+        append: async (e) => {
+          entries.push(e);
+        },
+        remove: async () => undefined,
+      },
+      [],
+    );
+    const store = new MemoryStore();
+    const settings: PushSettings = {
+      subject: SUBJECT,
+      allowHttpEndpoints: false,
+      allowPrivateEndpoints: false,
+      maxSubscriptions: 1,
+    };
+    const push = new WebPush({ table: store.push, settings: () => settings, clock, journal });
+    const keys = new PushService(SUBJECT).subscriber().json.keys;
+    const old = { endpoint: 'https://push.example/send/old', keys };
+    const next = {
+      endpoint: 'https://push.example/send/new',
+      keys: { ...keys, auth: 'bmV3LWF1dGgtc2VjcmV0MQ' },
+    };
+    const id = ((await push.subscribe('board', old)).body as { id: string }).id;
+    for (const [who, auth] of [
+      [id, 'AAAAAAAAAAAAAAAAAAAAAA'],
+      ['nosuch', keys.auth],
+    ] as const)
+      expect(await push.renew(who, auth, next)).toMatchObject({ status: 404 });
+    expect(await push.renew(id, keys.auth, { ...next, endpoint: 'https://[::1]/x' })).toMatchObject(
+      {
+        status: 422,
+        body: {
+          detail: [
+            { loc: ['body', 'subscription', 'endpoint'], msg: expect.stringMatching(/loopback/) },
+          ],
+        },
+      },
+    );
+    // At the bound (max 1): the old one makes room for the new one.
+    const renewed = await push.renew(id, keys.auth, next);
+    expect(renewed).toMatchObject({ status: 200, body: { id: expect.any(String) } });
+    expect((await store.push.list()).map((s) => s.endpoint)).toEqual([next.endpoint]);
+    expect(entries.map((e) => `${e.who} ${e.outcome}`)).toEqual([
+      'board subscribed',
+      'anonymous renewed',
+    ]);
+    // The old id is gone, and the new one answers only to its own auth secret.
+    const newId = (renewed.body as { id: string }).id;
+    expect((await push.renew(id, keys.auth, old)).status).toBe(404);
+    expect((await push.renew(newId, keys.auth, old)).status).toBe(404);
+    expect((await push.renew(newId, next.keys.auth, old)).status).toBe(200);
   });
 });
 

@@ -12,6 +12,7 @@ import type {
   PushKeys,
   PushSubscriptionRecord,
   RecordToPublish,
+  SentAlertRecord,
   SigningKeys,
   SilenceRecord,
   StoredIdentity,
@@ -226,6 +227,21 @@ export class MemoryStore implements BoardStore {
       this.signingKeys ??= { ...candidate };
       return { ...this.signingKeys };
     },
+  };
+
+  private readonly alertRows = new Map<string, SentAlertRecord>();
+
+  readonly alerts = {
+    put: async (r: SentAlertRecord) => {
+      this.writes += 1;
+      this.alertRows.set(r.key, { ...r });
+    },
+    remove: async (keys: readonly string[]) => {
+      this.writes += 1;
+      for (const key of keys) this.alertRows.delete(key);
+    },
+    load: async () =>
+      [...this.alertRows.values()].map((r) => ({ ...r })).sort((a, b) => (a.key < b.key ? -1 : 1)),
   };
 
   private pushKeys: PushKeys | null = null;

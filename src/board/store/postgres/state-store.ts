@@ -20,11 +20,13 @@ import type {
   PublishedRecord,
   PushTable,
   RecordToPublish,
+  SentAlertsTable,
   SigningKeyTable,
   SilenceRecord,
   StoredIdentity,
 } from '../state.js';
 import { STATE_TABLES } from '../state-tables.js';
+import { postgresAlertsTable } from './alerts-table.js';
 import { describePostgres, openPool, type PostgresSettings } from './connection.js';
 import { openPostgresHistory } from './history-store.js';
 import { importRows, JOURNAL_COLUMNS, upsertIdentities } from './import-rows.js';
@@ -50,6 +52,7 @@ export class PostgresStore implements BoardStore {
   private readonly identityDiff = new IdentityDiff();
   readonly push: PushTable;
   readonly signing: SigningKeyTable;
+  readonly alerts: SentAlertsTable;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -58,6 +61,7 @@ export class PostgresStore implements BoardStore {
     this.where = describePostgres(settings.url);
     this.push = postgresPushTable(pool);
     this.signing = postgresSigningTable(pool);
+    this.alerts = postgresAlertsTable(pool);
   }
 
   /** Connects and migrates (under an advisory lock: boards that start at once do not race). */

@@ -22,10 +22,12 @@ import type {
   PublishedRecord,
   PushTable,
   RecordToPublish,
+  SentAlertsTable,
   SigningKeyTable,
   SilenceRecord,
   StoredIdentity,
 } from '../state.js';
+import { sqliteAlertsTable } from './alerts-table.js';
 import { GroupCommit } from './group-commit.js';
 import { openLibsqlHistory } from './history-store.js';
 import { sqlitePushTable, sqliteSigningTable } from './push-table.js';
@@ -55,6 +57,7 @@ export class SqliteStore implements BoardStore {
   private readonly identityDiff = new IdentityDiff();
   readonly push: PushTable;
   readonly signing: SigningKeyTable;
+  readonly alerts: SentAlertsTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -69,6 +72,7 @@ export class SqliteStore implements BoardStore {
     );
     this.push = sqlitePushTable(db, this.commits);
     this.signing = sqliteSigningTable(db, this.commits);
+    this.alerts = sqliteAlertsTable(db, this.commits);
   }
 
   /**

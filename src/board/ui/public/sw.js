@@ -57,6 +57,65 @@ self.addEventListener('notificationclick', (event) => {
   );
 });
 
-// A new version of this file takes over at once (it keeps no cache, so nothing is lost).
+/*
+ * What this browser's subscription is on the board, kept by the page when it subscribed
+ * (state/web-push.ts): {id, auth, key}. The worker has no board token (the page keeps it in its
+ * tab); the old subscription's auth secret is what lets it replace the subscription.
+ */
+const KEPT_CACHE = 'panoptes-push';
+const KEPT_URL = '/panoptes-push-subscription';
+
+async function readKept() {
+  try {
+    const response = await (await caches.open(KEPT_CACHE)).match(KEPT_URL);
+    const kept = response === undefined ? null : await response.json();
+    return typeof kept?.id === 'string' && typeof kept.auth === 'string' ? kept : null;
+  } catch {
+    return null;
+  }
+}
+
+async function writeKept(kept) {
+  const cache = await caches.open(KEPT_CACHE);
+  await cache.put(KEPT_URL, new Response(JSON.stringify(kept)));
+}
+
+function keyBytes(base64url) {
+  const base64 = base64url.replace(/-/g, '+').replace(/_/g, '/');
+  const text = atob(base64 + '='.repeat((4 - (base64.length % 4)) % 4));
+  return Uint8Array.from(text, (c) => c.charCodeAt(0));
+}
+
+/**
+ * The browser's push service replaced (or ended) the subscription: subscribe again with the same
+ * application server key and hand the board the new one in place of the old.
+ */
+async function renew(event) {
+  const kept = await readKept();
+  // Not subscribed through the board's page (or stopped there): nothing to renew.
+  if (kept === null) return;
+  const key = event.oldSubscription?.options?.applicationServerKey ?? keyBytes(kept.key);
+  const subscription =
+    event.newSubscription ??
+    (await self.registration.pushManager.subscribe({
+      userVisibleOnly: true,
+      applicationServerKey: key,
+    }));
+  const json = subscription.toJSON();
+  const response = await fetch(`/api/push/subscriptions/${encodeURIComponent(kept.id)}/renew`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ auth: kept.auth, subscription: json }),
+  });
+  if (!response.ok) return;
+  const { id } = await response.json();
+  await writeKept({ id, auth: json.keys.auth, key: kept.key });
+}
+
+self.addEventListener('pushsubscriptionchange', (event) => {
+  event.waitUntil(renew(event));
+});
+
+// A new version of this file takes over at once (it keeps no cache of the page, so nothing is lost).
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));

@@ -62,6 +62,33 @@ function sameKey(a: ArrayBuffer | null | undefined, b: Uint8Array): boolean {
   return view.every((byte, i) => byte === b[i]);
 }
 
+/** Where the page leaves the service worker what it needs to renew the subscription (sw.js). */
+const KEPT_CACHE = 'panoptes-push';
+const KEPT_URL = '/panoptes-push-subscription';
+
+/** What the worker renews with: the subscription's id, its auth secret and the board's key. */
+interface Kept {
+  id: string;
+  auth: string;
+  key: string;
+}
+
+async function keptForWorker(): Promise<Kept | null> {
+  try {
+    const response = await (await caches.open(KEPT_CACHE)).match(KEPT_URL);
+    const kept = (response === undefined ? null : await response.json()) as Kept | null;
+    return typeof kept?.id === 'string' ? kept : null;
+  } catch {
+    return null;
+  }
+}
+
+async function keepForWorker(kept: Kept | null): Promise<void> {
+  const cache = await caches.open(KEPT_CACHE);
+  if (kept === null) await cache.delete(KEPT_URL);
+  else await cache.put(KEPT_URL, new Response(JSON.stringify(kept)));
+}
+
 /** This browser's subscription to the board's pushes, if it has one. */
 async function currentSubscription(): Promise<PushSubscription | null> {
   const registration = await navigator.serviceWorker.getRegistration('/');
@@ -90,7 +117,8 @@ export async function subscribeThisBrowser(api: Api): Promise<PushState> {
   if (blocked !== null) return blocked;
   const permission = await Notification.requestPermission();
   if (permission !== 'granted') return { kind: permission === 'denied' ? 'denied' : 'off' };
-  const key = keyBytes(await api.pushKey());
+  const publicKey = await api.pushKey();
+  const key = keyBytes(publicKey);
   await navigator.serviceWorker.register(workerUrl(), { scope: '/' });
   const registration = await navigator.serviceWorker.ready;
   let subscription = await registration.pushManager.getSubscription();
@@ -102,16 +130,20 @@ export async function subscribeThisBrowser(api: Api): Promise<PushState> {
     userVisibleOnly: true,
     applicationServerKey: key,
   });
-  const id = await api.subscribePush(subscription.toJSON());
+  const json = subscription.toJSON();
+  const id = await api.subscribePush(json);
   localStore.set(KEYS.pushSubscription, id);
+  await keepForWorker({ id, auth: json.keys?.auth ?? '', key: publicKey }).catch(() => undefined);
   return { kind: 'on' };
 }
 
 /** "Stop notifying this browser": the board forgets the subscription, and the browser too. */
 export async function unsubscribeThisBrowser(api: Api): Promise<PushState> {
-  const id = localStore.get(KEYS.pushSubscription);
+  // The worker's id is the newer one when it renewed the subscription since.
+  const id = (await keptForWorker())?.id ?? localStore.get(KEYS.pushSubscription);
   if (id !== null) await api.unsubscribePush(id);
   localStore.set(KEYS.pushSubscription, null);
+  await keepForWorker(null).catch(() => undefined);
   await (await currentSubscription().catch(() => null))?.unsubscribe();
   return { kind: 'off' };
 }
