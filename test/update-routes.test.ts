@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BoardApp, buildBoard } from '../src/board/app.js';
 import { boardSettings } from '../src/board/config/config.js';
 import { createLogger } from '../src/shared/logger.js';
+import { timedKeyProof } from '../src/shared/wire/key-proof.js';
 import { eventually } from './helpers/agent-fixtures.js';
 import { type TempDir, tempDir } from './helpers/tmp.js';
 
@@ -12,25 +13,37 @@ const REGISTRATION = 'update-routes-registration-0123';
 const AGENT = 'export const agent = 2;\n';
 const SERVED = createHash('sha256').update(AGENT).digest('hex');
 const OLD = '1'.repeat(64);
+const KEY3 = 'update-routes-lab3-key-5e1f0c'; // secret-scan: key
+let proofs = 0;
 
 describe('updates from the board, over HTTP', () => {
   let dir: TempDir;
   let b: BoardApp;
   const auth = { authorization: `Bearer ${TOKEN}` };
-  const report = (name: string, sha: string, updates = 'on') =>
-    b.app.inject({
+  const report = (name: string, sha: string, updates = 'on', more: object = {}) => {
+    const location = `http://127.0.0.1:1/${name}`;
+    // lab3's reports prove its key (a verified machine); the others are only announced.
+    const at = new Date(Date.now() - 60_000 + (proofs += 1)).toISOString();
+    const proof =
+      name === 'lab3'
+        ? { key_proof_at: at, key_proof: timedKeyProof(KEY3, name, location, at) }
+        : {};
+    return b.app.inject({
       method: 'POST',
       url: '/api/report',
       headers: { authorization: `Bearer ${REGISTRATION}` },
       payload: {
         name,
-        location: `http://127.0.0.1:1/${name}`,
+        location,
         version: '0.1.0',
         updates,
         agent_file: 'panoptes-agent.mjs',
         agent_sha256: sha,
+        ...proof,
+        ...more,
       },
     });
+  };
   const record = async (name: string) => {
     const r = await b.app.inject({ method: 'GET', url: '/api/board', headers: auth });
     return (r.json().machines as { name: string; agent: unknown }[]).find((m) => m.name === name);
@@ -47,7 +60,12 @@ describe('updates from the board, over HTTP', () => {
     dir = tempDir('panoptes-update-routes-');
     b = await buildBoard({
       settings: boardSettings(
-        { board_token: TOKEN, registration_token: REGISTRATION, data_dir: dir.path },
+        {
+          board_token: TOKEN,
+          registration_token: REGISTRATION,
+          data_dir: dir.path,
+          announced_keys: { lab3: KEY3 },
+        },
         `${dir.path}/board.yaml`,
         null,
       ),
@@ -100,9 +118,11 @@ describe('updates from the board, over HTTP', () => {
     expect(again.json().detail).toMatch(/already runs/);
   });
 
-  it('updates all: 202 with the machines, 409 while it runs', async () => {
+  it('updates all: 202 with the verified machines only, 409 while it runs', async () => {
     await report('lab3', OLD);
     await report('lab4', OLD, 'off');
+    // 25 fake names with the registration token: none is in a batch.
+    for (let i = 0; i < 25; i += 1) await report(`fake${i}`, OLD);
     const all = await b.app.inject({ method: 'POST', url: '/api/machines/update', headers: auth });
     expect(all.statusCode).toBe(202);
     expect(all.json()).toEqual({ machines: ['lab3'] });

@@ -71,7 +71,15 @@ export const Outcome = Type.Union(
 export const JournalEntry = Type.Object({
   id: Type.Integer({ minimum: 1 }),
   at: Type.String({ description: 'ISO 8601' }),
-  who: Type.Union([Type.Literal('board'), Type.Literal('registration'), Type.Literal('anonymous')]),
+  who: Type.Union(
+    [
+      Type.Literal('board'),
+      Type.Literal('registration'),
+      Type.Literal('anonymous'),
+      Type.Literal('machine'),
+    ],
+    { description: "the token presented, or machine: the target machine's own report said it" },
+  ),
   op: Type.String({
     description: 'do, forget, report, auth, announce, expire, notify, silence, enroll, ack, update',
   }),

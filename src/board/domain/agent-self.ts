@@ -31,6 +31,8 @@ export interface AgentState {
 export interface AgentReleases {
   /** The SHA-256 (hex) of the board's `file`, or null when the board does not serve it. */
   sha256(file: string): string | null;
+  /** Reads the files' sums again now; true when one came, went or changed. */
+  refresh?(): Promise<boolean>;
 }
 
 /** A board that serves no agent file. */

@@ -6,7 +6,7 @@ import { MemoryStore } from '../store/memory/state-store.js';
 import { machineMemory } from '../view/machine-memory.js';
 import { ActionQueue } from './action-queue.js';
 import type { AgentReleases } from './agent-self.js';
-import { AgentUpdates, UPDATE_BATCH_WAIT_MS } from './agent-updates.js';
+import { AgentUpdates, UPDATE_BATCH_WAIT_MAX_MS } from './agent-updates.js';
 import { Board } from './board.js';
 import { EventHub } from './events.js';
 import { Journal } from './journal.js';
@@ -17,7 +17,7 @@ const OLD = 'a'.repeat(64);
 const NEW = 'b'.repeat(64);
 const WEB1 = 'http://web1.invalid:8701';
 
-function kit() {
+function kit(store = new MemoryStore()) {
   const settings = boardSettings(
     { board_token: 'board-token-0123456789', machines: [{ name: 'web1', url: WEB1, key: 'k' }] },
     '/etc/panoptes/board.yaml',
@@ -31,16 +31,19 @@ function kit() {
   const registry = new Registry(clock, events, settings.machines, 100, machineMemory(clock), {
     releases,
   });
-  const store = new MemoryStore();
   const journal = new Journal(clock, events, store.journal, []);
+  const notes = new JournalPolicy(journal, clock);
   const updates = new AgentUpdates({
     clock,
     registry,
-    notes: new JournalPolicy(journal, clock),
+    notes,
     releases,
+    table: store.updates,
+    loaded: [],
     client,
     configured: (name) => (name === 'web1' ? { url: WEB1, key: 'k' } : null),
     timeoutMs: () => 1000,
+    intervalMs: (m) => m.intervalMs ?? 5000,
     onError: (error) => {
       throw error;
     },
@@ -68,7 +71,19 @@ function kit() {
       .filter((e) => e.op === 'update')
       .map((e) => `${e.target} ${e.outcome}`)
       .reverse();
-  return { clock, client, registry, updates, board, report, entries, sums, journal };
+  /** As if its report had proved its key (the unit tests hold no keys). */
+  const verify = (name: string) => {
+    const m = registry.get(name);
+    if (m === undefined) throw new Error(name);
+    registry.observe(m, {
+      ok: true,
+      overview: { version: '1.0.0', ...optedIn() },
+      location: m.location ?? '',
+      intervalMs: 20_000,
+      verified: true,
+    });
+  };
+  return { clock, client, registry, updates, board, report, entries, sums, journal, verify, store };
 }
 
 const optedIn = (sha = OLD) => ({
@@ -164,7 +179,7 @@ describe('updating one machine', () => {
       status: 409,
       body: { detail: 'updates are off' },
     });
-    k.clock.advance(UPDATE_BATCH_WAIT_MS);
+    k.clock.advance(UPDATE_BATCH_WAIT_MAX_MS);
     const refused = await k.updates.request('board', 'web1');
     expect(refused).toEqual({
       status: 409,
@@ -187,15 +202,20 @@ describe('updating one machine', () => {
     await k.report('lab1', { ...optedIn(), update_outcome: outcome });
     await flush();
     expect(k.entries()).toEqual(['lab1 queued', 'lab1 delivered', 'lab1 rolled_back']);
-    expect(k.journal.recent(1)[0]?.detail).toBe('the new file did not report within a minute');
+    // The machine's words, quoted as its own.
+    expect(k.journal.recent(1)[0]).toMatchObject({
+      who: 'machine',
+      detail: 'its agent reports rolled_back: "the new file did not report within a minute"',
+    });
   });
 });
 
 describe('updating all machines', () => {
-  it('goes in batches of 10: the next when each has reported, or after 2 minutes', async () => {
+  it('goes in batches of 10: the next when each has reported, or after 3 report intervals', async () => {
     const k = kit();
     const names = Array.from({ length: 25 }, (_, i) => `lab${String(i).padStart(2, '0')}`);
     for (const name of names) await k.report(name, optedIn());
+    for (const name of names) k.verify(name);
     await k.report('current', optedIn(NEW));
     const all = await k.updates.requestAll('board');
     expect(all).toEqual({ status: 202, body: { machines: names } });
@@ -215,8 +235,8 @@ describe('updating all machines', () => {
     await k.report(names[9] as string, optedIn(NEW));
     await flush();
     expect(await handed()).toEqual(names.slice(10, 20));
-    // Nobody of the second batch answers: after 2 minutes the third starts.
-    k.clock.advance(UPDATE_BATCH_WAIT_MS - 1);
+    // Nobody of the second batch answers: after 3 × 5 s (their interval here) the third starts.
+    k.clock.advance(15_000 - 1);
     k.updates.tick();
     await flush();
     expect(await handed()).toEqual([]);
@@ -237,8 +257,8 @@ describe('updating all machines', () => {
     await k.report('lab3', optedIn());
     k.clock.advance(10 * 60_000);
     k.registry.markStale(60_000);
-    await k.report('lab2', optedIn());
-    await k.report('lab3', optedIn());
+    k.verify('lab2');
+    k.verify('lab3');
     const some = await k.updates.requestAll('board', ['lab1', 'lab2']);
     expect(some).toEqual({ status: 202, body: { machines: ['lab2'] } });
   });

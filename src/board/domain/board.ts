@@ -218,7 +218,7 @@ export class Board {
     const actions = await handOver(queue, this.notes, who, name);
     registry.setQueued(name, queue.count(name));
     registry.changes.reportTaken();
-    const update = this.deps.handOver?.(name);
+    const update = await this.deps.handOver?.(name);
     return {
       status: 200,
       body: { ok: true, actions, ...(update === undefined ? {} : { update }) },

@@ -81,6 +81,11 @@ const PUSH = (int: string) =>
   CREATE TABLE push_subscriptions (id TEXT PRIMARY KEY, endpoint TEXT NOT NULL UNIQUE,
     p256dh TEXT NOT NULL, auth TEXT NOT NULL, created_at ${int} NOT NULL);`;
 
+/** Migration 10: updates from the board not yet seen to finish (one per machine). */
+const PENDING_UPDATES = (int: string) =>
+  `CREATE TABLE pending_updates (name TEXT PRIMARY KEY, id TEXT NOT NULL,
+    asked_at ${int} NOT NULL, queued INTEGER NOT NULL, prior_at TEXT);`;
+
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
   sqlite: [
@@ -93,6 +98,7 @@ export const STATE_TABLES = {
     ENROLLMENTS('INTEGER'),
     SESSION_ACKS('INTEGER'),
     PUSH('INTEGER'),
+    PENDING_UPDATES('INTEGER'),
   ],
   postgres: [
     tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
@@ -104,5 +110,6 @@ export const STATE_TABLES = {
     ENROLLMENTS('BIGINT'),
     SESSION_ACKS('BIGINT'),
     PUSH('BIGINT'),
+    PENDING_UPDATES('BIGINT'),
   ],
 } as const;

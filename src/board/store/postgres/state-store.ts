@@ -17,6 +17,7 @@ import type {
   BoardStore,
   EnrollmentRecord,
   Imported,
+  PendingUpdateTable,
   PublishedRecord,
   PushTable,
   RecordToPublish,
@@ -31,6 +32,7 @@ import { listen } from './listen.js';
 import { migrate } from './migrate.js';
 import { postgresPushTable } from './push-table.js';
 import { inTransaction } from './transaction.js';
+import { postgresUpdateTable } from './update-table.js';
 
 /** The state schema's migrations on PostgreSQL: append, never edit one that shipped. */
 export const STATE_MIGRATIONS: readonly string[] = STATE_TABLES.postgres;
@@ -48,6 +50,7 @@ export class PostgresStore implements BoardStore {
   private history: HistoryStore | null = null;
   private readonly identityDiff = new IdentityDiff();
   readonly push: PushTable;
+  readonly updates: PendingUpdateTable;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -55,6 +58,7 @@ export class PostgresStore implements BoardStore {
   ) {
     this.where = describePostgres(settings.url);
     this.push = postgresPushTable(pool);
+    this.updates = postgresUpdateTable(pool);
   }
 
   /** Connects and migrates (under an advisory lock: boards that start at once do not race). */

@@ -19,6 +19,7 @@ import type {
   BoardStore,
   EnrollmentRecord,
   Imported,
+  PendingUpdateTable,
   PublishedRecord,
   PushTable,
   RecordToPublish,
@@ -29,6 +30,7 @@ import { GroupCommit } from './group-commit.js';
 import { openLibsqlHistory } from './history-store.js';
 import { sqlitePushTable } from './push-table.js';
 import { migrateState } from './state-schema.js';
+import { sqliteUpdateTable } from './update-table.js';
 import { WalSync } from './wal-sync.js';
 
 /** The embedded engine's file for everything but history (history.db stays as it was). */
@@ -53,6 +55,7 @@ export class SqliteStore implements BoardStore {
   private history: HistoryStore | null = null;
   private readonly identityDiff = new IdentityDiff();
   readonly push: PushTable;
+  readonly updates: PendingUpdateTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -66,6 +69,7 @@ export class SqliteStore implements BoardStore {
       'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail, board) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.push = sqlitePushTable(db, this.commits);
+    this.updates = sqliteUpdateTable(db, this.commits);
   }
 
   /**
