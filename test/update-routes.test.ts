@@ -48,6 +48,16 @@ describe('updates from the board, over HTTP', () => {
     const r = await b.app.inject({ method: 'GET', url: '/api/board', headers: auth });
     return (r.json().machines as { name: string; agent: unknown }[]).find((m) => m.name === name);
   };
+  const entries = async () => {
+    const r = await b.app.inject({ method: 'GET', url: '/api/journal?limit=1000', headers: auth });
+    return r.json().entries as {
+      who: string;
+      op: string;
+      target: string;
+      outcome: string;
+      detail: string;
+    }[];
+  };
   const journal = async () => {
     const r = await b.app.inject({ method: 'GET', url: '/api/journal', headers: auth });
     return (r.json().entries as { op: string; target: string; outcome: string }[])
@@ -136,5 +146,53 @@ describe('updates from the board, over HTTP', () => {
     expect((await report('lab3', OLD)).json().update).toBeDefined();
     await report('lab3', SERVED);
     await eventually(async () => (b.updates.running ? undefined : true), 'the run ends');
+  });
+
+  it("a fake name's fresh outcomes journal nothing; once handed an update, its outcome is journaled once, in its own words", async () => {
+    const forged = (i: number, state = 'rolled_back') => ({
+      update_outcome: {
+        state,
+        to_sha256: SERVED,
+        detail: 'operator alice stopped db1',
+        at: new Date(Date.UTC(2026, 0, 1) + i).toISOString(),
+      },
+    });
+    for (let i = 0; i < 300; i += 1) await report('flood1', OLD, 'on', forged(i));
+    await new Promise((r) => setTimeout(r, 200));
+    const of = async () => (await entries()).filter((e) => e.target === 'flood1');
+    expect((await of()).map((e) => `${e.op} ${e.outcome}`)).toEqual(['announce announced']);
+    // An update asked and handed: of 300 more reports with fresh outcomes, one entry.
+    const asked = await b.app.inject({
+      method: 'POST',
+      url: '/api/machines/flood1/update',
+      headers: auth,
+    });
+    expect(asked.statusCode).toBe(202);
+    expect((await report('flood1', OLD)).json().update).toBeDefined();
+    for (let i = 300; i < 600; i += 1) await report('flood1', OLD, 'on', forged(i));
+    await eventually(async () => ((await of()).length >= 4 ? true : undefined), 'the outcome');
+    await new Promise((r) => setTimeout(r, 200));
+    const all = (await of()).reverse();
+    expect(all.map((e) => `${e.who} ${e.op} ${e.outcome}`)).toEqual([
+      'registration announce announced',
+      'board update queued',
+      'board update delivered',
+      'machine update rolled_back',
+    ]);
+    expect(all[3]?.detail).toBe('its agent reports rolled_back: "operator alice stopped db1"');
+    expect((await entries()).filter((e) => e.detail.includes('alice'))).toHaveLength(1);
+  });
+
+  it('reads the served sums again before refusing: a file replaced a moment ago is offered at once', async () => {
+    const newer = 'export const agent = 3; // a newer build\n';
+    dir.write('files/panoptes-agent.mjs', newer);
+    await report('lab2', SERVED);
+    const asked = await b.app.inject({
+      method: 'POST',
+      url: '/api/machines/lab2/update',
+      headers: auth,
+    });
+    expect(asked.statusCode).toBe(202);
+    expect((await report('lab2', SERVED)).json().update).toBeDefined();
   });
 });
