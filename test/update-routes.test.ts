@@ -23,7 +23,8 @@ describe('updates from the board, over HTTP', () => {
   const report = (name: string, sha: string, updates = 'on', more: object = {}) => {
     const location = `http://127.0.0.1:1/${name}`;
     // lab3's reports prove its key (a verified machine); the others are only announced.
-    const at = new Date(Date.now() - 60_000 + (proofs += 1)).toISOString();
+    proofs += 1;
+    const at = new Date(Date.now() - 60_000 + proofs).toISOString();
     const proof =
       name === 'lab3'
         ? { key_proof_at: at, key_proof: timedKeyProof(KEY3, name, location, at) }
@@ -99,6 +100,7 @@ describe('updates from the board, over HTTP', () => {
       sha256: OLD,
       update_available: true,
       updates: 'on',
+      last_update: null,
     });
     expect((await record('lab2'))?.agent).toMatchObject({ update_available: false });
   });

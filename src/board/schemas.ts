@@ -30,6 +30,26 @@ export const MachineView = Type.Object({
       updates: Type.Union([Type.Literal('on'), Type.Literal('off')], {
         description: 'on: the agent takes updates from its board (update_from_board)',
       }),
+      last_update: Type.Union(
+        [
+          Type.Object({
+            state: Type.Union([
+              Type.Literal('updated'),
+              Type.Literal('rolled_back'),
+              Type.Literal('refused'),
+            ]),
+            detail: Type.String({
+              description: "the agent's own words: why, for rolled_back and refused",
+            }),
+            at: Type.String({ description: 'when, by the agent’s clock (ISO 8601)' }),
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            'how its last update from the board ended, as the agent reports it (until the next one); null: it says nothing',
+        },
+      ),
     },
     { description: 'the agent on the machine, for updates from the board' },
   ),

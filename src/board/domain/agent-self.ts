@@ -116,12 +116,16 @@ export function agentRecord(m: AgentState): {
   sha256: string | null;
   update_available: boolean;
   updates: 'on' | 'off';
+  last_update: { state: UpdateOutcome['state']; detail: string; at: string } | null;
 } {
   const a = m.agent;
+  const o = a?.outcome ?? null;
   return {
     version: a?.version ?? null,
     sha256: a?.sha256 ?? null,
     update_available: m.updateAvailable,
     updates: a?.updates ?? 'off',
+    // What the agent says of its last update (its words): the card shows a rollback's reason.
+    last_update: o === null ? null : { state: o.state, detail: o.detail, at: o.at },
   };
 }

@@ -110,6 +110,7 @@ describe('the agent record', () => {
       sha256: OLD,
       update_available: true,
       updates: 'on',
+      last_update: null,
     });
     expect(record('lab2').update_available).toBe(false);
     expect(record('lab3')).toEqual({
@@ -117,6 +118,7 @@ describe('the agent record', () => {
       sha256: OLD,
       update_available: false,
       updates: 'off',
+      last_update: null,
     });
     // The board serves no binary.
     expect(record('lab4').update_available).toBe(false);

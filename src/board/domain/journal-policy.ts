@@ -113,7 +113,7 @@ export class JournalPolicy {
         'machine',
         op,
         '*',
-        outcome,
+        'counted',
         null,
         `${REFUSALS_PER_MINUTE} entries from machines' reports this minute: more are counted, not journaled one by one`,
       );
