@@ -83,7 +83,9 @@ describe('UI: agent updates', () => {
     expect(await badge('lab3').count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Update the agent on lab1' }).count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Update the agent on lab3' }).count()).toBe(0);
-    expect(await page.getByRole('button', { name: 'Update the agent on lab4' }).count()).toBe(1);
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Update the agent on lab4' }).count())
+      .toBe(1);
     expect(await page.getByRole('button', { name: 'Update all (1)' }).count()).toBe(1);
   });
 
