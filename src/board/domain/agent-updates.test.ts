@@ -212,6 +212,41 @@ describe('updating one machine', () => {
   });
 });
 
+describe("what machines' reports cause in the journal", () => {
+  it('shares a budget of 100 entries a minute; past it they are counted and summed up', async () => {
+    const k = kit();
+    const names = Array.from({ length: 90 }, (_, i) => `m${i}`);
+    for (const name of names) await k.report(name, optedIn());
+    for (const name of names) await k.updates.request('board', name);
+    // Each hand-over and each outcome is caused by a report: 180 entries asked for.
+    for (const name of names) await k.report(name, optedIn());
+    const outcome = (i: number) => ({
+      state: 'rolled_back',
+      to_sha256: NEW,
+      detail: `no ${i}`,
+      at: new Date(k.clock.now() + i).toISOString(),
+    });
+    for (const [i, name] of names.entries())
+      await k.report(name, { ...optedIn(), update_outcome: outcome(i) });
+    await flush();
+    const caused = () =>
+      k.journal
+        .recent(10_000)
+        .filter((e) => e.op === 'update' && e.outcome !== 'queued' && e.target !== '*');
+    // 90 hand-overs and the first 10 outcomes; the other 80 outcomes are counted.
+    expect(caused()).toHaveLength(100);
+    expect(caused().filter((e) => e.who === 'machine')).toHaveLength(10);
+    k.clock.advance(60_000);
+    await k.report('m0', { ...optedIn(), update_outcome: outcome(999) });
+    await k.updates.request('board', 'm0');
+    await k.report('m0', optedIn());
+    await flush();
+    const summary = k.journal.recent(10_000).find((e) => e.outcome === 'counted');
+    expect(summary).toMatchObject({ who: 'machine', op: 'update', target: '*' });
+    expect(summary?.detail).toMatch(/^80 more update entries from 80 machine/);
+  });
+});
+
 describe('updating all machines', () => {
   it('goes in batches of 10: the next when each has reported, or after 3 report intervals', async () => {
     const k = kit();
