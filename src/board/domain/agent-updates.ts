@@ -41,6 +41,12 @@ export interface AgentUpdatesDeps {
   onError: (error: unknown) => void;
 }
 
+/** An update in a report's answer. */
+export interface HandedUpdate {
+  id: string;
+  requested_at: string;
+}
+
 /** Quotes what a machine said, as its words (escaped, one line). */
 const quoted = (text: string): string => JSON.stringify(text);
 
@@ -236,10 +242,18 @@ export class AgentUpdates {
     this.forget(p).catch(this.deps.onError);
   }
 
-  /** What the answer to `name`'s report hands it (an update queued for it), if anything. */
-  async handOver(name: string): Promise<{ id: string; requested_at: string } | undefined> {
+  /**
+   * What the answer to `name`'s report hands it (an update queued for it), if anything: at once
+   * when nothing is queued (no promise per report), else once the store says this board hands it.
+   */
+  handOver(name: string): HandedUpdate | undefined | Promise<HandedUpdate | undefined> {
     const p = this.pending.get(name);
     if (p === undefined || !p.queued) return undefined;
+    return this.hand(p);
+  }
+
+  private async hand(p: PendingUpdateRecord): Promise<HandedUpdate | undefined> {
+    const { name } = p;
     p.queued = false;
     let won: boolean;
     try {
