@@ -248,7 +248,7 @@ describe("what machines' reports cause in the journal", () => {
 });
 
 describe('updating all machines', () => {
-  it('goes in batches of 10: the next when each has reported, or after 3 report intervals', async () => {
+  it('goes in batches of 10: the next when each has reported, or after 3 report intervals of silence', async () => {
     const k = kit();
     const names = Array.from({ length: 25 }, (_, i) => `lab${String(i).padStart(2, '0')}`);
     for (const name of names) await k.report(name, optedIn());
@@ -272,18 +272,41 @@ describe('updating all machines', () => {
     await k.report(names[9] as string, optedIn(NEW));
     await flush();
     expect(await handed()).toEqual(names.slice(10, 20));
-    // Nobody of the second batch answers: after 3 × 5 s (their interval here) the third starts.
+    // The second batch is heard from as it is handed over; then silence: after 3 × 5 s (their
+    // interval here) without a word from any of them, the third starts.
+    const third = names.slice(20);
+    const handedOf = async (list: string[]) => {
+      const got: string[] = [];
+      for (const name of list) {
+        const a = await k.report(name, optedIn());
+        if ((a.body as { update?: unknown }).update !== undefined) got.push(name);
+      }
+      return got;
+    };
     k.clock.advance(15_000 - 1);
     k.updates.tick();
     await flush();
-    expect(await handed()).toEqual([]);
+    expect(await handedOf(third)).toEqual([]);
+    // One of the batch reports (still the old sum): heard, so it waits 15 s from now.
+    await k.report('lab10', optedIn());
+    k.clock.advance(15_000 - 1);
+    k.updates.tick();
+    await flush();
+    expect(await handedOf(third)).toEqual([]);
     k.clock.advance(1);
     k.updates.tick();
     await flush();
-    expect(await handed()).toEqual(names.slice(20));
-    for (const name of names.slice(20)) await k.report(name, optedIn(NEW));
-    await flush();
+    expect(await handedOf(third)).toEqual(third);
+    // The third batch keeps reporting without the new sum: it gives way after 2 minutes at most.
+    for (let s = 0; s < 12; s += 1) {
+      k.clock.advance(10_000);
+      for (const name of third) await k.report(name, optedIn());
+      k.updates.tick();
+      await flush();
+    }
     expect(k.updates.running).toBe(false);
+    for (const name of third) await k.report(name, optedIn(NEW));
+    await flush();
     expect(k.entries().filter((e) => e.endsWith('updated'))).toHaveLength(15);
   });
 

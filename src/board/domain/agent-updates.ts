@@ -12,9 +12,9 @@ import type { Registry } from './registry.js';
 
 /** Machines "update all" hands an update to at a time. */
 export const UPDATE_BATCH = 10;
-/** A batch waits this many report intervals of its slowest machine, then the next starts. */
+/** A batch that hears nothing for this many report intervals of its slowest machine gives way. */
 export const UPDATE_BATCH_INTERVALS = 3;
-/** ...and never longer than this. */
+/** ...and one that still hears from its machines, after this long. */
 export const UPDATE_BATCH_WAIT_MAX_MS = 120_000;
 /** An update asked for and not yet settled blocks another one for the machine this long. */
 const PENDING_MS = 120_000;
@@ -210,8 +210,9 @@ export class AgentUpdates {
   }
 
   /**
-   * Every second: a batch that did not hear from all its machines within three of their report
-   * intervals gives way to the next; updates nobody saw finish for an hour are dropped.
+   * Every second: a batch that heard nothing from its machines still waited for (no report, no
+   * poll) for three of their report intervals gives way to the next, and any after two minutes;
+   * updates nobody saw finish for an hour are dropped.
    */
   tick(): void {
     const now = this.deps.clock.now();
@@ -219,7 +220,12 @@ export class AgentUpdates {
       if (now - p.asked_at >= PENDING_KEPT_MS) this.drop(p);
     }
     const run = this.run;
-    if (run === null || now - run.startedAt < run.waitMs) return;
+    if (run === null) return;
+    let heard = run.startedAt;
+    for (const name of run.batch) {
+      heard = Math.max(heard, this.deps.registry.get(name)?.lastSeen ?? 0);
+    }
+    if (now - heard < run.waitMs && now - run.startedAt < UPDATE_BATCH_WAIT_MAX_MS) return;
     run.batch.clear();
     this.nextBatch().catch(this.deps.onError);
   }

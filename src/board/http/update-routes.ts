@@ -70,7 +70,7 @@ export async function updateRoutes(
         description:
           "Every configured or verified machine (an announced one whose report proved its key) that is up, took updates from the board and runs a file other than the board's " +
           `(of \`names\`, when given), ${UPDATE_BATCH} at a time: the next batch starts when each machine of the batch reported the new checksum or an outcome, ` +
-          `or after ${UPDATE_BATCH_INTERVALS} report intervals of its slowest machine (${UPDATE_BATCH_WAIT_MAX_MS / 60_000} minutes at most). ` +
+          `or once it heard nothing from them for ${UPDATE_BATCH_INTERVALS} report intervals of its slowest machine (${UPDATE_BATCH_WAIT_MAX_MS / 60_000} minutes at most). ` +
           '409 while one runs. Journaled.',
         body: UpdateAllBody,
         response: { 202: UpdateAllAnswer, 409: Detail },
