@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningProgram, startBoard, startProcess } from '../harness/processes.js';
 import {
   agentYaml,
+  BOARD_KEY,
   eventually,
   expectNoSecrets,
   Http,
@@ -61,6 +62,8 @@ describe('updating a fleet from the board', () => {
         registration_token: REGISTRATION,
         machines: [],
         agent_files: served,
+        // Their reports prove their keys: "update all" takes only verified announced machines.
+        announced_keys: Object.fromEntries(names.map((n) => [n, BOARD_KEY])),
       }),
     );
     http = new Http(board.url);
@@ -107,6 +110,7 @@ describe('updating a fleet from the board', () => {
       sha256: sha256(original),
       update_available: true,
       updates: 'on',
+      last_update: null,
     });
     expect(all.get('fu3')).toMatchObject({ sha256: sha256(original), updates: 'off' });
     const refused = await http.post('/api/machines/fu3/update', { token: BOARD_TOKEN });

@@ -30,6 +30,26 @@ export const MachineView = Type.Object({
       updates: Type.Union([Type.Literal('on'), Type.Literal('off')], {
         description: 'on: the agent takes updates from its board (update_from_board)',
       }),
+      last_update: Type.Union(
+        [
+          Type.Object({
+            state: Type.Union([
+              Type.Literal('updated'),
+              Type.Literal('rolled_back'),
+              Type.Literal('refused'),
+            ]),
+            detail: Type.String({
+              description: "the agent's own words: why, for rolled_back and refused",
+            }),
+            at: Type.String({ description: 'when, by the agent’s clock (ISO 8601)' }),
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            'how its last update from the board ended, as the agent reports it (until the next one); null: it says nothing',
+        },
+      ),
     },
     { description: 'the agent on the machine, for updates from the board' },
   ),
@@ -71,7 +91,15 @@ export const Outcome = Type.Union(
 export const JournalEntry = Type.Object({
   id: Type.Integer({ minimum: 1 }),
   at: Type.String({ description: 'ISO 8601' }),
-  who: Type.Union([Type.Literal('board'), Type.Literal('registration'), Type.Literal('anonymous')]),
+  who: Type.Union(
+    [
+      Type.Literal('board'),
+      Type.Literal('registration'),
+      Type.Literal('anonymous'),
+      Type.Literal('machine'),
+    ],
+    { description: "the token presented, or machine: the target machine's own report said it" },
+  ),
   op: Type.String({
     description: 'do, forget, report, auth, announce, expire, notify, silence, enroll, ack, update',
   }),

@@ -31,6 +31,8 @@ export interface AgentState {
 export interface AgentReleases {
   /** The SHA-256 (hex) of the board's `file`, or null when the board does not serve it. */
   sha256(file: string): string | null;
+  /** Reads the files' sums again now; true when one came, went or changed. */
+  refresh?(): Promise<boolean>;
 }
 
 /** A board that serves no agent file. */
@@ -114,12 +116,16 @@ export function agentRecord(m: AgentState): {
   sha256: string | null;
   update_available: boolean;
   updates: 'on' | 'off';
+  last_update: { state: UpdateOutcome['state']; detail: string; at: string } | null;
 } {
   const a = m.agent;
+  const o = a?.outcome ?? null;
   return {
     version: a?.version ?? null,
     sha256: a?.sha256 ?? null,
     update_available: m.updateAvailable,
     updates: a?.updates ?? 'off',
+    // What the agent says of its last update (its words): the card shows a rollback's reason.
+    last_update: o === null ? null : { state: o.state, detail: o.detail, at: o.at },
   };
 }

@@ -6,7 +6,7 @@ import { MemoryStore } from '../store/memory/state-store.js';
 import { machineMemory } from '../view/machine-memory.js';
 import { ActionQueue } from './action-queue.js';
 import type { AgentReleases } from './agent-self.js';
-import { AgentUpdates, UPDATE_BATCH_WAIT_MS } from './agent-updates.js';
+import { AgentUpdates, UPDATE_BATCH_WAIT_MAX_MS } from './agent-updates.js';
 import { Board } from './board.js';
 import { EventHub } from './events.js';
 import { Journal } from './journal.js';
@@ -17,7 +17,7 @@ const OLD = 'a'.repeat(64);
 const NEW = 'b'.repeat(64);
 const WEB1 = 'http://web1.invalid:8701';
 
-function kit() {
+function kit(store = new MemoryStore()) {
   const settings = boardSettings(
     { board_token: 'board-token-0123456789', machines: [{ name: 'web1', url: WEB1, key: 'k' }] },
     '/etc/panoptes/board.yaml',
@@ -31,16 +31,19 @@ function kit() {
   const registry = new Registry(clock, events, settings.machines, 100, machineMemory(clock), {
     releases,
   });
-  const store = new MemoryStore();
   const journal = new Journal(clock, events, store.journal, []);
+  const notes = new JournalPolicy(journal, clock);
   const updates = new AgentUpdates({
     clock,
     registry,
-    notes: new JournalPolicy(journal, clock),
+    notes,
     releases,
+    table: store.updates,
+    loaded: [],
     client,
     configured: (name) => (name === 'web1' ? { url: WEB1, key: 'k' } : null),
     timeoutMs: () => 1000,
+    intervalMs: (m) => m.intervalMs ?? 5000,
     onError: (error) => {
       throw error;
     },
@@ -68,7 +71,19 @@ function kit() {
       .filter((e) => e.op === 'update')
       .map((e) => `${e.target} ${e.outcome}`)
       .reverse();
-  return { clock, client, registry, updates, board, report, entries, sums, journal };
+  /** As if its report had proved its key (the unit tests hold no keys). */
+  const verify = (name: string) => {
+    const m = registry.get(name);
+    if (m === undefined) throw new Error(name);
+    registry.observe(m, {
+      ok: true,
+      overview: { version: '1.0.0', ...optedIn() },
+      location: m.location ?? '',
+      intervalMs: 20_000,
+      verified: true,
+    });
+  };
+  return { clock, client, registry, updates, board, report, entries, sums, journal, verify, store };
 }
 
 const optedIn = (sha = OLD) => ({
@@ -95,6 +110,7 @@ describe('the agent record', () => {
       sha256: OLD,
       update_available: true,
       updates: 'on',
+      last_update: null,
     });
     expect(record('lab2').update_available).toBe(false);
     expect(record('lab3')).toEqual({
@@ -102,6 +118,7 @@ describe('the agent record', () => {
       sha256: OLD,
       update_available: false,
       updates: 'off',
+      last_update: null,
     });
     // The board serves no binary.
     expect(record('lab4').update_available).toBe(false);
@@ -164,7 +181,7 @@ describe('updating one machine', () => {
       status: 409,
       body: { detail: 'updates are off' },
     });
-    k.clock.advance(UPDATE_BATCH_WAIT_MS);
+    k.clock.advance(UPDATE_BATCH_WAIT_MAX_MS);
     const refused = await k.updates.request('board', 'web1');
     expect(refused).toEqual({
       status: 409,
@@ -187,15 +204,55 @@ describe('updating one machine', () => {
     await k.report('lab1', { ...optedIn(), update_outcome: outcome });
     await flush();
     expect(k.entries()).toEqual(['lab1 queued', 'lab1 delivered', 'lab1 rolled_back']);
-    expect(k.journal.recent(1)[0]?.detail).toBe('the new file did not report within a minute');
+    // The machine's words, quoted as its own.
+    expect(k.journal.recent(1)[0]).toMatchObject({
+      who: 'machine',
+      detail: 'its agent reports rolled_back: "the new file did not report within a minute"',
+    });
+  });
+});
+
+describe("what machines' reports cause in the journal", () => {
+  it('shares a budget of 100 entries a minute; past it they are counted and summed up', async () => {
+    const k = kit();
+    const names = Array.from({ length: 90 }, (_, i) => `m${i}`);
+    for (const name of names) await k.report(name, optedIn());
+    for (const name of names) await k.updates.request('board', name);
+    // Each hand-over and each outcome is caused by a report: 180 entries asked for.
+    for (const name of names) await k.report(name, optedIn());
+    const outcome = (i: number) => ({
+      state: 'rolled_back',
+      to_sha256: NEW,
+      detail: `no ${i}`,
+      at: new Date(k.clock.now() + i).toISOString(),
+    });
+    for (const [i, name] of names.entries())
+      await k.report(name, { ...optedIn(), update_outcome: outcome(i) });
+    await flush();
+    const caused = () =>
+      k.journal
+        .recent(10_000)
+        .filter((e) => e.op === 'update' && e.outcome !== 'queued' && e.target !== '*');
+    // 90 hand-overs and the first 10 outcomes; the other 80 outcomes are counted.
+    expect(caused()).toHaveLength(100);
+    expect(caused().filter((e) => e.who === 'machine')).toHaveLength(10);
+    k.clock.advance(60_000);
+    await k.report('m0', { ...optedIn(), update_outcome: outcome(999) });
+    await k.updates.request('board', 'm0');
+    await k.report('m0', optedIn());
+    await flush();
+    const summary = k.journal.recent(10_000).find((e) => e.outcome === 'counted');
+    expect(summary).toMatchObject({ who: 'machine', op: 'update', target: '*' });
+    expect(summary?.detail).toMatch(/^80 more update entries from 80 machine/);
   });
 });
 
 describe('updating all machines', () => {
-  it('goes in batches of 10: the next when each has reported, or after 2 minutes', async () => {
+  it('goes in batches of 10: the next when each has reported, or after 3 report intervals of silence', async () => {
     const k = kit();
     const names = Array.from({ length: 25 }, (_, i) => `lab${String(i).padStart(2, '0')}`);
     for (const name of names) await k.report(name, optedIn());
+    for (const name of names) k.verify(name);
     await k.report('current', optedIn(NEW));
     const all = await k.updates.requestAll('board');
     expect(all).toEqual({ status: 202, body: { machines: names } });
@@ -215,18 +272,41 @@ describe('updating all machines', () => {
     await k.report(names[9] as string, optedIn(NEW));
     await flush();
     expect(await handed()).toEqual(names.slice(10, 20));
-    // Nobody of the second batch answers: after 2 minutes the third starts.
-    k.clock.advance(UPDATE_BATCH_WAIT_MS - 1);
+    // The second batch is heard from as it is handed over; then silence: after 3 × 5 s (their
+    // interval here) without a word from any of them, the third starts.
+    const third = names.slice(20);
+    const handedOf = async (list: string[]) => {
+      const got: string[] = [];
+      for (const name of list) {
+        const a = await k.report(name, optedIn());
+        if ((a.body as { update?: unknown }).update !== undefined) got.push(name);
+      }
+      return got;
+    };
+    k.clock.advance(15_000 - 1);
     k.updates.tick();
     await flush();
-    expect(await handed()).toEqual([]);
+    expect(await handedOf(third)).toEqual([]);
+    // One of the batch reports (still the old sum): heard, so it waits 15 s from now.
+    await k.report('lab10', optedIn());
+    k.clock.advance(15_000 - 1);
+    k.updates.tick();
+    await flush();
+    expect(await handedOf(third)).toEqual([]);
     k.clock.advance(1);
     k.updates.tick();
     await flush();
-    expect(await handed()).toEqual(names.slice(20));
-    for (const name of names.slice(20)) await k.report(name, optedIn(NEW));
-    await flush();
+    expect(await handedOf(third)).toEqual(third);
+    // The third batch keeps reporting without the new sum: it gives way after 2 minutes at most.
+    for (let s = 0; s < 12; s += 1) {
+      k.clock.advance(10_000);
+      for (const name of third) await k.report(name, optedIn());
+      k.updates.tick();
+      await flush();
+    }
     expect(k.updates.running).toBe(false);
+    for (const name of third) await k.report(name, optedIn(NEW));
+    await flush();
     expect(k.entries().filter((e) => e.endsWith('updated'))).toHaveLength(15);
   });
 
@@ -237,8 +317,8 @@ describe('updating all machines', () => {
     await k.report('lab3', optedIn());
     k.clock.advance(10 * 60_000);
     k.registry.markStale(60_000);
-    await k.report('lab2', optedIn());
-    await k.report('lab3', optedIn());
+    k.verify('lab2');
+    k.verify('lab3');
     const some = await k.updates.requestAll('board', ['lab1', 'lab2']);
     expect(some).toEqual({ status: 202, body: { machines: ['lab2'] } });
   });

@@ -37,5 +37,10 @@ export interface BoardDeps {
   /** Key proofs accepted per name (the identity snapshot keeps their times). Absent: a new check. */
   keyProofs?: KeyProofCheck;
   /** The update from the board queued for the machine, handed in its report's answer. */
-  handOver?: (name: string) => { id: string; requested_at: string } | undefined;
+  handOver?: (
+    name: string,
+  ) =>
+    | { id: string; requested_at: string }
+    | undefined
+    | Promise<{ id: string; requested_at: string } | undefined>;
 }

@@ -218,7 +218,9 @@ export class Board {
     const actions = await handOver(queue, this.notes, who, name);
     registry.setQueued(name, queue.count(name));
     registry.changes.reportTaken();
-    const update = this.deps.handOver?.(name);
+    const handing = this.deps.handOver?.(name);
+    // Awaited only when an update is queued for it: no extra turn per report otherwise.
+    const update = handing instanceof Promise ? await handing : handing;
     return {
       status: 200,
       body: { ok: true, actions, ...(update === undefined ? {} : { update }) },

@@ -26,6 +26,8 @@ export class JournalPolicy {
   private capRefusedSince = 0;
   private readonly refusals = new RefusalBudget();
   private readonly announcements = new RefusalBudget();
+  /** Entries machines' reports cause (an update's outcome): an outsider's too. */
+  private readonly reports = new RefusalBudget();
 
   constructor(
     private readonly journal: Journal,
@@ -91,6 +93,33 @@ export class JournalPolicy {
     }
   }
 
+  /**
+   * Journals what a machine's report caused (`who`: machine when the words are its own) within
+   * the budget of what reports cause: past it, counted and summed up once a minute.
+   */
+  async reported(
+    who: Who,
+    op: string,
+    name: string,
+    outcome: string,
+    detail: string,
+  ): Promise<void> {
+    await this.closeWindow();
+    const taken = this.reports.take(this.clock.now(), op, name);
+    if (taken === 'count') return;
+    await this.note(who, op, name, outcome, null, detail);
+    if (taken === 'last') {
+      await this.note(
+        'machine',
+        op,
+        '*',
+        'counted',
+        null,
+        `${REFUSALS_PER_MINUTE} entries from machines' reports this minute: more are counted, not journaled one by one`,
+      );
+    }
+  }
+
   /** A report refused for the caps: journaled at most once a minute, with the count. */
   async capRefusal(
     who: Who,
@@ -117,6 +146,16 @@ export class JournalPolicy {
         'announced',
         null,
         `${s.counted} more new machines in the minute from ${new Date(s.from).toISOString()}, not journaled one by one`,
+      );
+    }
+    for (const s of this.reports.close(now)) {
+      await this.note(
+        'machine',
+        s.kind,
+        '*',
+        'counted',
+        null,
+        `${s.counted} more ${s.kind} entries from ${s.sources}${s.more ? '+' : ''} machine(s)' reports in the minute from ${new Date(s.from).toISOString()}, not journaled one by one`,
       );
     }
     for (const s of this.refusals.close(now)) {

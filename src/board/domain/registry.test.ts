@@ -28,7 +28,13 @@ describe('Registry', () => {
       error: 'not polled yet',
       queued: 0,
       silenced_until: null,
-      agent: { version: null, sha256: null, update_available: false, updates: 'off' },
+      agent: {
+        version: null,
+        sha256: null,
+        update_available: false,
+        updates: 'off',
+        last_update: null,
+      },
       overview: null,
     });
     expect(JSON.stringify(v)).not.toContain(KEY);

@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '../../shared/typebox.js';
 import { Name } from '../../shared/wire/common.js';
-import { type AgentUpdates, UPDATE_BATCH, UPDATE_BATCH_WAIT_MS } from '../domain/agent-updates.js';
+import {
+  type AgentUpdates,
+  UPDATE_BATCH,
+  UPDATE_BATCH_INTERVALS,
+  UPDATE_BATCH_WAIT_MAX_MS,
+} from '../domain/agent-updates.js';
 import { Detail, NameParams } from '../schemas.js';
 import { sendAnswer } from './send-answer.js';
 
@@ -44,7 +49,7 @@ export async function updateRoutes(
         description:
           "The agent downloads its kind of file from the board's /agent/, checks it against SHA256SUMS, replaces itself and restarts. " +
           "Configured machine: relayed at once to the agent's POST /api/update. Announced machine: handed in the answer to its next report. " +
-          'Journaled, and so is how it ends (updated, rolled_back or refused). 409 when the agent did not opt in (update_from_board), ' +
+          "Journaled, and so is how it ends (updated, rolled_back or refused: who is machine, the agent's words quoted). 409 when the agent did not opt in (update_from_board), " +
           'does not run from one file, the board does not serve its kind of file, it already runs the board’s file, or an update of it is under way.',
         params: NameParams,
         response: { 202: UpdateAccepted, 404: Detail, 409: Detail, 502: Detail, 504: Detail },
@@ -63,8 +68,9 @@ export async function updateRoutes(
         operationId: 'update_all_agents',
         summary: 'Update every machine that can be updated, in batches',
         description:
-          `Every machine that is up, took updates from the board and runs a file other than the board's (of \`names\`, when given), ${UPDATE_BATCH} at a time: ` +
-          `the next batch starts when each machine of the batch reported the new checksum or an outcome, or after ${UPDATE_BATCH_WAIT_MS / 60_000} minutes. ` +
+          "Every configured or verified machine (an announced one whose report proved its key) that is up, took updates from the board and runs a file other than the board's " +
+          `(of \`names\`, when given), ${UPDATE_BATCH} at a time: the next batch starts when each machine of the batch reported the new checksum or an outcome, ` +
+          `or once it heard nothing from them for ${UPDATE_BATCH_INTERVALS} report intervals of its slowest machine (${UPDATE_BATCH_WAIT_MAX_MS / 60_000} minutes at most). ` +
           '409 while one runs. Journaled.',
         body: UpdateAllBody,
         response: { 202: UpdateAllAnswer, 409: Detail },

@@ -6,6 +6,7 @@ import type {
   BoardRow,
   BoardStore,
   EnrollmentRecord,
+  PendingUpdateRecord,
   PushKeys,
   PushSubscriptionRecord,
   SigningKeys,
@@ -122,6 +123,17 @@ export class GuardedTables {
     /** Acks that cover nothing any more: left behind if the store is away (they do no harm). */
     remove: (records: readonly AckRecord[]): Promise<void> =>
       this.health.guard('acks', () => this.store.acks.remove(records)),
+  };
+
+  /** Pending updates: kept before the update is handed (refused with 503 while the store is away). */
+  readonly updates = {
+    put: (record: PendingUpdateRecord): Promise<void> =>
+      this.health.guard('updates', () => this.store.updates.put(record)),
+    hand: (name: string, id: string): Promise<boolean> =>
+      this.health.guard('updates', () => this.store.updates.hand(name, id)),
+    remove: (name: string, id: string): Promise<boolean> =>
+      this.health.guard('updates', () => this.store.updates.remove(name, id)),
+    load: (): Promise<PendingUpdateRecord[]> => this.store.updates.load(),
   };
 
   /** Web Push: the key pair is kept before it is given out, a subscription before its id. */

@@ -8,7 +8,13 @@ import { GuardedTables } from './guarded-tables.js';
 import { type ImportReport, importLegacy } from './legacy/import-legacy.js';
 import { describePostgres, postgresFailure } from './postgres/failure.js';
 import { SqliteStore } from './sqlite/state-store.js';
-import type { BoardStore, EnrollmentRecord, SilenceRecord, StoredIdentity } from './state.js';
+import type {
+  BoardStore,
+  EnrollmentRecord,
+  PendingUpdateRecord,
+  SilenceRecord,
+  StoredIdentity,
+} from './state.js';
 import { StoreHealth } from './store-health.js';
 
 /** How long a board waits at start for a PostgreSQL that does not answer. */
@@ -26,6 +32,7 @@ export interface OpenedStore {
     silences: SilenceRecord[];
     enrollments: EnrollmentRecord[];
     acks: AckRecord[];
+    updates: PendingUpdateRecord[];
   };
   imported: ImportReport | null;
 }
@@ -53,6 +60,7 @@ export async function openStore(
     silences: await store.silences.load(),
     enrollments: await store.enrollments.load(),
     acks: await store.acks.load(),
+    updates: await store.updates.load(),
   };
   logger.info(
     { store: store.where, engine: store.engine },

@@ -61,6 +61,7 @@ export function stateContract(kind: string, factory: StoreFactory): void {
       expect(await store.identities.load()).toEqual([]);
       expect(await store.silences.load()).toEqual([]);
       expect(await store.deliveries.take()).toEqual([]);
+      expect(await store.updates.load()).toEqual([]);
       await store.ping();
       await store.close();
     });
@@ -206,6 +207,35 @@ export function stateContract(kind: string, factory: StoreFactory): void {
         row('gpu1', '/dev/nvme0n1', '{"since":3}'),
         row('lab7', '/dev/sda', '{"since":1,"sent":{}}'),
       ]);
+      await back.close();
+    });
+
+    it('updates: a put replaces the row of its name; of several boards one hands it, one removes it', async () => {
+      const store = await factory.fresh();
+      const row = (name: string, id: string, queued = true) => ({
+        name,
+        id,
+        asked_at: 1_700_000_000_000,
+        queued,
+        prior_at: queued ? null : '2026-01-02T03:04:05.000Z',
+      });
+      await store.updates.put(row('lab2', 'u-1'));
+      await store.updates.put(row('lab1', 'u-2'));
+      await store.updates.put(row('lab1', 'u-3', false));
+      expect(await store.updates.hand('lab2', 'u-9')).toBe(false);
+      expect(await store.updates.hand('lab2', 'u-1')).toBe(true);
+      expect(await store.updates.hand('lab2', 'u-1')).toBe(false);
+      // Only the update it names: an older id does not remove the newer row.
+      expect(await store.updates.remove('lab1', 'u-2')).toBe(false);
+      const back = await again(store);
+      expect(await back.updates.load()).toEqual(
+        [row('lab1', 'u-3', false), row('lab2', 'u-1', true)].map((r) =>
+          r.name === 'lab2' ? { ...r, queued: false } : r,
+        ),
+      );
+      expect(await back.updates.remove('lab1', 'u-3')).toBe(true);
+      expect(await back.updates.remove('lab1', 'u-3')).toBe(false);
+      expect((await back.updates.load()).map((r) => r.name)).toEqual(['lab2']);
       await back.close();
     });
 

@@ -91,6 +91,10 @@ const SIGNING_KEYS = (int: string) =>
 /** Migration 11: the disk alerts sent and not yet recovered, so a restart does not resend them. */
 const SENT_ALERTS =
   'CREATE TABLE sent_alerts (key TEXT PRIMARY KEY, machine TEXT NOT NULL, alert TEXT NOT NULL);';
+/** Migration 12: updates from the board not yet seen to finish (one per machine). */
+const PENDING_UPDATES = (int: string) =>
+  `CREATE TABLE pending_updates (name TEXT PRIMARY KEY, id TEXT NOT NULL,
+    asked_at ${int} NOT NULL, queued INTEGER NOT NULL, prior_at TEXT);`;
 
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
@@ -106,6 +110,7 @@ export const STATE_TABLES = {
     PUSH('INTEGER'),
     SIGNING_KEYS('INTEGER'),
     SENT_ALERTS,
+    PENDING_UPDATES('INTEGER'),
   ],
   postgres: [
     tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
@@ -119,5 +124,6 @@ export const STATE_TABLES = {
     PUSH('BIGINT'),
     SIGNING_KEYS('BIGINT'),
     SENT_ALERTS,
+    PENDING_UPDATES('BIGINT'),
   ],
 } as const;

@@ -10,7 +10,6 @@ import { Board } from '../domain/board.js';
 import { EventHub } from '../domain/events.js';
 import { Inbox } from '../domain/inbox.js';
 import { Journal, type JournalOptions } from '../domain/journal.js';
-import { JournalPolicy } from '../domain/journal-policy.js';
 import { Registry } from '../domain/registry.js';
 import { isStoreUnavailable } from '../domain/store-unavailable.js';
 import { Enrollments } from '../enroll/enrollments.js';
@@ -87,20 +86,6 @@ export function buildDomain(
   const onError = (error: unknown): void => {
     if (!isStoreUnavailable(error)) logger.error({ err: error }, 'board background work failed');
   };
-  const updates = new AgentUpdates({
-    clock,
-    registry,
-    notes: new JournalPolicy(journal, clock),
-    releases: sources.releases,
-    client,
-    configured: (name) => configuredTarget(sources.settings(), name),
-    timeoutMs: () => sources.settings().pollTimeoutMs,
-    onError,
-  });
-  events.subscribe({
-    machineChanged: (m) => updates.observe(m),
-    machineRemoved: (name) => updates.removed(name),
-  });
   const board = new Board({
     enrollments,
     settings,
@@ -115,6 +100,27 @@ export function buildDomain(
     forgotten: (name, revoked) => notices.publish(name, revoked),
     handOver: (name) => updates.handOver(name),
     onError,
+  });
+  const updates = new AgentUpdates({
+    clock,
+    registry,
+    // The board's own policy: what reports cause shares the budgets of outsiders' entries.
+    notes: board.notes,
+    releases: sources.releases,
+    refreshReleases: async () => {
+      if (await sources.releases.refresh?.()) registry.releasesChanged();
+    },
+    table: tables.updates,
+    loaded: loaded.updates,
+    client,
+    configured: (name) => configuredTarget(sources.settings(), name),
+    timeoutMs: () => sources.settings().pollTimeoutMs,
+    intervalMs: (m) => m.intervalMs ?? sources.settings().sweepIntervalMs,
+    onError,
+  });
+  events.subscribe({
+    machineChanged: (m) => updates.observe(m),
+    machineRemoved: (name) => updates.removed(name),
   });
   for (const i of loaded.identities) {
     if (i.key_proof_at !== null) keyProofs.restore(i.name, i.key_proof_at);

@@ -16,7 +16,7 @@ export function wireCluster(
   logger: Logger,
 ): Coordinator {
   const { store, tables } = state;
-  const { board, enrollments, queue, registry, silences, inbox } = domain;
+  const { board, enrollments, queue, registry, silences, inbox, updates } = domain;
   return new Coordinator({
     self: cluster.self,
     membership: cluster.membership,
@@ -30,6 +30,8 @@ export function wireCluster(
       }
       const seen = silences.version;
       silences.sync(await store.silences.load(), seen);
+      // Updates asked for, handed over or seen to finish on the other boards.
+      updates.sync(await store.updates.load());
       // Acknowledgements given through the other boards.
       await inbox.syncFrom(() => store.acks.load());
     },

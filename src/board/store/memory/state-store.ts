@@ -8,6 +8,7 @@ import type {
   BoardStore,
   EnrollmentRecord,
   Imported,
+  PendingUpdateRecord,
   PublishedRecord,
   PushKeys,
   PushSubscriptionRecord,
@@ -103,6 +104,31 @@ export class MemoryStore implements BoardStore {
     },
     load: async () =>
       [...this.enrollmentRows.values()]
+        .map((r) => ({ ...r }))
+        .sort((a, b) => (a.name < b.name ? -1 : 1)),
+  };
+
+  private readonly updateRows = new Map<string, PendingUpdateRecord>();
+
+  readonly updates = {
+    put: async (r: PendingUpdateRecord) => {
+      this.writes += 1;
+      this.updateRows.set(r.name, { ...r });
+    },
+    hand: async (name: string, id: string) => {
+      const row = this.updateRows.get(name);
+      if (row?.id !== id || !row.queued) return false;
+      this.writes += 1;
+      row.queued = false;
+      return true;
+    },
+    remove: async (name: string, id: string) => {
+      if (this.updateRows.get(name)?.id !== id) return false;
+      this.writes += 1;
+      return this.updateRows.delete(name);
+    },
+    load: async () =>
+      [...this.updateRows.values()]
         .map((r) => ({ ...r }))
         .sort((a, b) => (a.name < b.name ? -1 : 1)),
   };

@@ -17,6 +17,7 @@ import type {
   BoardStore,
   EnrollmentRecord,
   Imported,
+  PendingUpdateTable,
   PublishedRecord,
   PushTable,
   RecordToPublish,
@@ -34,6 +35,7 @@ import { listen } from './listen.js';
 import { migrate } from './migrate.js';
 import { postgresPushTable, postgresSigningTable } from './push-table.js';
 import { inTransaction } from './transaction.js';
+import { postgresUpdateTable } from './update-table.js';
 
 /** The state schema's migrations on PostgreSQL: append, never edit one that shipped. */
 export const STATE_MIGRATIONS: readonly string[] = STATE_TABLES.postgres;
@@ -53,6 +55,7 @@ export class PostgresStore implements BoardStore {
   readonly push: PushTable;
   readonly signing: SigningKeyTable;
   readonly alerts: SentAlertsTable;
+  readonly updates: PendingUpdateTable;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -62,6 +65,7 @@ export class PostgresStore implements BoardStore {
     this.push = postgresPushTable(pool);
     this.signing = postgresSigningTable(pool);
     this.alerts = postgresAlertsTable(pool);
+    this.updates = postgresUpdateTable(pool);
   }
 
   /** Connects and migrates (under an advisory lock: boards that start at once do not race). */

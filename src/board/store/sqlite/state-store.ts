@@ -19,6 +19,7 @@ import type {
   BoardStore,
   EnrollmentRecord,
   Imported,
+  PendingUpdateTable,
   PublishedRecord,
   PushTable,
   RecordToPublish,
@@ -32,6 +33,7 @@ import { GroupCommit } from './group-commit.js';
 import { openLibsqlHistory } from './history-store.js';
 import { sqlitePushTable, sqliteSigningTable } from './push-table.js';
 import { migrateState } from './state-schema.js';
+import { sqliteUpdateTable } from './update-table.js';
 import { WalSync } from './wal-sync.js';
 
 /** The embedded engine's file for everything but history (history.db stays as it was). */
@@ -58,6 +60,7 @@ export class SqliteStore implements BoardStore {
   readonly push: PushTable;
   readonly signing: SigningKeyTable;
   readonly alerts: SentAlertsTable;
+  readonly updates: PendingUpdateTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -73,6 +76,7 @@ export class SqliteStore implements BoardStore {
     this.push = sqlitePushTable(db, this.commits);
     this.signing = sqliteSigningTable(db, this.commits);
     this.alerts = sqliteAlertsTable(db, this.commits);
+    this.updates = sqliteUpdateTable(db, this.commits);
   }
 
   /**

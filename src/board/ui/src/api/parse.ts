@@ -198,7 +198,17 @@ function agentInfo(value: unknown): AgentInfo {
     sha256: str(a.sha256),
     updateAvailable: a.update_available === true,
     updates: a.updates === 'on' ? 'on' : 'off',
+    lastUpdate: lastUpdate(a.last_update),
   };
+}
+
+/** The agent's last update outcome (absent from an older board: none). */
+function lastUpdate(value: unknown): AgentInfo['lastUpdate'] {
+  if (value === null || typeof value !== 'object') return null;
+  const o = value as Rec;
+  const state = o.state;
+  if (state !== 'updated' && state !== 'rolled_back' && state !== 'refused') return null;
+  return { state, detail: str(o.detail) ?? '', at: str(o.at) ?? '' };
 }
 
 /** GET /api/board, or the `board` of a live message. Machines that cannot be read are skipped. */

@@ -165,6 +165,8 @@ export interface AgentInfo {
   updateAvailable: boolean;
   /** on: the agent takes updates from the board. */
   updates: 'on' | 'off';
+  /** How its last update ended, as the agent says (its words), or null. */
+  lastUpdate: { state: 'updated' | 'rolled_back' | 'refused'; detail: string; at: string } | null;
 }
 
 export interface Machine {

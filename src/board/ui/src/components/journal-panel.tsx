@@ -19,12 +19,14 @@ const OUTCOMES: Record<string, MessageKey> = {
   silenced: 'outcome.name.silenced',
   unsilenced: 'outcome.name.unsilenced',
   acknowledged: 'outcome.name.acknowledged',
+  counted: 'outcome.name.counted',
 };
 
 const WHO: Record<string, MessageKey> = {
   board: 'journal.who.board',
   registration: 'journal.who.registration',
   anonymous: 'journal.who.anonymous',
+  machine: 'journal.who.machine',
 };
 
 /** The machine an entry is about: the target's first path segment ("web1/backup/start"). */

@@ -3,9 +3,32 @@ import type { Machine } from '../api/types.js';
 import { useI18n } from '../hooks.js';
 import { useUpdate } from '../state/update-context.js';
 
-/** Whether "update all" would include `m`: up, taking updates, and behind the board's file. */
+/**
+ * Whether "update all" would include `m`: configured or verified (the board leaves out names
+ * anyone with the registration token can announce), up, taking updates, behind the board's file.
+ */
 export function updatable(m: Machine): boolean {
-  return m.state === 'up' && m.agent.updates === 'on' && m.agent.updateAvailable;
+  return (
+    (m.origin === 'configured' || m.verified === true) &&
+    m.state === 'up' &&
+    m.agent.updates === 'on' &&
+    m.agent.updateAvailable
+  );
+}
+
+/** The agent's word on its last update, when it did not take: rolled back or refused, and why. */
+function LastOutcome(props: { machine: Machine }) {
+  const { t } = useI18n();
+  const last = props.machine.agent.lastUpdate;
+  if (last === null || last.state === 'updated') return null;
+  const detail = last.detail === '' ? '—' : last.detail;
+  return (
+    <p class="update-outcome" data-testid="update-outcome" data-state={last.state}>
+      {last.state === 'rolled_back'
+        ? t('update.lastRolledBack', { detail })
+        : t('update.lastRefused', { detail })}
+    </p>
+  );
 }
 
 /** A card's "update available" badge, with an Update button when the agent takes updates. */
@@ -34,6 +57,7 @@ export function UpdateControl(props: { machine: Machine }) {
   };
   return (
     <div class="agent-update">
+      <LastOutcome machine={m} />
       <span class="update-badge" data-testid="update-available" title={t('update.availableHint')}>
         <span aria-hidden="true">⬆ </span>
         {t('update.available')}
