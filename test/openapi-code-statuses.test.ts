@@ -104,6 +104,12 @@ const BOARD_CODE: Record<string, Place[]> = {
   'POST /api/push/subscriptions': [
     route('http/push-routes.ts', '/api/push/subscriptions'),
     fn('notify/push.ts', 'subscribe'),
+    fn('notify/push.ts', 'keep'),
+  ],
+  'POST /api/push/subscriptions/{id}/renew': [
+    route('http/push-routes.ts', '/api/push/subscriptions/:id/renew'),
+    fn('notify/push.ts', 'renew'),
+    fn('notify/push.ts', 'keep'),
   ],
   'DELETE /api/push/subscriptions/{id}': [
     route('http/push-routes.ts', '/api/push/subscriptions/:id'),
@@ -210,6 +216,7 @@ describe('every status the code of an operation names is in its OpenAPI descript
     expect(statusesIn(placeText(fn('notify/silences.ts', 'set')))).toEqual([503]);
     expect(statusesIn(placeText(fn('enroll/enroller.ts', 'enroll')))).toEqual([503]);
     expect(statusesIn(placeText(fn('http/auth.ts', 'authenticate')))).toEqual([401, 429]);
-    expect(statusesIn(placeText(fn('notify/push.ts', 'subscribe')))).toEqual([409, 422, 503]);
+    expect(statusesIn(placeText(fn('notify/push.ts', 'subscribe')))).toEqual([409, 422]);
+    expect(statusesIn(placeText(fn('notify/push.ts', 'renew')))).toEqual([404, 409, 422, 503]);
   });
 });
