@@ -1,12 +1,12 @@
 import { constants } from 'node:fs';
 import { copyFile, link, open, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { sumsSigned } from '../../shared/sums-signature.js';
 import type { UpdateOutcome } from '../../shared/wire/agent-update.js';
 import type { ReporterLog } from '../domain/reporter.js';
 import { openNoFollow } from '../io/safe-write.js';
 import type { UpdateSource } from './download.js';
 import type { SelfFile } from './self-file.js';
-import { sumsSigned } from './signature.js';
 import {
   atStart,
   outcome,

@@ -5,7 +5,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/helpers/tmp.js';
-import { sumsSigned } from '../../agent/update/signature.js';
+import { sumsSigned } from '../../shared/sums-signature.js';
 import {
   SIGNED_SUMS_CONTEXT,
   SUMS_SIGNATURE_HEADER,

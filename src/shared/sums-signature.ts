@@ -1,5 +1,5 @@
 import { createPublicKey, verify } from 'node:crypto';
-import { SIGNED_SUMS_CONTEXT } from '../../shared/wire/agent-update.js';
+import { SIGNED_SUMS_CONTEXT } from './wire/agent-update.js';
 
 /** The most of a signature header that is read (an Ed25519 signature is 88 base64 characters). */
 const SIGNATURE_MAX_CHARS = 200;
