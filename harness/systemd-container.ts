@@ -124,7 +124,9 @@ export async function startSystemdContainer(
     },
     async close() {
       if (!open.delete(closeNow)) return;
-      await podman(['rm', '-f', '-t', '10', name], 60_000).catch(() => '');
+      // systemd stops its units (SIGRTMIN+3, Podman's stop signal for it), then the rest goes.
+      await podman(['stop', '-t', '10', name], 60_000).catch(() => '');
+      await podman(['rm', '-f', '-t', '0', name], 60_000).catch(() => '');
       await podman(['rmi', '-f', SYSTEMD_IMAGE], 60_000).catch(() => '');
       rmSync(dir, { recursive: true, force: true });
     },
