@@ -9,13 +9,12 @@ import { BUNDLE, sha256 } from './helpers/agent-update.js';
 import { writeBoardConfig } from './helpers/fleet.js';
 import { expectNoSecrets } from './helpers/secret-scan.js';
 import { which } from './helpers/systemd.js';
-import { tempDir } from './helpers/tmp.js';
+import { type TempDir, tempDir } from './helpers/tmp.js';
 
 const BOARD_TOKEN = 'systemd-e2e-board-token-4d8a1c';
 const UNIT = 'panoptes-agent.service';
 /** Where the command is pasted in the container: a fixed place, not /tmp. */
 const HOME = '/opt/panoptes';
-const FILE = `${HOME}/panoptes-agent.mjs`;
 /** Only an explicit choice skips this file; in CI a missing tool is a failure that says which. */
 const SKIP = process.env.PANOPTES_SKIP_SYSTEMD_CONTAINER === '1';
 
@@ -42,8 +41,9 @@ describe.skipIf(SKIP)(
   'systemd: the enrolled unit under a real systemd',
   { timeout: 150_000 },
   () => {
-    const dir = tempDir('panoptes-systemd-e2e-');
-    const served = `${dir.path}/served`;
+    // Made in beforeAll: a skipped file leaves nothing behind.
+    let dir: TempDir;
+    let served = '';
     const original = readFileSync(BUNDLE);
     const fresh = Buffer.concat([
       original,
@@ -53,6 +53,8 @@ describe.skipIf(SKIP)(
     let board: RunningProgram;
     let box: SystemdContainer;
     let key = '';
+    /** The agent file the unit runs, as its ExecStart names it. */
+    let file = '';
     const timings: string[] = [];
 
     const api = async (method: string, path: string) => {
@@ -111,6 +113,8 @@ describe.skipIf(SKIP)(
           ? `(cached ${rootfs.tar})`
           : `(debootstrap ${rootfs.suite} and tar: ${rootfs.builtSeconds} s, ${(rootfs.bytes / 1e6).toFixed(0)} MB)`,
       );
+      dir = tempDir('panoptes-systemd-e2e-');
+      served = `${dir.path}/served`;
       dir.write('served/.keep', '');
       copyFileSync(BUNDLE, `${served}/panoptes-agent.mjs`);
       board = await startBoard(
@@ -134,18 +138,18 @@ describe.skipIf(SKIP)(
         const agentJournal = box === undefined ? '' : await journal().catch(() => '');
         expectNoSecrets({
           secrets: [BOARD_TOKEN, REGISTRATION, ...(key === '' ? [] : [key])],
-          dirs: [dir.path],
+          dirs: dir === undefined ? [] : [dir.path],
           // The agent's log: everything it wrote to systemd's journal.
           texts: [agentJournal],
           // The enroll answer carries the key and the registration token by design.
           allowText: (text) => text.includes('"command"'),
           // So do the board's config and its store (enroll.e2e.test.ts: private, like its config).
-          skipFile: (path) => path.startsWith(`${dir.path}/board/`),
+          skipFile: (path) => path.startsWith(`${dir?.path}/board/`),
         });
       } finally {
         await step('clean-up', async () => box?.close());
         await board?.stop();
-        dir.cleanup();
+        dir?.cleanup();
         console.log(`systemd e2e: ${timings.join('; ')}`);
       }
     }, 120_000);
@@ -170,6 +174,8 @@ describe.skipIf(SKIP)(
       expect(text).toContain('Restart=on-failure');
       expect(text).toContain('KillMode=mixed');
       expect(text).toContain(`"/usr/local/bin/node"`);
+      file = /"([^"]*\/panoptes-agent\.mjs)"/.exec(text)?.[1] ?? '';
+      expect(file, text).not.toBe('');
       expect((await box.must(`systemctl is-enabled ${UNIT}`)).trim()).toBe('enabled');
       expect(await unit()).toMatchObject({ ActiveState: 'active', SubState: 'running' });
       const up = await step('first report', () =>
@@ -210,7 +216,7 @@ describe.skipIf(SKIP)(
         MainPID: before.MainPID,
         NRestarts: '0',
       });
-      expect((await box.must(`sha256sum ${FILE}`)).split(' ')[0]).toBe(sha256(original));
+      expect((await box.must(`sha256sum ${file}`)).split(' ')[0]).toBe(sha256(original));
     });
 
     it('updates from the board: the old process exits 75 and systemd starts the new file', async () => {
@@ -243,10 +249,10 @@ describe.skipIf(SKIP)(
       expect(said).toContain('under systemd: stopping the trial process');
       expect(said).toMatch(/Main process exited, code=exited, status=75/);
       expect(said).toMatch(/Scheduled restart job/);
-      expect((await box.must(`sha256sum ${FILE} ${FILE}.prev`)).split('\n')[1]).toContain(
+      expect((await box.must(`sha256sum ${file} ${file}.prev`)).split('\n')[1]).toContain(
         sha256(original),
       );
-      expect((await box.must(`sha256sum ${FILE}`)).split(' ')[0]).toBe(sha256(fresh));
+      expect((await box.must(`sha256sum ${file}`)).split(' ')[0]).toBe(sha256(fresh));
       // One process left in the unit: the trial was stopped, not left behind or killed.
       expect(await unitProcesses()).toEqual([now.MainPID]);
     });
