@@ -25,6 +25,7 @@ interface Machine {
   last_seen: string | null;
   overview?: {
     agent_sha256?: string;
+    services?: { name: string }[];
     update_outcome?: { state: string; to_sha256: string | null; detail: string };
   };
 }
@@ -257,7 +258,29 @@ describe.skipIf(SKIP)(
       expect(await unitProcesses()).toEqual([now.MainPID]);
     });
 
-    it('survives systemctl restart: a clean stop (exit 0), then the same file reports again', async () => {
+    it('survives systemctl restart: the agent stops its process service itself (KillMode=mixed), exits 0, and reports again', async () => {
+      // A process service added to the enrolled config, taken by `systemctl reload` (SIGHUP).
+      const config = /--config "([^"]+)"/.exec(
+        await box.must(`cat /etc/systemd/system/${UNIT}`),
+      )?.[1];
+      await box.must(
+        `printf 'services:\\n  sleeper:\\n    run: [/bin/sleep, "100000"]\\n    stop_grace: 5\\n    board: [start]\\n' >> '${config}' && systemctl reload ${UNIT}`,
+      );
+      await eventually(
+        async () =>
+          (await machine())?.overview?.services?.some((x) => x.name === 'sleeper')
+            ? true
+            : undefined,
+        'the service on the board',
+        600,
+      );
+      const started = await api('POST', '/api/do/sd1/sleeper/start');
+      expect(started.status, started.text).toBeLessThan(300);
+      await eventually(
+        async () => ((await unitProcesses()).length === 2 ? true : undefined),
+        'the sleeper running in the unit',
+        600,
+      );
       const before = await unit();
       const seen = (await machine())?.last_seen;
       const since = await containerNow();
@@ -277,8 +300,10 @@ describe.skipIf(SKIP)(
       expect(again.overview?.agent_sha256).toBe(sha256(fresh));
       const said = await journal(since);
       expect(said).toContain('Deactivated successfully');
-      expect(said).not.toMatch(/status=\d+|SIGKILL|Failed/);
+      // systemd killed nothing: the agent had stopped the sleeper before it exited.
+      expect(said).not.toMatch(/status=\d+|SIGKILL|Killing process|left-over|Failed/);
       expect(await unitProcesses()).toEqual([now.MainPID]);
+      expect(await box.must('cat /proc/[0-9]*/comm 2>/dev/null')).not.toMatch(/^sleep$/m);
     });
 
     it('a killed agent (SIGKILL) is started again by systemd (Restart=on-failure)', async () => {
@@ -295,7 +320,7 @@ describe.skipIf(SKIP)(
           600,
         ),
       );
-      expect(now.NRestarts).toBe('1');
+      expect(Number(now.NRestarts)).toBe(Number(before.NRestarts) + 1);
       await eventually(
         async () => ((await machine())?.last_seen !== seen ? true : undefined),
         'sd1 reporting after the crash',
