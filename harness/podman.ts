@@ -77,49 +77,7 @@ export async function startPodman(): Promise<PodmanHarness> {
   if (missing !== null) throw new Error(missing);
   const dir = mkdtempSync(join(tmpdir(), 'panoptes-podman-'));
   const socket = join(dir, 'podman.sock');
-  // File locks in the directory, not the machine-wide shared-memory segment; vfs storage, so
-  // that no overlay mount outlives a container; no registry is ever asked for an image.
-  writeFileSync(join(dir, 'containers.conf'), '[engine]\nlock_type = "file"\n');
-  writeFileSync(
-    join(dir, 'storage.conf'),
-    `[storage]\ndriver = "vfs"\nrunroot = "${dir}/run"\ngraphroot = "${dir}/storage"\n`,
-  );
-  writeFileSync(join(dir, 'registries.conf'), 'unqualified-search-registries = []\n');
-  const env = {
-    ...process.env,
-    CONTAINERS_CONF: join(dir, 'containers.conf'),
-    CONTAINERS_STORAGE_CONF: join(dir, 'storage.conf'),
-    CONTAINERS_REGISTRIES_CONF: join(dir, 'registries.conf'),
-  };
-  const flags = [
-    '--root',
-    join(dir, 'storage'),
-    '--runroot',
-    join(dir, 'run'),
-    '--tmpdir',
-    join(dir, 'tmp'),
-    '--storage-driver',
-    'vfs',
-    '--runtime',
-    'runc',
-    '--cgroup-manager',
-    'cgroupfs',
-    '--events-backend',
-    'file',
-  ];
-  const podman = async (args: readonly string[]): Promise<string> => {
-    try {
-      const { stdout } = await run('podman', [...flags, ...args], {
-        env,
-        timeout: 60_000,
-        maxBuffer: 16 * 1024 * 1024,
-      });
-      return stdout.trim();
-    } catch (error) {
-      const e = error as { stderr?: string; message: string };
-      throw new Error(`podman ${args.join(' ')} failed: ${e.stderr?.trim() || e.message}`);
-    }
-  };
+  const { flags, env, podman } = podmanCli(dir);
 
   const image = join(dir, 'image');
   mkdirSync(join(image, 'bin'), { recursive: true });
@@ -271,6 +229,58 @@ function killLeftovers(dir: string, ids: ReadonlySet<string>): void {
   for (const group of groups) {
     if (existsSync(group)) spawnSync('rmdir', [group]);
   }
+}
+
+/** The CLI of a private Podman whose storage, run and lock directories are in `dir`. */
+export function podmanCli(dir: string): {
+  flags: string[];
+  env: NodeJS.ProcessEnv;
+  podman(args: readonly string[], timeoutMs?: number): Promise<string>;
+} {
+  // File locks in the directory, not the machine-wide shared-memory segment; vfs storage, so
+  // that no overlay mount outlives a container; no registry is ever asked for an image.
+  writeFileSync(join(dir, 'containers.conf'), '[engine]\nlock_type = "file"\n');
+  writeFileSync(
+    join(dir, 'storage.conf'),
+    `[storage]\ndriver = "vfs"\nrunroot = "${dir}/run"\ngraphroot = "${dir}/storage"\n`,
+  );
+  writeFileSync(join(dir, 'registries.conf'), 'unqualified-search-registries = []\n');
+  const env = {
+    ...process.env,
+    CONTAINERS_CONF: join(dir, 'containers.conf'),
+    CONTAINERS_STORAGE_CONF: join(dir, 'storage.conf'),
+    CONTAINERS_REGISTRIES_CONF: join(dir, 'registries.conf'),
+  };
+  const flags = [
+    '--root',
+    join(dir, 'storage'),
+    '--runroot',
+    join(dir, 'run'),
+    '--tmpdir',
+    join(dir, 'tmp'),
+    '--storage-driver',
+    'vfs',
+    '--runtime',
+    'runc',
+    '--cgroup-manager',
+    'cgroupfs',
+    '--events-backend',
+    'file',
+  ];
+  const podman = async (args: readonly string[], timeoutMs = 60_000): Promise<string> => {
+    try {
+      const { stdout } = await run('podman', [...flags, ...args], {
+        env,
+        timeout: timeoutMs,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      return stdout.trim();
+    } catch (error) {
+      const e = error as { stderr?: string; message: string };
+      throw new Error(`podman ${args.join(' ')} failed: ${e.stderr?.trim() || e.message}`);
+    }
+  };
+  return { flags, env, podman };
 }
 
 /** Waits until the API answers `GET /_ping` on `socket`. */

@@ -42,8 +42,9 @@ After=network-online.target
 Type=simple
 WorkingDirectory=${parts.workDir}
 ExecStart=${parts.program.map(execWord).join(' ')} --config ${execWord(parts.config)}
-# Reloads the config (key, services, certificate) without a restart.
-ExecReload=/bin/kill -HUP $MAINPID
+# Reloads the config (key, services, certificate) without a restart. The shell's own kill: a
+# minimal Debian (debootstrap minbase, slim images) has no /bin/kill (procps).
+ExecReload=/bin/sh -c "kill -HUP \${MAINPID}"
 UMask=0077
 Restart=on-failure
 RestartSec=5
