@@ -105,15 +105,15 @@ describe('the inbox keeps what waits for a person', () => {
   });
 
   it('a session whose name has a / is acknowledged with %2F in the path', async () => {
-    for (const session of ['feature/login', 'review/ack', 'a//b']) {
+    for (const session of ['feature/login', 'review/ack', 'a//b', '..', '.']) {
       expect(
         await ringBell(http, agent.url, OPERATOR, { session, why: 'attention', text: '?' }),
       ).toBe(200);
     }
     const board = await start(boardConfig('one'));
     await eventually(
-      async () => ((await openNames(board)).length === 3 ? true : undefined),
-      'the three sessions listed',
+      async () => ((await openNames(board)).length === 5 ? true : undefined),
+      'the five sessions listed',
     );
     const answer = await post(board, '/api/sessions/web1/feature%2Flogin/ack');
     expect(answer.status).toBe(200);
@@ -122,8 +122,12 @@ describe('the inbox keeps what waits for a person', () => {
     expect((await post(board, `/api/sessions/web1/${encodeURIComponent('a//b')}/ack`)).status).toBe(
       200,
     );
+    // `.` and `..` are folded away as path segments by URL rules (fetch's too): in the query.
+    expect((await post(board, '/api/sessions/web1/ack?session=..')).status).toBe(200);
+    expect((await post(board, '/api/sessions/web1/ack?session=%2E')).status).toBe(200);
+    expect((await post(board, '/api/sessions/web1/ack')).status).toBe(422);
     expect(await openNames(board)).toEqual([]);
-    const journal = (await http.call(`${board.url}/api/journal?limit=3`, { token: TOKEN }))
+    const journal = (await http.call(`${board.url}/api/journal?limit=10`, { token: TOKEN }))
       .json as { entries: { op: string; target: string }[] };
     expect(journal.entries.map((e) => e.target)).toContain('web1/feature/login');
 

@@ -192,8 +192,9 @@ describe('UI: the attention inbox', () => {
     await context.close();
   });
 
-  it('a session whose name has a / is acknowledged from the page', async () => {
+  it('a session whose name has a /, or is .., is acknowledged from the page', async () => {
     await ui.fleet.bell('db2', 'feature/login', 'attention', 'Push the branch?');
+    await ui.fleet.bell('db2', '..', 'attention', 'A name URL rules fold away');
     const { context, watched, page } = await open({ viewport: { width: 1280, height: 900 } });
     await expect.poll(() => rowSessions(page)).toContain('feature/login');
     await page
@@ -201,6 +202,9 @@ describe('UI: the attention inbox', () => {
       .click();
     await expect.poll(() => rowSessions(page)).not.toContain('feature/login');
     expect(await openSessions()).not.toContain('feature/login');
+    await page.getByRole('button', { name: 'Acknowledge .. on db2', exact: true }).click();
+    await expect.poll(() => rowSessions(page)).not.toContain('..');
+    expect(await openSessions()).not.toContain('..');
     await page
       .locator('#journal li.entry[data-outcome="acknowledged"]')
       .filter({ hasText: 'ack db2/feature/login' })

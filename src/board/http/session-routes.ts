@@ -45,16 +45,15 @@ const SessionList = Type.Object({
   total: Type.Integer({ minimum: 0, description: 'how many sessions matched (before `limit`)' }),
 });
 
-const AckParams = Type.Object({
-  machine: Name,
-  session: Type.String({
-    minLength: 1,
-    maxLength: 200,
-    pattern: ONE_LINE_PATTERN,
-    description:
-      'the session’s name, URL-encoded: one line, no control or bidi-override characters',
-  }),
+const SessionName = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: ONE_LINE_PATTERN,
+  description: 'the session’s name, URL-encoded: one line, no control or bidi-override characters',
 });
+
+const AckParams = Type.Object({ machine: Name, session: SessionName });
+const AckQuery = Type.Object({ session: SessionName });
 
 const AckAnswer = Type.Object({
   machine: Name,
@@ -118,5 +117,26 @@ export async function sessionRoutes(
       },
     },
     acknowledge,
+  );
+  // A name a browser's URL rules fold away as a path segment (`.`, `..`, even as `%2E`).
+  app.post(
+    '/api/sessions/:machine/ack',
+    {
+      schema: {
+        operationId: 'acknowledge_session_by_query',
+        summary: 'Acknowledge a session’s bell, the session named in the query',
+        description:
+          'The same as POST /api/sessions/{machine}/{session}/ack, for any name: one that a ' +
+          'URL folds away as a path segment (`.` or `..`) can only be given here.',
+        params: Type.Object({ machine: Name }),
+        querystring: AckQuery,
+        response: { 200: AckAnswer, 404: Detail, 503: Detail },
+      },
+    },
+    async (request, reply) => {
+      const { machine } = request.params as { machine: string };
+      const { session } = request.query as { session: string };
+      return sendAnswer(reply, await inbox.acknowledge(request.who, machine, session));
+    },
   );
 }
