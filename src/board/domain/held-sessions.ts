@@ -24,8 +24,12 @@ export function heldSessions(
 ): readonly SessionMark[] {
   let listed: Set<string> | null = null;
   let held: SessionMark[] | null = null;
-  for (const mark of machine.sessions) {
+  const previous = machine.sessions;
+  for (let i = 0; i < previous.length; i += 1) {
+    const mark = previous[i] as SessionMark;
     if (!wantsPerson(mark.why) || acknowledged(machine, mark)) continue;
+    // Most overviews list the sessions the last one did, in the same order: no set for those.
+    if (fresh[i]?.session === mark.session) continue;
     listed ??= new Set(fresh.map((s) => s.session));
     if (listed.has(mark.session)) continue;
     held ??= [];
