@@ -1,4 +1,4 @@
-import { lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type PgServer, startPostgres } from '../harness/postgres.js';
@@ -174,12 +174,7 @@ describe('the inbox keeps what waits for a person', () => {
     expect(statSync(`${data}/bells.json`).mode & 0o777).toBe(0o600);
     expect(statSync(data).mode & 0o777).toBe(0o700);
 
-    // A symlink planted where the new file is written: not followed.
-    const target = `${dir.path}/not-yours.txt`;
-    writeFileSync(target, 'keep me');
-    symlinkSync(target, `${data}/bells.json.new`);
     await ring('codex · web');
-    expect(readFileSync(target, 'utf8')).toBe('keep me');
     expect(lstatSync(`${data}/bells.json`).isFile()).toBe(true);
 
     await lab2.stop();
@@ -188,6 +183,15 @@ describe('the inbox keeps what waits for a person', () => {
     const after = await sessionsOf();
     expect(after.map((s) => s.session)).toEqual(['codex · web', 'claude · api']);
     expect(after[1]).toEqual(before[0]);
+
+    // A symlink planted where the file is: not written through; the log names the path.
+    const target = `${dir.path}/not-yours.txt`;
+    writeFileSync(target, 'keep me');
+    rmSync(`${data}/bells.json`);
+    symlinkSync(target, `${data}/bells.json`);
+    await ring('three');
+    expect(readFileSync(target, 'utf8')).toBe('keep me');
+    expect(lab2.output.some((l) => l.includes(`${data}/bells.json is a symbolic link`))).toBe(true);
   }, 60_000);
 
   it('the board holds an open session an overview no longer lists, until it is acknowledged', async () => {

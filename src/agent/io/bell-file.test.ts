@@ -36,22 +36,18 @@ describe('BellFile', () => {
   it('never writes through a symlink, and refuses to read one (naming the path)', async () => {
     const where = join(dir.path, 'b');
     const target = join(dir.path, 'target.txt');
-    writeFileSync(target, 'keep me');
+    writeFileSync(target, JSON.stringify({ sessions: [BELL] }));
     const file = new BellFile(where, warnings().logger);
     await file.save([]);
-    symlinkSync(target, join(where, `${BELL_FILE}.new`));
-    await file.save([BELL]);
-    expect(readFileSync(target, 'utf8')).toBe('keep me');
-
-    const other = join(dir.path, 'c');
-    await new BellFile(other, warnings().logger).save([]);
-    const planted = join(other, BELL_FILE);
+    const planted = join(where, BELL_FILE);
     rmSync(planted);
-    writeFileSync(target, JSON.stringify({ sessions: [BELL] }));
     symlinkSync(target, planted);
+    await expect(file.save([])).rejects.toThrow(`${planted} is a symbolic link`);
+    expect(JSON.parse(readFileSync(target, 'utf8'))).toEqual({ sessions: [BELL] });
     const log = warnings();
-    expect(await new BellFile(other, log.logger).load()).toEqual([]);
-    expect(JSON.stringify(log.seen)).toContain(planted);
+    expect(await new BellFile(where, log.logger).load()).toEqual([]);
+    const [fields] = log.seen[0] as [{ err: Error; path: string }];
+    expect(fields.err.message).toContain(`${planted} is a symbolic link`);
   });
 
   it('a file that is not JSON, or holds odd entries, gives what it can', async () => {

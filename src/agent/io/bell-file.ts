@@ -1,11 +1,12 @@
 import { constants } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../shared/logger.js';
 import type { SessionView } from '../../shared/wire/overview.js';
 import { BELL_SESSIONS_MAX } from '../../shared/wire/overview.js';
 import type { BellStore } from '../domain/bells.js';
 import { privateDir } from './private-files.js';
+import { replaceFile, SymlinkRefused } from './safe-write.js';
 
 export const BELL_FILE = 'bells.json';
 
@@ -25,19 +26,17 @@ function isView(value: unknown): value is SessionView {
 /**
  * The latest bell of each session in `bells.json` under the data directory (0600, the directory
  * 0700), so that a restart or an update does not lose a session waiting for a person. Replaced
- * whole: written to a fresh temporary file (`wx`: never through a symlink planted there), synced,
- * then renamed over the old one. A file that cannot be read is logged and the agent starts empty.
+ * whole through safe-write (a fresh file beside it, synced, renamed over it; never through a
+ * link). A file that cannot be read, or a link there, is logged and the agent starts empty.
  */
 export class BellFile implements BellStore {
   private readonly path: string;
-  private readonly temporary: string;
 
   constructor(
     private readonly dir: string,
     private readonly logger: Logger,
   ) {
     this.path = join(dir, BELL_FILE);
-    this.temporary = `${this.path}.new`;
   }
 
   /** The bells kept, oldest first (none: no file yet, or one that cannot be read). */
@@ -52,9 +51,11 @@ export class BellFile implements BellStore {
         await handle.close();
       }
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return [];
+      const reason = code === 'ELOOP' ? new SymlinkRefused(this.path) : error;
       this.logger.warn(
-        { err: error, path: this.path },
+        { err: reason, path: this.path },
         'cannot read the kept bells; starting without them',
       );
       return [];
@@ -72,19 +73,9 @@ export class BellFile implements BellStore {
     }
   }
 
-  /** Replaces the file with these bells (oldest first). */
+  /** Replaces the file with these bells (oldest first); a link at its path is refused. */
   async save(sessions: readonly SessionView[]): Promise<void> {
     await privateDir(this.dir);
-    await unlink(this.temporary).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error;
-    });
-    const handle = await open(this.temporary, 'wx', 0o600);
-    try {
-      await handle.writeFile(JSON.stringify({ sessions }));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(this.temporary, this.path);
+    await replaceFile(this.path, JSON.stringify({ sessions }), 0o600);
   }
 }
