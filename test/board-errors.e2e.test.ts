@@ -199,6 +199,7 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/push/subscriptions/{id}',
       '/api/report',
       '/api/sessions',
+      '/api/sessions/{machine}/ack',
       '/api/sessions/{machine}/{session}/ack',
       '/api/uptime',
       '/metrics',

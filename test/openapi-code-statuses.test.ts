@@ -97,6 +97,11 @@ const BOARD_CODE: Record<string, Place[]> = {
     fn('domain/inbox.ts', 'acknowledge'),
     fn('domain/inbox.ts', 'notFound'),
   ],
+  'POST /api/sessions/{machine}/ack': [
+    route('http/session-routes.ts', '/api/sessions/:machine/ack'),
+    fn('domain/inbox.ts', 'acknowledge'),
+    fn('domain/inbox.ts', 'notFound'),
+  ],
   'GET /api/push/key': [
     route('http/push-routes.ts', '/api/push/key'),
     fn('notify/push.ts', 'publicKey'),

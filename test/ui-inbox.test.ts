@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SECRETS } from './helpers/agent-fixtures.js';
-import { BOARD_TOKEN, openBoard, useBrowserPage } from './helpers/browser.js';
+import { BOARD_TOKEN, card, openBoard, useBrowserPage } from './helpers/browser.js';
 import { eventually } from './helpers/fleet.js';
 import { scanForSecretsAfterAll } from './helpers/secret-scan.js';
 import { tempDir } from './helpers/tmp.js';
@@ -105,6 +105,12 @@ describe('UI: the attention inbox', () => {
     await expect.poll(() => rowSessions(page)).toEqual(['migrate', LONG_SESSION]);
     await expect.poll(() => page.title()).toBe('(2) Panoptes');
     expect(await openSessions()).toEqual(['migrate', LONG_SESSION]);
+    // Only sessions nobody acknowledged count: web1 waits for nobody now, db2 still does.
+    const attention = page.getByTestId('summary').locator('.sum.attention');
+    await expect.poll(() => attention.textContent()).toBe('!Waiting for attention: 1');
+    await expect.poll(() => card(page, 'web1').getAttribute('class')).not.toContain('alarm');
+    expect(await card(page, 'web1').getByText('Needs attention').count()).toBe(0);
+    expect(await card(page, 'db2').getAttribute('class')).toContain('alarm');
     await page
       .locator('#journal li.entry[data-outcome="acknowledged"]')
       .filter({ hasText: `ack web1/${WEBSHOP}` })
@@ -117,6 +123,8 @@ describe('UI: the attention inbox', () => {
     await ui.fleet.bell('web1', WEBSHOP, 'attention', 'One more question');
     await expect.poll(() => rowSessions(page)).toEqual(['migrate', LONG_SESSION, WEBSHOP]);
     await expect.poll(() => page.title()).toBe('(3) Panoptes');
+    await expect.poll(() => attention.textContent()).toBe('!Waiting for attention: 2');
+    await expect.poll(() => card(page, 'web1').getAttribute('class')).toContain('alarm');
     await watched.expectClean();
     await context.close();
   });
@@ -180,6 +188,27 @@ describe('UI: the attention inbox', () => {
     // One-handed: the first Acknowledge is tapped, the row goes.
     await rows(page).first().locator('button.inbox-ack').tap();
     await expect.poll(() => rows(page).count()).toBe(2);
+    await watched.expectClean();
+    await context.close();
+  });
+
+  it('a session whose name has a /, or is .., is acknowledged from the page', async () => {
+    await ui.fleet.bell('db2', 'feature/login', 'attention', 'Push the branch?');
+    await ui.fleet.bell('db2', '..', 'attention', 'A name URL rules fold away');
+    const { context, watched, page } = await open({ viewport: { width: 1280, height: 900 } });
+    await expect.poll(() => rowSessions(page)).toContain('feature/login');
+    await page
+      .getByRole('button', { name: 'Acknowledge feature/login on db2', exact: true })
+      .click();
+    await expect.poll(() => rowSessions(page)).not.toContain('feature/login');
+    expect(await openSessions()).not.toContain('feature/login');
+    await page.getByRole('button', { name: 'Acknowledge .. on db2', exact: true }).click();
+    await expect.poll(() => rowSessions(page)).not.toContain('..');
+    expect(await openSessions()).not.toContain('..');
+    await page
+      .locator('#journal li.entry[data-outcome="acknowledged"]')
+      .filter({ hasText: 'ack db2/feature/login' })
+      .waitFor();
     await watched.expectClean();
     await context.close();
   });

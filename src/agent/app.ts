@@ -4,8 +4,9 @@ import { createHttpApp } from '../shared/http/http-app.js';
 import type { Logger } from '../shared/logger.js';
 import { setServerCertificate } from '../shared/tls/server-certificate.js';
 import { VERSION } from '../shared/version.js';
+import type { SessionView } from '../shared/wire/overview.js';
 import type { AgentSettings } from './config.js';
-import { Bells } from './domain/bells.js';
+import { type BellStore, Bells } from './domain/bells.js';
 import type { Clock } from './domain/clock.js';
 import { ContainerControl } from './domain/container-service.js';
 import { type ContainerEngine, ContainerWatch } from './domain/container-watch.js';
@@ -44,6 +45,8 @@ export interface AgentDeps {
    * the board's first overview request (which confirms a polled agent's new file on trial).
    */
   updates?: UpdateControl & { fields(): Record<string, unknown>; boardRead(): void };
+  /** Where the latest bells are kept across restarts, and what it held at start. None: memory. */
+  bellStore?: { store: BellStore; kept: readonly SessionView[] };
 }
 
 /** One background source: the overview field it fills, its reader and how often it is read. */
@@ -107,7 +110,13 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     clock: deps.clock,
     ...(containers === undefined ? {} : { containers }),
   });
-  const bells = new Bells(deps.clock);
+  const bells = new Bells(
+    deps.clock,
+    undefined,
+    deps.bellStore?.store ?? null,
+    deps.bellStore?.kept ?? [],
+    (error) => deps.logger.error({ err: error }, 'cannot keep the bells in data_dir'),
+  );
   const sources = specs.map((spec) => new SourceWatch<unknown>({ ...spec, clock: deps.clock }));
   const overview = new OverviewSource({
     name: settings.name,

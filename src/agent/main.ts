@@ -15,6 +15,7 @@ import { type AgentSettings, loadAgentConfig } from './config.js';
 import { systemClock } from './domain/clock.js';
 import { Reporter } from './domain/reporter.js';
 import { enroll } from './enroll/enroll.js';
+import { BellFile } from './io/bell-file.js';
 import { dockerEngine, engineSockets } from './io/container-engine.js';
 import { childEnv, trackedSpawner } from './io/node-spawner.js';
 import { privateDir } from './io/private-files.js';
@@ -115,8 +116,10 @@ async function runAgent(cli: CliOptions): Promise<void> {
   const env = childEnv(process.env, settings.secretEnv);
   const spawner = trackedSpawner(env);
   const containerEngine = dockerEngine(engineSockets(settings.containerSocket, env));
+  const bellFile = new BellFile(settings.dataDir, logger);
   const agent = await buildAgent({
     settings: honoured(settings),
+    bellStore: { store: bellFile, kept: await bellFile.load() },
     logger,
     clock: systemClock,
     spawner: spawner.spawn,

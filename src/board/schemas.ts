@@ -68,6 +68,35 @@ export const MachineView = Type.Object({
       },
     ),
   ),
+  acknowledged: Type.Optional(
+    Type.Array(
+      Type.Object({
+        session: Type.String(),
+        at: Type.String({ description: 'the `at` of the bell acknowledged' }),
+      }),
+      {
+        description:
+          'acknowledged bells of its sessions (POST /api/sessions/{machine}/{session}/ack): a ' +
+          'session whose latest bell is no newer waits for nobody; absent when there are none',
+      },
+    ),
+  ),
+  held_sessions: Type.Optional(
+    Type.Array(
+      Type.Object({
+        session: Type.String(),
+        why: Type.String(),
+        text: Type.String(),
+        at: Type.String(),
+      }),
+      {
+        description:
+          'sessions waiting for a person that its overview no longer lists (its agent restarted ' +
+          'without them): held until acknowledged, rung again, or the machine is forgotten; ' +
+          'absent when there are none',
+      },
+    ),
+  ),
   overview: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
     description: "what the machine's own /api/overview said last",
   }),

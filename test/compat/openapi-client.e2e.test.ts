@@ -37,6 +37,8 @@ const OPERATIONS: Record<string, string> = {
   'POST /api/machines/update': 'update_all_agents_api_machines_update_post',
   // The attention inbox.
   'GET /api/sessions': 'list_sessions_api_sessions_get',
+  'POST /api/sessions/{machine}/ack':
+    'acknowledge_session_by_query_api_sessions__machine__ack_post',
   'POST /api/sessions/{machine}/{session}/ack':
     'acknowledge_session_api_sessions__machine___session__ack_post',
   // Web Push.

@@ -225,6 +225,28 @@ export function machineOperations(b: BoardApp, client: FakeClient): Record<strin
         },
       ],
     },
+    'POST /api/sessions/{machine}/ack': {
+      path: `/api/sessions/lab-bell-q/ack?session=${encodeURIComponent('claude · webshop')}`,
+      provocations: [
+        { status: 200, why: 'a session of a machine', arrange: rang('lab-bell-q') },
+        { status: 404, why: 'no machine of that name', path: '/api/sessions/nosuch/ack?session=s' },
+        {
+          status: 404,
+          why: 'no session of that name',
+          path: '/api/sessions/lab-bell-q/ack?session=nosuch',
+        },
+        { status: 422, why: 'no session named', path: '/api/sessions/lab-bell-q/ack' },
+        {
+          status: 503,
+          why: 'the store cannot keep the acknowledgement',
+          path: `/api/sessions/lab-kept-bell-q/ack?session=${encodeURIComponent('claude · webshop')}`,
+          arrange: async () => {
+            await rang('lab-kept-bell-q')();
+            return storeRefuses();
+          },
+        },
+      ],
+    },
     'POST /api/machines/{name}/update': {
       path: '/api/machines/upd1/update',
       provocations: [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Bells } from './bells.js';
+import { type BellStore, Bells } from './bells.js';
 import { ManualClock } from './manual-clock.js';
 
 describe('Bells', () => {
@@ -35,5 +35,46 @@ describe('Bells', () => {
     expect(names).not.toContain('s51');
     expect(names).toContain('s52');
     expect(names.at(-1)).toBe('s52');
+  });
+
+  it('with a store: kept() resolves once every bell rung so far is saved, rings coalesced', async () => {
+    const saved: string[][] = [];
+    let release: () => void = () => undefined;
+    const store: BellStore = {
+      save: (sessions) =>
+        new Promise<void>((resolve) => {
+          saved.push(sessions.map((s) => s.session));
+          release = resolve;
+        }),
+    };
+    const bells = new Bells(new ManualClock(), 200, store, [
+      { session: 'old', why: 'attention', text: 'kept', at: '2026-01-01T00:00:00.000Z' },
+    ]);
+    expect(bells.sessions().map((s) => s.session)).toEqual(['old']);
+    bells.ring({ session: 'a', why: 'attention', text: '' });
+    const first = bells.kept();
+    bells.ring({ session: 'b', why: 'error', text: '' });
+    bells.ring({ session: 'c', why: 'finished', text: '' });
+    const second = bells.kept();
+    await Promise.resolve();
+    release();
+    await new Promise((r) => setTimeout(r, 0));
+    release();
+    await Promise.all([first, second]);
+    // One save under way, then one for both rings that came meanwhile.
+    expect(saved).toEqual([
+      ['old', 'a'],
+      ['old', 'a', 'b', 'c'],
+    ]);
+  });
+
+  it('a save that fails is reported; the bells stay in memory', async () => {
+    const errors: unknown[] = [];
+    const store: BellStore = { save: async () => Promise.reject(new Error('EACCES')) };
+    const bells = new Bells(new ManualClock(), 200, store, [], (e) => errors.push(e));
+    bells.ring({ session: 'a', why: 'attention', text: '' });
+    await bells.kept();
+    expect(errors).toHaveLength(1);
+    expect(bells.sessions().map((s) => s.session)).toEqual(['a']);
   });
 });

@@ -20,14 +20,16 @@ export async function bellRoutes(
         summary: 'Ring the bell of a session',
         description:
           'The agent token or the bell token (which opens this endpoint alone). ' +
-          'JSON only. The latest bell of each session is kept in memory (at most 200 sessions; ' +
-          'the one that rang least recently goes first) and shown in the overview.',
+          'JSON only. The latest bell of each session is kept (at most 200 sessions; ' +
+          'the one that rang least recently goes first), in data_dir across restarts and updates, ' +
+          'and shown in the overview. Answered once kept.',
         body: Bell,
         response: { 200: BellAnswer, 401: Detail, 403: Detail },
       },
     },
     async (request) => {
       options.bells.ring(request.body as Bell);
+      await options.bells.kept();
       return { ok: true };
     },
   );

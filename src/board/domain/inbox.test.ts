@@ -329,4 +329,58 @@ describe('Inbox', () => {
         .map((ms) => iso(T0 + ms)),
     );
   });
+
+  it('holds an open session an overview no longer lists, until acknowledged or rung again', async () => {
+    const b = inboxBoard();
+    b.sessions('web1', [
+      { session: 'a', why: 'attention', at: 1_000 },
+      { session: 'b', why: 'error', at: 2_000 },
+      { session: 'done', why: 'finished', at: 3_000 },
+    ]);
+    await b.board.sweep();
+    // The agent restarted without its bells: the open ones are held, the finished one goes.
+    b.sessions('web1', []);
+    await b.board.sweep();
+    await b.board.sweep();
+    expect(b.names()).toEqual(['web1/a', 'web1/b']);
+    const web1 = b.registry.get('web1');
+    expect(web1?.heldSessions.map((s) => s.session)).toEqual(['a', 'b']);
+    // Acknowledged: gone at the next overview (and so is its ack, which covers nothing then).
+    await b.inbox.acknowledge('board', 'web1', 'a');
+    await b.board.sweep();
+    expect(b.names()).toEqual(['web1/b']);
+    expect(b.inbox.size()).toBe(0);
+    // Rung again: the overview's bell is the session's, held no more.
+    b.sessions('web1', [{ session: 'b', why: 'finished', at: 9_000 }]);
+    await b.board.sweep();
+    expect(b.names()).toEqual(['web1/b']);
+    expect(b.names('open')).toEqual([]);
+    expect(web1?.heldSessions).toEqual([]);
+  });
+
+  it('the machine’s record carries its acks; a sync that changes none leaves it alone', async () => {
+    const b = inboxBoard();
+    b.sessions('web1', [{ session: 'a', why: 'attention', at: 1_000 }]);
+    await b.board.sweep();
+    const web1 = b.registry.get('web1');
+    if (web1 === undefined) throw new Error('no web1');
+    const record = () =>
+      JSON.parse(b.registry.memory.recordBytes(web1).toString('utf8')) as Record<string, unknown>;
+    expect(record().acknowledged).toBeUndefined();
+    b.changes.length = 0;
+    await b.inbox.acknowledge('board', 'web1', 'a');
+    expect(b.changes).toEqual(['web1']);
+    expect(record().acknowledged).toEqual([{ session: 'a', at: iso(T0 + 1_000) }]);
+    // The same acks read again (a cluster's sync, every second): no change.
+    b.changes.length = 0;
+    b.inbox.sync(await b.store.acks.load(), b.inbox.version);
+    expect(b.changes).toEqual([]);
+    // Another board's ack of a newer bell: the record changes.
+    b.inbox.sync(
+      [{ machine: 'web1', session: 'a', bell_at: iso(T0 + 4_000), acked_at: T0 + 5_000 }],
+      b.inbox.version,
+    );
+    expect(b.changes).toEqual(['web1']);
+    expect(record().acknowledged).toEqual([{ session: 'a', at: iso(T0 + 4_000) }]);
+  });
 });

@@ -2,6 +2,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { Who } from '../schemas.js';
 import type { Answer } from './answer.js';
 import type { ChangeSet } from './change-set.js';
+import { wantsPerson } from './held-sessions.js';
 import type { Journal } from './journal.js';
 import type { Machine } from './machine.js';
 import type { SessionMark } from './metrics.js';
@@ -82,10 +83,7 @@ interface Candidate {
   ack: Ack | null;
 }
 
-/** Whether a bell asks for a person. */
-export function wantsPerson(why: string): boolean {
-  return why === 'attention' || why === 'error';
-}
+export { wantsPerson };
 
 /** Whether `ack` covers the bell `mark` (the session has not rung since it was acknowledged). */
 function covers(ack: Ack | undefined, mark: SessionMark): ack is Ack {
@@ -215,6 +213,7 @@ export class Inbox {
         this.changes += 1;
       }
       this.set(machine, session, ack);
+      this.publish(machine);
       detail = `${mark.why} bell of ${mark.at}`;
     }
     const acknowledgedAt = new Date(ack.ackedAt).toISOString();
@@ -266,8 +265,12 @@ export class Inbox {
     for (const name of set.changed) {
       const acks = this.acks.get(name);
       const machine = this.registry.get(name);
-      if (acks === undefined || machine === undefined || machine.state !== 'up') continue;
+      if (acks === undefined || machine === undefined) continue;
+      // A machine added since its acks were read (a report after a restart) is given them.
+      if (machine.acks !== acks) this.publish(name);
+      if (machine.state !== 'up') continue;
       const listed = new Map(machine.sessions.map((s) => [s.session, s]));
+      const held = acks.size;
       for (const [session, ack] of acks) {
         const mark = listed.get(session);
         if (mark !== undefined && covers(ack, mark)) continue;
@@ -275,6 +278,7 @@ export class Inbox {
         acks.delete(session);
       }
       if (acks.size === 0) this.acks.delete(name);
+      if (acks.size !== held) this.publish(name);
     }
     if (gone.length === 0) return;
     this.store.remove(gone).catch((error: unknown) => {
@@ -290,9 +294,16 @@ export class Inbox {
   }
 
   private replace(records: readonly AckRecord[]): void {
+    const before = new Map(this.acks);
     this.acks.clear();
     for (const r of records)
       this.set(r.machine, r.session, { bellAt: r.bell_at, ackedAt: r.acked_at });
+    // Only the machines whose acks differ (a sync every second must not redo every record).
+    for (const name of new Set([...before.keys(), ...this.acks.keys()])) {
+      const was = before.get(name);
+      if (!sameAcks(was, this.acks.get(name))) this.publish(name);
+      else if (was !== undefined) this.acks.set(name, was);
+    }
   }
 
   private set(machine: string, session: string, ack: Ack): void {
@@ -305,6 +316,22 @@ export class Inbox {
     // One of a newer bell stays (see AckStore.put).
     if (held === undefined || held.bellAt <= ack.bellAt) acks.set(session, ack);
   }
+
+  /** Gives the machine's record its acks now (its card and the live feed show them). */
+  private publish(machine: string): void {
+    this.registry.acksChanged(machine, this.acks.get(machine) ?? null);
+  }
+}
+
+function sameAcks(a: Map<string, Ack> | undefined, b: Map<string, Ack> | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.size !== b.size) return false;
+  for (const [session, ack] of a) {
+    const other = b.get(session);
+    if (other === undefined || other.bellAt !== ack.bellAt || other.ackedAt !== ack.ackedAt)
+      return false;
+  }
+  return true;
 }
 
 function record(machine: string, session: string, ack: Ack): AckRecord {

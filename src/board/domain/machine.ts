@@ -42,8 +42,18 @@ export interface Machine {
   board: string | null;
   /** The newest bell time (ISO text, as the agent sent it) already seen. */
   lastBellAt: string | null;
-  /** The sessions of its last overview (shared with other boards with its record). */
+  /**
+   * The sessions of its last overview (shared with other boards with its record), then those
+   * held: `heldSessions`.
+   */
   sessions: readonly SessionMark[];
+  /**
+   * Sessions waiting for a person that its last overview no longer lists (an agent restarted
+   * without them): held until acknowledged, rung again, or the machine is forgotten.
+   */
+  heldSessions: readonly SessionMark[];
+  /** The acknowledged bells of its sessions (the inbox's, by session), or null: none. */
+  acks: ReadonlyMap<string, AckMark> | null;
   queued: number;
   /**
    * The containers of its last overview that listed them, kept while it is down: what the next
@@ -64,6 +74,11 @@ export interface Machine {
    * bytes are written over by the next change: read it before the next turn of the event loop.
    */
   bytes: Buffer | null;
+}
+
+/** An acknowledgement as a machine's record needs it: the `at` of the bell acknowledged. */
+export interface AckMark {
+  bellAt: string;
 }
 
 /** What is read out of an overview once (possibly off the main thread, by the poller). */
@@ -143,6 +158,8 @@ export function newMachine(init: {
     board: null,
     lastBellAt: null,
     sessions: NO_SESSIONS,
+    heldSessions: NO_SESSIONS,
+    acks: null,
     queued: 0,
     containersSeen: null,
     containerAlerts: NO_CONTAINER_ALERTS,

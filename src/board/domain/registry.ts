@@ -3,7 +3,15 @@ import { type AgentReleases, NO_RELEASES, noteAgent, noteReleases } from './agen
 import { noteBells } from './bells.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
-import { type Machine, NO_SESSIONS, newMachine, type Observation, type Origin } from './machine.js';
+import { heldSessions } from './held-sessions.js';
+import {
+  type AckMark,
+  type Machine,
+  NO_SESSIONS,
+  newMachine,
+  type Observation,
+  type Origin,
+} from './machine.js';
 import type { BoardView, MachineMemory, ViewLease } from './machine-memory.js';
 import { watchMachine } from './machine-watch.js';
 import { emptyMetrics, prepareOverview } from './metrics.js';
@@ -159,12 +167,14 @@ export class Registry {
         this.identityVersion += 1;
       }
       // Kept first: the bells then hold the strings the machine already kept (view/kept-parts.ts).
-      const sessions =
+      const fresh =
         prepared.sessions.length === 0
           ? NO_SESSIONS
           : this.memory.keptSessions(machine.sessions, prepared.sessions);
-      noteBells(machine, sessions, previous === null, now, this.changes);
-      machine.sessions = sessions;
+      noteBells(machine, fresh, previous === null, now, this.changes);
+      const kept = machine.sessions.length === 0 ? NO_SESSIONS : heldSessions(machine, fresh);
+      machine.heldSessions = kept;
+      machine.sessions = kept.length === 0 ? fresh : [...fresh, ...kept];
     } else {
       if (machine.observed && machine.state === 'down' && machine.error === observation.error)
         return;
@@ -342,6 +352,14 @@ export class Registry {
       last_seen: m.lastSeen,
       verified: m.verified,
     }));
+  }
+
+  /** The inbox's acknowledgements of a machine changed: its record is redone (live feed). */
+  acksChanged(name: string, acks: ReadonlyMap<string, AckMark> | null): void {
+    const m = this.machines.get(name);
+    if (m === undefined) return;
+    m.acks = acks;
+    this.changed(m);
   }
 
   setQueued(name: string, count: number): void {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '../../shared/typebox.js';
 import { Name } from '../../shared/wire/common.js';
 import { ONE_LINE_PATTERN } from '../../shared/wire/free-text.js';
@@ -45,16 +45,15 @@ const SessionList = Type.Object({
   total: Type.Integer({ minimum: 0, description: 'how many sessions matched (before `limit`)' }),
 });
 
-const AckParams = Type.Object({
-  machine: Name,
-  session: Type.String({
-    minLength: 1,
-    maxLength: 200,
-    pattern: ONE_LINE_PATTERN,
-    description:
-      'the session’s name, URL-encoded: one line, no control or bidi-override characters',
-  }),
+const SessionName = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: ONE_LINE_PATTERN,
+  description: 'the session’s name, URL-encoded: one line, no control or bidi-override characters',
 });
+
+const AckParams = Type.Object({ machine: Name, session: SessionName });
+const AckQuery = Type.Object({ session: SessionName });
 
 const AckAnswer = Type.Object({
   machine: Name,
@@ -89,21 +88,54 @@ export async function sessionRoutes(
     },
   );
 
+  const acknowledge = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { machine, session } = request.params as { machine: string; session: string };
+    return sendAnswer(reply, await inbox.acknowledge(request.who, machine, session));
+  };
+  const ackSchema = {
+    operationId: 'acknowledge_session',
+    summary: 'Acknowledge a session’s bell: it is no longer open until it rings again',
+    description:
+      'Kept in the store (every board of a cluster sees it) and journaled (op ack). ' +
+      'Acknowledging a bell already acknowledged answers the first time. ' +
+      'A `/` in the session’s name travels as `%2F`.',
+    params: AckParams,
+    response: { 200: AckAnswer, 404: Detail, 503: Detail },
+  };
+  app.post('/api/sessions/:machine/:session/ack', { schema: ackSchema }, acknowledge);
+  // A name with a `/`: its `%2F` is decoded with the path (as uvicorn does), so the name spans
+  // segments; find-my-way has no such parameter, so a wildcard takes it, Starlette-style.
   app.post(
-    '/api/sessions/:machine/:session/ack',
+    '/api/sessions/:machine/*',
+    {
+      schema: { ...ackSchema, hide: true },
+      config: { path: '/api/sessions/:machine/:session{path}/ack' },
+      onRequest: async (request) => {
+        const params = request.params as Record<string, string>;
+        const rest = params['*'] ?? '';
+        request.params = { machine: params.machine, session: rest.slice(0, -'/ack'.length) };
+      },
+    },
+    acknowledge,
+  );
+  // A name a browser's URL rules fold away as a path segment (`.`, `..`, even as `%2E`).
+  app.post(
+    '/api/sessions/:machine/ack',
     {
       schema: {
-        operationId: 'acknowledge_session',
-        summary: 'Acknowledge a session’s bell: it is no longer open until it rings again',
+        operationId: 'acknowledge_session_by_query',
+        summary: 'Acknowledge a session’s bell, the session named in the query',
         description:
-          'Kept in the store (every board of a cluster sees it) and journaled (op ack). ' +
-          'Acknowledging a bell already acknowledged answers the first time.',
-        params: AckParams,
+          'The same as POST /api/sessions/{machine}/{session}/ack, for any name: one that a ' +
+          'URL folds away as a path segment (`.` or `..`) can only be given here.',
+        params: Type.Object({ machine: Name }),
+        querystring: AckQuery,
         response: { 200: AckAnswer, 404: Detail, 503: Detail },
       },
     },
     async (request, reply) => {
-      const { machine, session } = request.params as { machine: string; session: string };
+      const { machine } = request.params as { machine: string };
+      const { session } = request.query as { session: string };
       return sendAnswer(reply, await inbox.acknowledge(request.who, machine, session));
     },
   );

@@ -64,7 +64,7 @@ function room(m: Machine, headRoom: number, length: number): Buffer {
  */
 export function recordBytes(m: Machine): Buffer {
   if (m.bytes === null) {
-    const head = `${recordHead(m).slice(0, -1)}${containerAlerts(m)},"overview":`;
+    const head = `${recordHead(m).slice(0, -1)}${containerAlerts(m)}${inboxParts(m)},"overview":`;
     const headLength = Buffer.byteLength(head);
     const overviewLength = m.overviewLength === 0 ? NULL.length : m.overviewLength;
     const slot = room(m, headLength > m.headRoom ? headLength + 64 : m.headRoom, overviewLength);
@@ -82,6 +82,28 @@ function containerAlerts(m: Machine): string {
   if (m.containerAlerts.length === 0) return '';
   const alerts = m.containerAlerts.map((a) => ({ name: a.name, problem: a.problem }));
   return `,"container_alerts":${JSON.stringify(alerts)}`;
+}
+
+/**
+ * `,"acknowledged":[…]` (each acknowledged session and the `at` of the bell acknowledged) and
+ * `,"held_sessions":[…]` (open sessions its overview no longer lists) when it has some.
+ */
+function inboxParts(m: Machine): string {
+  let out = '';
+  if (m.acks !== null && m.acks.size > 0) {
+    const acks = [...m.acks].map(([session, ack]) => ({ session, at: ack.bellAt }));
+    out += `,"acknowledged":${JSON.stringify(acks)}`;
+  }
+  if (m.heldSessions.length > 0) {
+    const held = m.heldSessions.map((s) => ({
+      session: s.session,
+      why: s.why,
+      text: s.text,
+      at: s.at,
+    }));
+    out += `,"held_sessions":${JSON.stringify(held)}`;
+  }
+  return out;
 }
 
 /** The machine's record without its overview, as JSON text. */

@@ -35,6 +35,13 @@ import {
 } from './validation-hook.js';
 import { handshakeProblem, isUpgrade } from './websocket-handshake.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The path Starlette matches, when it differs from the route's URL (`:name{path}`). */
+    path?: string;
+  }
+}
+
 export interface HttpAppOptions {
   logger: Logger;
   openapi: OpenApiInfo;
@@ -151,7 +158,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   // Routing as Starlette does it, before any token is asked for: 405, 307 or 404.
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    routing.table.add(methods, route.url);
+    // A route whose parameter spans segments names the path Starlette matches (`config.path`).
+    routing.table.add(methods, route.url, route.config?.path);
   });
   app.addHook('onRequest', async (request, reply) => {
     if (closing) return answerClosing(reply);

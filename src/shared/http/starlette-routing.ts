@@ -116,7 +116,12 @@ function compile(url: string): RegExp {
     .map((segment) =>
       segment === '*'
         ? '.*'
-        : segment.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+'),
+        : // `:name{path}` is Starlette's path convertor: one or more segments, slashes included.
+          segment
+            .replace(/:[A-Za-z0-9_]+\{path\}/g, '\u0000')
+            .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+            .replace(/:[A-Za-z0-9_]+/g, '[^/]+')
+            .replaceAll('\u0000', '.+'),
     )
     .join('/');
   return new RegExp(`^${source}$`, 's');
@@ -127,9 +132,12 @@ export class RouteTable {
   private readonly routes: TableRoute[] = [];
   private readonly byUrl = new Map<string, RegExp>();
 
-  /** Adds a route (Fastify path syntax: `:param`, a final `*`). */
-  add(methods: string[], url: string): void {
-    const pattern = this.byUrl.get(url) ?? compile(url);
+  /**
+   * Adds a route (Fastify path syntax: `:param`, a final `*`). `path`: the path Starlette would
+   * match instead of `url` (a route whose parameter spans segments, which find-my-way cannot say).
+   */
+  add(methods: string[], url: string, path = url): void {
+    const pattern = this.byUrl.get(url) ?? compile(path);
     this.byUrl.set(url, pattern);
     this.routes.push({ methods: methods.map((m) => m.toUpperCase()), pattern });
   }

@@ -54,6 +54,31 @@ describe('parsing what the board sends', () => {
     expect(m.lastSeen).toBe(Date.parse('2026-01-01T00:00:00.000Z'));
   });
 
+  it('alarms: only bells nobody acknowledged, with the sessions the board holds', () => {
+    const at = (s: number) => `2026-01-01T00:00:0${s}Z`;
+    const m = parseMachine(
+      machine('web1', {
+        overview: {
+          sessions: [
+            { session: 'acked', why: 'attention', text: '', at: at(1) },
+            { session: 'rang-since', why: 'error', text: '', at: at(5) },
+            { session: 'open', why: 'attention', text: '', at: at(3) },
+          ],
+        },
+        acknowledged: [
+          { session: 'acked', at: at(1) },
+          { session: 'rang-since', at: at(4) },
+          { session: 'other', at: 7 },
+        ],
+        held_sessions: [
+          { session: 'held', why: 'attention', text: 'before the restart', at: at(2) },
+        ],
+      }),
+    );
+    expect(m.attention.map((s) => s.session)).toEqual(['rang-since', 'open', 'held']);
+    expect(countMachines([parseMachine(machine('a', { acknowledged: 'odd' }))]).attention).toBe(0);
+  });
+
   it('is defensive about an announced machine’s partial or odd overview', () => {
     const m = parseMachine(
       machine('lab3', {

@@ -268,7 +268,12 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
       return parseSessions((await get(`/api/sessions?state=${state}&limit=${limit}`)).body);
     },
     async acknowledge(machine, session) {
-      const r = await request('POST', `/api/sessions/${seg(machine)}/${seg(session)}/ack`);
+      // `.` and `..` are folded away as path segments (even as %2E): those go in the query.
+      const dots = session === '.' || session === '..';
+      const path = dots
+        ? `/api/sessions/${seg(machine)}/ack?session=${seg(session)}`
+        : `/api/sessions/${seg(machine)}/${seg(session)}/ack`;
+      const r = await request('POST', path);
       if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
     },
     async getJson(path) {

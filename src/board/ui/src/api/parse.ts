@@ -152,15 +152,37 @@ export function isAlarm(why: string): boolean {
   return why === 'attention' || why === 'error';
 }
 
+/**
+ * The sessions waiting for a person, newest first: an alarm bell that nobody acknowledged (the
+ * record's `acknowledged`: a session's acknowledged bell `at`; a newer bell is not covered).
+ */
+function waiting(sessions: Session[], acknowledged: unknown): Session[] {
+  const acked = new Map<string, string>();
+  for (const a of list(acknowledged)) {
+    if (!isRecord(a)) continue;
+    const id = str(a.session);
+    const at = str(a.at);
+    if (id !== null && at !== null) acked.set(safeText(id), at);
+  }
+  return sessions
+    .filter((s) => {
+      if (!isAlarm(s.why)) return false;
+      const at = acked.get(s.session);
+      return at === undefined || s.at > at;
+    })
+    .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
+}
+
 /** One machine of the board view. */
 export function parseMachine(value: unknown): Machine {
   const m = record(value, 'machine');
   const name = str(m.name);
   if (name === null || name === '') throw new ParseError('machine: no name');
   const ov = overview(m.overview);
-  const attention = (ov?.sessions ?? [])
-    .filter((s) => isAlarm(s.why))
-    .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
+  const attention = waiting(
+    [...(ov?.sessions ?? []), ...compact(list(m.held_sessions).map(session))],
+    m.acknowledged,
+  );
   const loc = location(m.location);
   const haystack = [
     name,

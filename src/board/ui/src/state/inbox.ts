@@ -8,8 +8,8 @@ export const INBOX_SHOWN = 50;
 const THROTTLE_MS = 2000;
 /**
  * While sessions are open, the inbox is read again this often even without a change on the
- * live feed: an acknowledgement given through another board of a cluster is not on this
- * board's feed.
+ * live feed (a feed that missed something: an acknowledgement given through another board of
+ * a cluster comes as a change of the machine's record, with its `acknowledged`).
  */
 const RECHECK_MS = 30_000;
 
@@ -29,7 +29,7 @@ export interface InboxFeed extends Subscribable {
   close(): void;
 }
 
-/** What of a machine the inbox depends on: its state and its bells that want a person. */
+/** What of a machine the inbox depends on: its state and its bells waiting for a person. */
 export function inboxKey(machine: Machine | undefined): string {
   if (machine === undefined) return '';
   return `${machine.state}\n${machine.attention.map((s) => `${s.session}\t${s.at}`).join('\n')}`;
