@@ -175,6 +175,8 @@ describe('board errors are FastAPI-shaped', () => {
     expect(doc.info).toMatchObject({ title: 'Panoptes', version: '0.1.0' });
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/agent/SHA256SUMS',
+      '/agent/SHA256SUMS.sig',
+      '/agent/update-key',
       '/agent/{file}',
       '/api/board',
       '/api/cluster',
@@ -197,6 +199,7 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/push/key',
       '/api/push/subscriptions',
       '/api/push/subscriptions/{id}',
+      '/api/push/subscriptions/{id}/renew',
       '/api/report',
       '/api/sessions',
       '/api/sessions/{machine}/ack',
