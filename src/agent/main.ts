@@ -37,7 +37,8 @@ import {
 } from './update/agent-updates.js';
 import { selfFile } from './update/self-file.js';
 import { UpdateFiles } from './update/state.js';
-import { NO_UPDATE_KEY, stopTrial, type Trial, Updater } from './update/updater.js';
+import { stopTrial } from './update/trial.js';
+import { NO_UPDATE_KEY, type Trial, Updater } from './update/updater.js';
 
 const argv = process.argv.slice(2);
 if (argv[0] === '--version') {

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { copyFile, link, open, rename, stat } from 'node:fs/promises';
+import { copyFile, link, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { sumsSigned } from '../../shared/sums-signature.js';
 import type { UpdateOutcome } from '../../shared/wire/agent-update.js';
@@ -16,6 +16,7 @@ import {
   type UpdateRecord,
 } from './state.js';
 import { parseSha256Sums } from './sums.js';
+import { stopTrial, syncDir } from './trial.js';
 
 /** Why an agent without a pinned update_key takes no update (docs/agent.md says how to set one). */
 export const NO_UPDATE_KEY =
@@ -374,30 +375,4 @@ class Refused extends Error {}
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** SIGTERM, then SIGKILL after 5 s; resolves when the process has ended. */
-export async function stopTrial(trial: Trial): Promise<void> {
-  let ended = false;
-  void trial.exited.then(() => {
-    ended = true;
-  });
-  trial.kill('SIGTERM');
-  const timer = setTimeout(() => {
-    if (!ended) trial.kill('SIGKILL');
-  }, 5000);
-  await trial.exited;
-  clearTimeout(timer);
-}
-
-/** Makes a rename in `dir` durable. */
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } catch {
-    // Some filesystems refuse fsync on a directory; the rename stands anyway.
-  } finally {
-    await handle.close();
-  }
 }

@@ -4,6 +4,7 @@ import { noteBells } from './bells.js';
 import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
 import { heldSessions } from './held-sessions.js';
+import { type AnnounceRefusal, foldName, type Identity } from './identity.js';
 import {
   type AckMark,
   type Machine,
@@ -17,26 +18,7 @@ import { watchMachine } from './machine-watch.js';
 import { emptyMetrics, prepareOverview } from './metrics.js';
 import type { MachineConfig } from './settings.js';
 
-/** Who an announced machine is, as the identity snapshot keeps it (never the overview). */
-export interface Identity {
-  name: string;
-  location: string;
-  first_seen: number;
-  last_seen: number | null;
-  /** Whether its last report proved its key (kept, so a restart does not forget it). */
-  verified?: boolean;
-}
-
-export type AnnounceRefusal =
-  | { refused: 'configured' }
-  | { refused: 'cap'; cap: number }
-  /** The name differs only in case from one the board has (`existing`). */
-  | { refused: 'lookalike'; existing: string };
-
-/** Names are unique without regard to case: this is the key they are compared by. */
-export function foldName(name: string): string {
-  return name.toLowerCase();
-}
+export { type AnnounceRefusal, foldName, type Identity } from './identity.js';
 
 /** What a registry may be given beside its machines. */
 export interface RegistryOptions {

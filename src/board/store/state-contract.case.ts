@@ -3,6 +3,7 @@ import type { QueuedAction } from '../domain/action-queue.js';
 import type { Pending } from '../notify/ports.js';
 import type { JournalEntry } from '../schemas.js';
 import type { BoardStore, StoredIdentity } from './state.js';
+import { keptTablesContract } from './state-contract-kept.case.js';
 
 /** How a contract run gets stores: a fresh one, and (for engines that keep data) the same again. */
 export interface StoreFactory {
@@ -54,6 +55,8 @@ export function stateContract(kind: string, factory: StoreFactory): void {
     factory.reopen === null ? store : factory.reopen(store);
 
   describe(`state store contract: ${kind}`, () => {
+    keptTablesContract(factory, again);
+
     it('is empty at first', async () => {
       const store = await factory.fresh();
       expect(await store.journal.load()).toEqual([]);
@@ -188,57 +191,6 @@ export function stateContract(kind: string, factory: StoreFactory): void {
       await back.close();
     });
 
-    it('sent alerts: a put replaces the row of its key, removals by key, kept across a reopen', async () => {
-      const store = await factory.fresh();
-      expect(await store.alerts.load()).toEqual([]);
-      const row = (machine: string, device: string, alert: string) => ({
-        key: JSON.stringify(['disk_health', machine, device]),
-        machine,
-        alert,
-      });
-      await store.alerts.put(row('lab7', '/dev/sda', '{"since":1}'));
-      await store.alerts.put(row('lab7', '/dev/sdb', '{"since":2}'));
-      await store.alerts.put(row('gpu1', '/dev/nvme0n1', '{"since":3}'));
-      await store.alerts.put(row('lab7', '/dev/sda', '{"since":1,"sent":{}}'));
-      await store.alerts.remove([row('lab7', '/dev/sdb', '').key, 'no such key']);
-      await store.alerts.remove([]);
-      const back = await again(store);
-      expect(await back.alerts.load()).toEqual([
-        row('gpu1', '/dev/nvme0n1', '{"since":3}'),
-        row('lab7', '/dev/sda', '{"since":1,"sent":{}}'),
-      ]);
-      await back.close();
-    });
-
-    it('updates: a put replaces the row of its name; of several boards one hands it, one removes it', async () => {
-      const store = await factory.fresh();
-      const row = (name: string, id: string, queued = true) => ({
-        name,
-        id,
-        asked_at: 1_700_000_000_000,
-        queued,
-        prior_at: queued ? null : '2026-01-02T03:04:05.000Z',
-      });
-      await store.updates.put(row('lab2', 'u-1'));
-      await store.updates.put(row('lab1', 'u-2'));
-      await store.updates.put(row('lab1', 'u-3', false));
-      expect(await store.updates.hand('lab2', 'u-9')).toBe(false);
-      expect(await store.updates.hand('lab2', 'u-1')).toBe(true);
-      expect(await store.updates.hand('lab2', 'u-1')).toBe(false);
-      // Only the update it names: an older id does not remove the newer row.
-      expect(await store.updates.remove('lab1', 'u-2')).toBe(false);
-      const back = await again(store);
-      expect(await back.updates.load()).toEqual(
-        [row('lab1', 'u-3', false), row('lab2', 'u-1', true)].map((r) =>
-          r.name === 'lab2' ? { ...r, queued: false } : r,
-        ),
-      );
-      expect(await back.updates.remove('lab1', 'u-3')).toBe(true);
-      expect(await back.updates.remove('lab1', 'u-3')).toBe(false);
-      expect((await back.updates.load()).map((r) => r.name)).toEqual(['lab2']);
-      await back.close();
-    });
-
     it('acks: one per machine and session; an older bell never replaces a newer one; removals only of the bell given', async () => {
       const store = await factory.fresh();
       expect(await store.acks.load()).toEqual([]);
@@ -305,17 +257,6 @@ export function stateContract(kind: string, factory: StoreFactory): void {
       expect(await back.push.unsubscribe('s1')).toBe(true);
       expect(await back.push.unsubscribe('s1')).toBe(false);
       expect((await back.push.list()).map((s) => s.id)).toEqual(['s2']);
-      await back.close();
-    });
-
-    it('signing: the first update-signing key pair kept is every later answer, after a reopen too', async () => {
-      const store = await factory.fresh();
-      const first = { publicKey: 'A'.repeat(43), privateKey: 'p'.repeat(43) };
-      expect(await store.signing.key(first, 1_700_000_000_000)).toEqual(first);
-      const other = { publicKey: 'B'.repeat(43), privateKey: 'q'.repeat(43) };
-      expect(await store.signing.key(other, 2)).toEqual(first);
-      const back = await again(store);
-      expect(await back.signing.key(other, 3)).toEqual(first);
       await back.close();
     });
 

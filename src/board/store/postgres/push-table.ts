@@ -11,20 +11,7 @@ import { inTransaction } from './transaction.js';
 /** Web Push's key pair and subscriptions, shared by every board on the database. */
 export function postgresPushTable(pool: pg.Pool): PushTable {
   return {
-    keys: async (candidate: PushKeys, at: number) => {
-      await pool.query(
-        `INSERT INTO push_keys (id, public_key, private_key, created_at) VALUES (1, $1, $2, $3)
-       ON CONFLICT (id) DO NOTHING`,
-        [candidate.publicKey, candidate.privateKey, at],
-      );
-      const row = (
-        await pool.query<{ public_key: string; private_key: string }>(
-          'SELECT public_key, private_key FROM push_keys WHERE id = 1',
-        )
-      ).rows[0];
-      if (row === undefined) throw new Error('push_keys: the key pair was not kept');
-      return { publicKey: row.public_key, privateKey: row.private_key };
-    },
+    keys: (candidate: PushKeys, at: number) => firstKeptPair(pool, 'push_keys', candidate, at),
     subscribe: async (r: PushSubscriptionRecord, max: number) => {
       let answer = null as { id: string; added: boolean } | null;
       await inTransaction(pool, async (client) => {
@@ -68,19 +55,27 @@ export function postgresPushTable(pool: pg.Pool): PushTable {
 /** The update-signing key pair, shared by every board on the database (the first kept wins). */
 export function postgresSigningTable(pool: pg.Pool): SigningKeyTable {
   return {
-    key: async (candidate: SigningKeys, at: number) => {
-      await pool.query(
-        `INSERT INTO signing_keys (id, public_key, private_key, created_at) VALUES (1, $1, $2, $3)
-       ON CONFLICT (id) DO NOTHING`,
-        [candidate.publicKey, candidate.privateKey, at],
-      );
-      const row = (
-        await pool.query<{ public_key: string; private_key: string }>(
-          'SELECT public_key, private_key FROM signing_keys WHERE id = 1',
-        )
-      ).rows[0];
-      if (row === undefined) throw new Error('signing_keys: the key pair was not kept');
-      return { publicKey: row.public_key, privateKey: row.private_key };
-    },
+    key: (candidate: SigningKeys, at: number) => firstKeptPair(pool, 'signing_keys', candidate, at),
   };
+}
+
+/** Keeps `candidate` in the table's one row (id 1) unless a pair is there; answers the kept one. */
+async function firstKeptPair(
+  pool: pg.Pool,
+  table: 'push_keys' | 'signing_keys',
+  candidate: { publicKey: string; privateKey: string },
+  at: number,
+): Promise<{ publicKey: string; privateKey: string }> {
+  await pool.query(
+    `INSERT INTO ${table} (id, public_key, private_key, created_at) VALUES (1, $1, $2, $3)
+     ON CONFLICT (id) DO NOTHING`,
+    [candidate.publicKey, candidate.privateKey, at],
+  );
+  const row = (
+    await pool.query<{ public_key: string; private_key: string }>(
+      `SELECT public_key, private_key FROM ${table} WHERE id = 1`,
+    )
+  ).rows[0];
+  if (row === undefined) throw new Error(`${table}: the key pair was not kept`);
+  return { publicKey: row.public_key, privateKey: row.private_key };
 }

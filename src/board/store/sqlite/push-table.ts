@@ -11,17 +11,8 @@ import type { GroupCommit } from './group-commit.js';
 /** Web Push's key pair and subscriptions in state.db; writes go through the group commit. */
 export function sqlitePushTable(db: Database.Database, commits: GroupCommit): PushTable {
   return {
-    keys: async (candidate: PushKeys, at: number) => {
-      await commits.run((db) => {
-        db.prepare(
-          'INSERT OR IGNORE INTO push_keys (id, public_key, private_key, created_at) VALUES (1, ?, ?, ?)',
-        ).run(candidate.publicKey, candidate.privateKey, at);
-      });
-      const row = db
-        .prepare('SELECT public_key, private_key FROM push_keys WHERE id = 1')
-        .get() as { public_key: string; private_key: string };
-      return { publicKey: row.public_key, privateKey: row.private_key };
-    },
+    keys: (candidate: PushKeys, at: number) =>
+      firstKeptPair(db, commits, 'push_keys', candidate, at),
     subscribe: async (r: PushSubscriptionRecord, max: number) => {
       let answer = null as { id: string; added: boolean } | null;
       await commits.run((db) => {
@@ -67,16 +58,27 @@ export function sqlitePushTable(db: Database.Database, commits: GroupCommit): Pu
 /** The update-signing key pair in state.db (one row, id 1; the first kept wins). */
 export function sqliteSigningTable(db: Database.Database, commits: GroupCommit): SigningKeyTable {
   return {
-    key: async (candidate: SigningKeys, at: number) => {
-      await commits.run((db) => {
-        db.prepare(
-          'INSERT OR IGNORE INTO signing_keys (id, public_key, private_key, created_at) VALUES (1, ?, ?, ?)',
-        ).run(candidate.publicKey, candidate.privateKey, at);
-      });
-      const row = db
-        .prepare('SELECT public_key, private_key FROM signing_keys WHERE id = 1')
-        .get() as { public_key: string; private_key: string };
-      return { publicKey: row.public_key, privateKey: row.private_key };
-    },
+    key: (candidate: SigningKeys, at: number) =>
+      firstKeptPair(db, commits, 'signing_keys', candidate, at),
   };
+}
+
+/** Keeps `candidate` in the table's one row (id 1) unless a pair is there; answers the kept one. */
+async function firstKeptPair(
+  db: Database.Database,
+  commits: GroupCommit,
+  table: 'push_keys' | 'signing_keys',
+  candidate: { publicKey: string; privateKey: string },
+  at: number,
+): Promise<{ publicKey: string; privateKey: string }> {
+  await commits.run((db) => {
+    db.prepare(
+      `INSERT OR IGNORE INTO ${table} (id, public_key, private_key, created_at) VALUES (1, ?, ?, ?)`,
+    ).run(candidate.publicKey, candidate.privateKey, at);
+  });
+  const row = db.prepare(`SELECT public_key, private_key FROM ${table} WHERE id = 1`).get() as {
+    public_key: string;
+    private_key: string;
+  };
+  return { publicKey: row.public_key, privateKey: row.private_key };
 }

@@ -1,0 +1,74 @@
+import { expect, it } from 'vitest';
+import type { BoardStore } from './state.js';
+import type { StoreFactory } from './state-contract.case.js';
+
+/**
+ * The state contract's cases of the tables that keep what a restart must not forget (the disk
+ * alerts sent, pending updates, the update-signing key); called inside stateContract's describe.
+ */
+export function keptTablesContract(
+  factory: StoreFactory,
+  again: (store: BoardStore) => Promise<BoardStore>,
+): void {
+  it('sent alerts: a put replaces the row of its key, removals by key, kept across a reopen', async () => {
+    const store = await factory.fresh();
+    expect(await store.alerts.load()).toEqual([]);
+    const row = (machine: string, device: string, alert: string) => ({
+      key: JSON.stringify(['disk_health', machine, device]),
+      machine,
+      alert,
+    });
+    await store.alerts.put(row('lab7', '/dev/sda', '{"since":1}'));
+    await store.alerts.put(row('lab7', '/dev/sdb', '{"since":2}'));
+    await store.alerts.put(row('gpu1', '/dev/nvme0n1', '{"since":3}'));
+    await store.alerts.put(row('lab7', '/dev/sda', '{"since":1,"sent":{}}'));
+    await store.alerts.remove([row('lab7', '/dev/sdb', '').key, 'no such key']);
+    await store.alerts.remove([]);
+    const back = await again(store);
+    expect(await back.alerts.load()).toEqual([
+      row('gpu1', '/dev/nvme0n1', '{"since":3}'),
+      row('lab7', '/dev/sda', '{"since":1,"sent":{}}'),
+    ]);
+    await back.close();
+  });
+
+  it('updates: a put replaces the row of its name; of several boards one hands it, one removes it', async () => {
+    const store = await factory.fresh();
+    const row = (name: string, id: string, queued = true) => ({
+      name,
+      id,
+      asked_at: 1_700_000_000_000,
+      queued,
+      prior_at: queued ? null : '2026-01-02T03:04:05.000Z',
+    });
+    await store.updates.put(row('lab2', 'u-1'));
+    await store.updates.put(row('lab1', 'u-2'));
+    await store.updates.put(row('lab1', 'u-3', false));
+    expect(await store.updates.hand('lab2', 'u-9')).toBe(false);
+    expect(await store.updates.hand('lab2', 'u-1')).toBe(true);
+    expect(await store.updates.hand('lab2', 'u-1')).toBe(false);
+    // Only the update it names: an older id does not remove the newer row.
+    expect(await store.updates.remove('lab1', 'u-2')).toBe(false);
+    const back = await again(store);
+    expect(await back.updates.load()).toEqual(
+      [row('lab1', 'u-3', false), row('lab2', 'u-1', true)].map((r) =>
+        r.name === 'lab2' ? { ...r, queued: false } : r,
+      ),
+    );
+    expect(await back.updates.remove('lab1', 'u-3')).toBe(true);
+    expect(await back.updates.remove('lab1', 'u-3')).toBe(false);
+    expect((await back.updates.load()).map((r) => r.name)).toEqual(['lab2']);
+    await back.close();
+  });
+
+  it('signing: the first update-signing key pair kept is every later answer, after a reopen too', async () => {
+    const store = await factory.fresh();
+    const first = { publicKey: 'A'.repeat(43), privateKey: 'p'.repeat(43) };
+    expect(await store.signing.key(first, 1_700_000_000_000)).toEqual(first);
+    const other = { publicKey: 'B'.repeat(43), privateKey: 'q'.repeat(43) };
+    expect(await store.signing.key(other, 2)).toEqual(first);
+    const back = await again(store);
+    expect(await back.signing.key(other, 3)).toEqual(first);
+    await back.close();
+  });
+}
