@@ -1,5 +1,11 @@
 import { open } from 'node:fs/promises';
-import type { Trial } from './updater.js';
+
+/** The new agent process on trial. */
+export interface Trial {
+  pid: number;
+  exited: Promise<{ code: number | null; signal: string | null }>;
+  kill(signal: NodeJS.Signals): void;
+}
 
 /** SIGTERM, then SIGKILL after 5 s; resolves when the process has ended. */
 export async function stopTrial(trial: Trial): Promise<void> {

@@ -2,6 +2,9 @@ import { constants } from 'node:fs';
 import { copyFile, link, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { sumsSigned } from '../../shared/sums-signature.js';
+
+export type { Trial } from './trial.js';
+
 import type { UpdateOutcome } from '../../shared/wire/agent-update.js';
 import type { ReporterLog } from '../domain/reporter.js';
 import { openNoFollow } from '../io/safe-write.js';
@@ -16,7 +19,7 @@ import {
   type UpdateRecord,
 } from './state.js';
 import { parseSha256Sums } from './sums.js';
-import { stopTrial, syncDir } from './trial.js';
+import { stopTrial, syncDir, type Trial } from './trial.js';
 
 /** Why an agent without a pinned update_key takes no update (docs/agent.md says how to set one). */
 export const NO_UPDATE_KEY =
@@ -24,13 +27,6 @@ export const NO_UPDATE_KEY =
 
 /** How long the new file has to report before the old one takes over again. */
 export const TRIAL_MS = 60_000;
-
-/** The new agent process on trial. */
-export interface Trial {
-  pid: number;
-  exited: Promise<{ code: number | null; signal: string | null }>;
-  kill(signal: NodeJS.Signals): void;
-}
 
 export interface UpdaterDeps {
   self: SelfFile | null;

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../shared/clock.js';
 import type { Who } from '../schemas.js';
-import type { PendingUpdateRecord, PendingUpdateTable } from '../store/state.js';
 import type { AgentClient, AgentTarget } from './agent-client.js';
 import type { AgentReleases } from './agent-self.js';
 import type { Answer } from './answer.js';
 import type { JournalPolicy } from './journal-policy.js';
 import type { Machine } from './machine.js';
 import { clip, summary } from './outcome.js';
+import type { PendingUpdateRecord, PendingUpdateTable } from './pending-updates.js';
 import type { Registry } from './registry.js';
 
 /** Machines "update all" hands an update to at a time. */

@@ -1,22 +1,6 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { SIGNED_SUMS_CONTEXT } from '../../shared/wire/agent-update.js';
-
-/** The board's update-signing key pair (Ed25519), base64url as in a JWK (`x` and `d`). */
-export interface SigningKeys {
-  /** The raw public key (32 bytes): what the enroll pins in an agent's config as update_key. */
-  publicKey: string;
-  /** The private seed (32 bytes). A secret: never in an answer, a log line or the journal. */
-  privateKey: string;
-}
-
-/** The signing key in the store: made once, shared by every board of it. */
-export interface SigningKeyTable {
-  /**
-   * Keeps `candidate` unless a pair is kept already; answers the kept pair (boards that start
-   * together all answer the first one stored).
-   */
-  key(candidate: SigningKeys, at: number): Promise<SigningKeys>;
-}
+import type { SigningKeys, SigningKeyTable } from '../store/state.js';
 
 /** A fresh Ed25519 key pair. */
 export function newSigningKeys(): SigningKeys {

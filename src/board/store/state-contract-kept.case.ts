@@ -1,6 +1,13 @@
 import { expect, it } from 'vitest';
 import type { BoardStore } from './state.js';
-import type { StoreFactory } from './state-contract.case.js';
+
+/** How a contract run gets stores: a fresh one, and (for engines that keep data) the same again. */
+export interface StoreFactory {
+  /** A new, empty store. */
+  fresh(): Promise<BoardStore>;
+  /** A new instance over the same data as `store` (after closing it), or null for memory. */
+  reopen: ((store: BoardStore) => Promise<BoardStore>) | null;
+}
 
 /**
  * The state contract's cases of the tables that keep what a restart must not forget (the disk

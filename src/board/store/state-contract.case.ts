@@ -3,15 +3,9 @@ import type { QueuedAction } from '../domain/action-queue.js';
 import type { Pending } from '../notify/ports.js';
 import type { JournalEntry } from '../schemas.js';
 import type { BoardStore, StoredIdentity } from './state.js';
-import { keptTablesContract } from './state-contract-kept.case.js';
+import { keptTablesContract, type StoreFactory } from './state-contract-kept.case.js';
 
-/** How a contract run gets stores: a fresh one, and (for engines that keep data) the same again. */
-export interface StoreFactory {
-  /** A new, empty store. */
-  fresh(): Promise<BoardStore>;
-  /** A new instance over the same data as `store` (after closing it), or null for memory. */
-  reopen: ((store: BoardStore) => Promise<BoardStore>) | null;
-}
+export type { StoreFactory } from './state-contract-kept.case.js';
 
 const entry = (id: number, detail = `entry ${id}`): JournalEntry => ({
   id,

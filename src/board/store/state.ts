@@ -1,6 +1,6 @@
 import type { QueuedAction } from '../domain/action-queue.js';
 import type { AckRecord } from '../domain/inbox.js';
-import type { SigningKeyTable } from '../enroll/sums-signer.js';
+import type { PendingUpdateTable } from '../domain/pending-updates.js';
 import type { HistoryStore } from '../history/history-store.js';
 import type {
   DeliveryTable,
@@ -12,7 +12,7 @@ import type {
 import type { JournalEntry } from '../schemas.js';
 
 export type { AckRecord } from '../domain/inbox.js';
-export type { SigningKeys, SigningKeyTable } from '../enroll/sums-signer.js';
+export type { PendingUpdateRecord, PendingUpdateTable } from '../domain/pending-updates.js';
 export type {
   PushKeys,
   PushSubscriptionRecord,
@@ -123,32 +123,21 @@ export interface AckTable {
   load(): Promise<AckRecord[]>;
 }
 
-/**
- * An update from the board asked for a machine, until a board sees it finish: kept in the store
- * so that a restart does not forget it and any board of a cluster hands it over.
- */
-export interface PendingUpdateRecord {
-  name: string;
-  /** The update's id, as the journal names it. */
-  id: string;
-  /** ms since the epoch. */
-  asked_at: number;
-  /** Waits for the machine's next report (announced) until one board hands it over. */
-  queued: boolean;
-  /** The `at` of the outcome the machine said when it was asked (an older one is not this one's). */
-  prior_at: string | null;
+/** The board's update-signing key pair (Ed25519), base64url as in a JWK (`x` and `d`). */
+export interface SigningKeys {
+  /** The raw public key (32 bytes): what the enroll pins in an agent's config as update_key. */
+  publicKey: string;
+  /** The private seed (32 bytes). A secret: never in an answer, a log line or the journal. */
+  privateKey: string;
 }
 
-/** Pending updates, one per machine. Of several boards, one is told it handed or settled one. */
-export interface PendingUpdateTable {
-  /** Inserts or replaces the row of its name. */
-  put(record: PendingUpdateRecord): Promise<void>;
-  /** Clears `queued` of the row of this name and id; true if this call cleared it. */
-  hand(name: string, id: string): Promise<boolean>;
-  /** Drops the row of this name and id; true if this call dropped it. */
-  remove(name: string, id: string): Promise<boolean>;
-  /** Every row, by name. */
-  load(): Promise<PendingUpdateRecord[]>;
+/** The signing key in the store: made once, shared by every board of it. */
+export interface SigningKeyTable {
+  /**
+   * Keeps `candidate` unless a pair is kept already; answers the kept pair (boards that start
+   * together all answer the first one stored).
+   */
+  key(candidate: SigningKeys, at: number): Promise<SigningKeys>;
 }
 
 /** One board's heartbeat row (several boards may share a PostgreSQL store). */
