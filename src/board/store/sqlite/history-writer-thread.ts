@@ -34,6 +34,9 @@ function close(): void {
   }
   db.close();
   port.postMessage({ type: 'closed' } satisfies WriterAnswer);
+  // Ends here, between native calls: a terminate() from outside can land inside one, and libsql
+  // (neon) then aborts the whole process on the exception left pending.
+  process.exit(0);
 }
 
 function write(id: number, batch: WireBatch): Promise<void> {

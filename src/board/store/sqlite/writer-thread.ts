@@ -79,10 +79,8 @@ export class WriterThread {
       resourceLimits: { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 4 },
     });
     worker.on('message', (answer: WriterAnswer) => {
-      if (answer.type === 'closed') {
-        void worker.terminate();
-        return;
-      }
+      // The thread exits by itself once closed (the timer of close() ends one that does not).
+      if (answer.type === 'closed') return;
       const waiting = this.pending.get(answer.id);
       if (waiting === undefined) return;
       this.pending.delete(answer.id);
