@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, createPublicKey, verify } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -15,8 +15,24 @@ const BATCH = 10;
 const OLD_SHA = '0'.repeat(64);
 
 /** One simulated announcing agent that takes updates from its board. */
+// The bench runs from dist/bench and reaches the board only over HTTP, as agents do: the wire's
+// few rules are written out here (src/shared/wire/key-proof.ts, src/shared/sums-signature.ts).
+const timedKeyProof = (key: string, name: string, location: string, at: string) =>
+  createHmac('sha256', key).update(`panoptes-report-at\n${name}\n${location}\n${at}`).digest('hex');
+const sumsSigned = (sums: string, signature: string | null, updateKey: string) =>
+  signature !== null &&
+  verify(
+    null,
+    Buffer.from(`panoptes agent SHA256SUMS v1\n${sums}`),
+    createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: updateKey }, format: 'jwk' }),
+    Buffer.from(signature, 'base64'),
+  );
+const SUMS_SIGNATURE_HEADER = 'x-panoptes-signature';
+
 interface SimAgent {
   name: string;
+  /** The key the board holds for it (announced_keys): its reports prove it. */
+  key: string;
   sha: string;
   /** When it first reported the board's checksum (ms, nowMs), or null. */
   updatedAt: number | null;
@@ -44,20 +60,23 @@ export async function agentUpdateScenario(ctx: BenchContext): Promise<void> {
   else writeFileSync(join(files, FILE), Buffer.alloc(1_900_000, 'x'));
   const boardToken = token();
   const registration = token();
-  writeBoardConfig(dir, {
-    board_token: boardToken,
-    registration_token: registration,
-    agent_files: files,
-  });
-  const dispatcher = new Agent({ connections: 32 });
-  let board: Program | null = null;
   const agents: SimAgent[] = Array.from({ length: n }, (_, i) => ({
     name: `upd-${String(i).padStart(3, '0')}`,
+    key: token(),
     sha: OLD_SHA,
     updatedAt: null,
     pending: null,
     failures: [],
   }));
+  // Keyed names: "update all" takes only machines whose reports prove their key.
+  writeBoardConfig(dir, {
+    board_token: boardToken,
+    registration_token: registration,
+    agent_files: files,
+    announced_keys: Object.fromEntries(agents.map((a) => [a.name, a.key])),
+  });
+  const dispatcher = new Agent({ connections: 32 });
+  let board: Program | null = null;
   let running = true;
   let loops: Promise<void>[] = [];
   try {
@@ -72,9 +91,18 @@ export async function agentUpdateScenario(ctx: BenchContext): Promise<void> {
       if (r.statusCode !== 200) throw new Error(`GET ${path}: HTTP ${r.statusCode}`);
       return body;
     };
-    /** What an agent does with an update: SHA256SUMS and the file, checked, then "runs" it. */
+    // What the enroll pins: the board's update key.
+    const updateKey = (await get('/agent/update-key', registration)).toString('utf8').trim();
+    /**
+     * What an agent does with an update: SHA256SUMS, its signature checked against the pinned
+     * key, then the file, checked against the sums, then "runs" it.
+     */
     const download = async (a: SimAgent) => {
-      const sums = (await get('/agent/SHA256SUMS', registration)).toString('utf8');
+      const signed = await request(`${url}/agent/SHA256SUMS`, { dispatcher });
+      const sums = Buffer.from(await signed.body.arrayBuffer()).toString('utf8');
+      const signature = signed.headers[SUMS_SIGNATURE_HEADER];
+      if (!sumsSigned(sums, typeof signature === 'string' ? signature : null, updateKey))
+        throw new Error(`${a.name}: SHA256SUMS is not signed by the board's update key`);
       const want = sums
         .split('\n')
         .find((line) => line.endsWith(`  ${FILE}`))
@@ -86,13 +114,17 @@ export async function agentUpdateScenario(ctx: BenchContext): Promise<void> {
       return got;
     };
     const report = async (a: SimAgent) => {
+      const location = `http://127.0.0.1:9/${a.name}`;
+      const at = new Date().toISOString();
       const r = await request(`${url}/api/report`, {
         dispatcher,
         method: 'POST',
         headers: { authorization: `Bearer ${registration}`, 'content-type': 'application/json' },
         body: JSON.stringify({
           name: a.name,
-          location: `http://127.0.0.1:9/${a.name}`,
+          location,
+          key_proof_at: at,
+          key_proof: timedKeyProof(a.key, a.name, location, at),
           interval_s: INTERVAL_S,
           version: '0.1.0',
           hostname: a.name,

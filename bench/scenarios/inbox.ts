@@ -315,7 +315,12 @@ async function painted(
       await ring(session);
       const rung = Date.now();
       await page.waitForSelector(selector, { state: 'visible', timeout: 20_000 });
-      await page.waitForFunction('window.__benchPainted !== null', undefined, { timeout: 5000 });
+      // A function, not a string: the page's CSP refuses eval, which a string predicate needs.
+      await page.waitForFunction(
+        () => (globalThis as { __benchPainted?: number | null }).__benchPainted !== null,
+        undefined,
+        { timeout: 5000 },
+      );
       const at = (await page.evaluate('window.__benchPainted')) as number;
       // When each read of the inbox started (the page's Resource Timing, on the same clock).
       const reads = (await page.evaluate(
