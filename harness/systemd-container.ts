@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { podmanCli, podmanMissing } from './podman.js';
+import { runWithInput } from './run-with-input.js';
 
 /** The image a root file system tar is imported as, in the private Podman's storage. */
 export const SYSTEMD_IMAGE = 'localhost/panoptes-debian-systemd:1';
@@ -58,24 +59,9 @@ export async function startSystemdContainer(
   open.add(closeNow);
 
   const sh = (script: string, timeoutMs = 120_000): Promise<Ran> =>
-    new Promise((resolve) => {
-      const child = spawn('podman', [...flags, 'exec', '-i', name, '/bin/sh', '-s'], {
-        env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let output = '';
-      const take = (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-      };
-      child.stdout.on('data', take);
-      child.stderr.on('data', take);
-      child.stdin.on('error', () => undefined);
-      child.stdin.end(`${script}\n`);
-      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-      child.once('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, output });
-      });
+    runWithInput('podman', [...flags, 'exec', '-i', name, '/bin/sh', '-s'], `${script}\n`, {
+      env,
+      timeoutMs,
     });
   const must = async (script: string, timeoutMs?: number) => {
     const ran = await sh(script, timeoutMs);

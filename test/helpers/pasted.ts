@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { type RunningProgram, startShell } from '../../harness/processes.js';
+import { runWithInput } from '../../harness/run-with-input.js';
 import { which } from './systemd.js';
 
 /** The tool the pasted command checks the agent file's SHA-256 with. */
@@ -39,21 +38,9 @@ export async function pasteToEnd(
   work: string,
 ): Promise<{ code: number | null; output: string }> {
   mkdirSync(work);
-  const child = spawn('/bin/sh', [], {
+  return runWithInput('/bin/sh', [], `${line}\n`, {
     cwd: work,
     env: { PATH: bin, HOME: work },
-    stdio: ['pipe', 'pipe', 'pipe'],
+    timeoutMs: 30_000,
   });
-  let output = '';
-  const take = (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  };
-  child.stdout.on('data', take);
-  child.stderr.on('data', take);
-  child.stdin.on('error', () => undefined);
-  child.stdin.end(`${line}\n`);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const [code] = (await once(child, 'close')) as [number | null];
-  clearTimeout(timer);
-  return { code, output };
 }
