@@ -108,7 +108,9 @@ describe('board end to end, with a real agent', () => {
       [
         'agent',
         'board',
+        'board_labels',
         'error',
+        'labels',
         'last_seen',
         'late',
         'location',

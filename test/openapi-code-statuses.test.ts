@@ -120,6 +120,11 @@ const BOARD_CODE: Record<string, Place[]> = {
     route('http/push-routes.ts', '/api/push/subscriptions/:id'),
     fn('notify/push.ts', 'unsubscribe'),
   ],
+  'PUT /api/machines/{name}/labels': [
+    route('http/label-routes.ts', '/api/machines/:name/labels', 'put'),
+    fn('domain/labels.ts', 'set'),
+  ],
+  'GET /api/groups': [route('http/label-routes.ts', '/api/groups')],
   'DELETE /api/machines/{name}/silence': [
     route('http/silence-routes.ts', '/api/machines/:name/silence', 'delete'),
     fn('notify/silences.ts', 'end'),

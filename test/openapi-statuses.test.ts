@@ -102,8 +102,11 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
       provocations: [
         { status: 200, why: 'the board' },
         { status: 304, why: 'the ETag it has', headers: boardEtag },
+        { status: 200, why: 'a selector', path: '/api/board?selector=env%3Dprod' },
+        { status: 422, why: 'a selector that does not parse', path: '/api/board?selector=%2C' },
       ],
     },
+    'GET /api/groups': { path: '/api/groups', provocations: [] },
     'GET /api/cluster': { path: '/api/cluster', provocations: [] },
     'GET /api/journal': { path: '/api/journal?limit=5', provocations: [] },
     'GET /api/health': { path: '/api/health', provocations: [{ status: 200, why: 'up' }] },

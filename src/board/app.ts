@@ -148,7 +148,8 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     events: domain.events,
     identities: domain.identities,
     settings: () => current.get(),
-    applySettings: (next) => applySettings({ current, http, notifier, polling, board }, next),
+    applySettings: (next) =>
+      applySettings({ current, http, notifier, polling, board, labels: domain.labels }, next),
     trustedProxies: http.trustedProxies,
     notifier,
     membership,

@@ -15,6 +15,13 @@ export const MachineView = Type.Object({
   }),
   error: Type.Union([Type.String(), Type.Null()], { description: 'why it is down' }),
   queued: Type.Integer({ minimum: 0, description: 'actions queued for it' }),
+  labels: Type.Record(Type.String(), Type.String(), {
+    description:
+      "its labels: the board's (board.yaml, the API, the enroll dialog) and its agent's, the board's value winning on a key",
+  }),
+  board_labels: Type.Array(Type.String(), {
+    description: 'the keys of `labels` the board set (only these count where access is decided)',
+  }),
   agent: Type.Object(
     {
       version: Type.Union([Type.String(), Type.Null()], {
@@ -130,14 +137,15 @@ export const JournalEntry = Type.Object({
     { description: "the token presented, or machine: the target machine's own report said it" },
   ),
   op: Type.String({
-    description: 'do, forget, report, auth, announce, expire, notify, silence, enroll, ack, update',
+    description:
+      'do, forget, report, auth, announce, expire, notify, silence, enroll, ack, update, labels',
   }),
   target: Type.String({
     description: 'machine, machine/what/action, machine/session (ack), or (notify) a channel name',
   }),
   outcome: Type.String({
     description:
-      'done, failed, refused, queued, delivered, expired, forgotten, announced, silenced, unsilenced, enrolled, acknowledged, updated or rolled_back',
+      'done, failed, refused, queued, delivered, expired, forgotten, announced, silenced, unsilenced, enrolled, acknowledged, updated, rolled_back or labeled',
   }),
   status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status, if any' }),
   detail: Type.String(),

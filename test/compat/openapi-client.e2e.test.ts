@@ -27,6 +27,9 @@ const OPERATIONS: Record<string, string> = {
   'POST /api/machines/{name}/silence': 'silence_machine_api_machines__name__silence_post',
   'DELETE /api/machines/{name}/silence': 'end_silence_api_machines__name__silence_delete',
   'GET /metrics': 'metrics_metrics_get',
+  // Labels and groups.
+  'PUT /api/machines/{name}/labels': 'set_machine_labels_api_machines__name__labels_put',
+  'GET /api/groups': 'list_groups_api_groups_get',
   // Adding a machine from the board.
   'POST /api/machines/{name}/enroll': 'enroll_machine_api_machines__name__enroll_post',
   'GET /api/enrollments': 'list_enrollments_api_enrollments_get',
@@ -149,7 +152,7 @@ describe('the OpenAPI document gives generated clients FastAPI’s names and typ
     expect(statuses('/api/machines/{name}', 'delete')).toEqual(
       ['200', '307', '401', '403', '404', '405', '409', '413', '422', '429', '503'].sort(),
     );
-    expect(statuses('/api/board', 'get')).toEqual(['200', '304', '401', '403', '429']);
+    expect(statuses('/api/board', 'get')).toEqual(['200', '304', '401', '403', '422', '429']);
     expect(statuses('/api/do/{name}/{what}/{action}', 'post')).toEqual(
       [
         ...['200', '307', '401', '403', '404', '409', '413', '422', '429', '502', '503', '504'],

@@ -190,6 +190,20 @@ export function machineOperations(b: BoardApp, client: FakeClient): Record<strin
         { status: 503, why: 'the store cannot keep the silence', arrange: storeRefuses },
       ],
     },
+    'PUT /api/machines/{name}/labels': {
+      path: '/api/machines/web1/labels',
+      body: { labels: { env: 'prod' } },
+      provocations: [
+        { status: 200, why: 'a machine' },
+        { status: 404, why: 'no machine of that name', path: '/api/machines/nosuch/labels' },
+        {
+          status: 422,
+          why: 'a label that breaks the rule',
+          body: JSON.stringify({ labels: { Env: 'x' } }),
+        },
+        { status: 503, why: 'the store cannot keep the labels', arrange: storeRefuses },
+      ],
+    },
     'DELETE /api/machines/{name}/silence': {
       path: '/api/machines/web1/silence',
       provocations: [

@@ -17,6 +17,7 @@ import type { DomainSettings } from '../domain/settings.js';
 import { HistoryConfig, type HistorySettings, historySettings } from '../history/settings.js';
 import { NotifyConfigFile, type NotifySettings, notifySettings } from '../notify/config.js';
 import { PushConfigFile, type PushSettings, pushSettings } from '../notify/push-config.js';
+import { GroupsConfig, LabelsConfig, readGroups, readLabels } from './label-config.js';
 
 const Seconds = Type.Number({ exclusiveMinimum: 0 });
 
@@ -27,6 +28,7 @@ const ConfiguredMachine = Type.Object(
     location: Type.Optional(HttpUrl),
     key: Token,
     ca: Type.Optional(FilePath),
+    labels: Type.Optional(LabelsConfig),
   },
   { additionalProperties: false },
 );
@@ -61,6 +63,7 @@ export const BoardConfigFile = Type.Object(
     ca: Type.Optional(FilePath),
     trusted_proxies: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 1000 })),
     machines: Type.Optional(Type.Array(ConfiguredMachine)),
+    groups: Type.Optional(GroupsConfig),
     announced_keys_only: Type.Optional(Type.Boolean()),
     public_url: Type.Optional(HttpUrl),
     agent_files: Type.Optional(FilePath),
@@ -180,8 +183,10 @@ export function boardSettings(
       location: m.location ?? m.url,
       key: m.key,
       ca: own ?? ca,
+      labels: readLabels(m.labels, `machines[${i}].labels`, problems),
     };
   });
+  const groups = readGroups(raw.groups, problems);
   for (const name of Object.keys(raw.announced_keys ?? {})) {
     if (folded.has(name.toLowerCase())) {
       problems.push({
@@ -226,6 +231,7 @@ export function boardSettings(
     tls,
     ca,
     machines,
+    groups,
     announcedKeys: new Map(Object.entries(raw.announced_keys ?? {})),
     announcedKeysOnly: raw.announced_keys_only ?? false,
     trustedProxies: raw.trusted_proxies ?? [],

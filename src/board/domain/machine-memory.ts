@@ -1,3 +1,4 @@
+import type { Selector } from '../../shared/selector.js';
 import type { Machine } from './machine.js';
 import type { MachineMetrics, SessionMark } from './metrics.js';
 
@@ -16,6 +17,11 @@ export interface BoardView {
   namesChanged(): void;
   sweepFinished(startedAt: number, durationMs: number, polled?: boolean): void;
   get(machines: ReadonlyMap<string, Machine>): ViewLease;
+  /** The view of the machines `selector` selects, made now (not lent: its own bytes). */
+  select(
+    machines: ReadonlyMap<string, Machine>,
+    selector: Selector,
+  ): { bytes: Buffer; etag: string };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { type Labels, NO_LABELS } from '../../shared/labels.js';
 import type { AgentSelf } from './agent-self.js';
 import type { ContainerAlert, ContainerUse, FailingDisk } from './machine-now.js';
 import type { MachineMetrics, SessionMark } from './metrics.js';
@@ -66,6 +67,12 @@ export interface Machine {
   failingDisks: readonly FailingDisk[];
   /** What its last overview said of its agent (version, file, updates), or null: nothing. */
   agent: AgentSelf | null;
+  /** Its labels: the board's and its agent's together, the board's value winning on a key. */
+  labels: Labels;
+  /** The labels the board set (board.yaml, the API, the enroll dialog): what access is decided on. */
+  boardLabels: Labels;
+  /** The labels its last overview carried (`labels:` in the agent's config). */
+  agentLabels: Labels;
   /** The board serves its kind of agent file, and that file differs from the one it runs. */
   updateAvailable: boolean;
   /**
@@ -92,6 +99,8 @@ export interface PreparedOverview {
   sessions: SessionMark[];
   /** What it says of its agent (absent: read from the overview when kept). */
   agent?: AgentSelf | null;
+  /** The labels it carries (absent: the machine keeps those it has). */
+  labels?: Labels;
 }
 
 /** A machine's open container and disk episodes, as another board published them. */
@@ -165,6 +174,9 @@ export function newMachine(init: {
     containerAlerts: NO_CONTAINER_ALERTS,
     failingDisks: NO_FAILING_DISKS,
     agent: null,
+    labels: NO_LABELS,
+    boardLabels: NO_LABELS,
+    agentLabels: NO_LABELS,
     updateAvailable: false,
     bytes: null,
   };

@@ -1,5 +1,7 @@
+import type { Labels } from '../../shared/labels.js';
 import { safeText } from '../../shared/wire/free-text.js';
 import { type AgentSelf, agentSelfOf } from './agent-self.js';
+import { labelsOf } from './machine-labels.js';
 import {
   type ContainerUse,
   containersOf,
@@ -240,8 +242,14 @@ export function prepareOverview<Json extends string | Uint8Array>(
   overview: Record<string, unknown>,
   json: Json,
   latencyMs: number | null,
-): { json: Json; metrics: MachineMetrics; sessions: SessionMark[]; agent: AgentSelf | null } {
+): {
+  json: Json;
+  metrics: MachineMetrics;
+  sessions: SessionMark[];
+  agent: AgentSelf | null;
+  labels: Labels;
+} {
   const sessions = sessionsOf(overview);
   const metrics = metricsOf(overview, latencyMs, sessions);
-  return { json, metrics, sessions, agent: agentSelfOf(overview) };
+  return { json, metrics, sessions, agent: agentSelfOf(overview), labels: labelsOf(overview) };
 }

@@ -35,6 +35,8 @@ describe('Registry', () => {
         updates: 'off',
         last_update: null,
       },
+      labels: {},
+      board_labels: [],
       overview: null,
     });
     expect(JSON.stringify(v)).not.toContain(KEY);

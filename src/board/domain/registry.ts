@@ -1,4 +1,6 @@
 import type { Clock } from '../../shared/clock.js';
+import { type Labels, NO_LABELS } from '../../shared/labels.js';
+import type { Selector } from '../../shared/selector.js';
 import { type AgentReleases, NO_RELEASES, noteAgent, noteReleases } from './agent-self.js';
 import { noteBells } from './bells.js';
 import { ChangeCollector } from './change-set.js';
@@ -13,6 +15,7 @@ import {
   type Observation,
   type Origin,
 } from './machine.js';
+import { relabel } from './machine-labels.js';
 import type { BoardView, MachineMemory, ViewLease } from './machine-memory.js';
 import { watchMachine } from './machine-watch.js';
 import { emptyMetrics, prepareOverview } from './metrics.js';
@@ -30,6 +33,8 @@ export interface RegistryOptions {
   changes?: ChangeCollector;
   /** The agent files the board serves (a record's update_available). Absent: none. */
   releases?: AgentReleases;
+  /** The board labels of a name, for a machine as it is added. Absent: none. */
+  boardLabels?: (name: string) => Labels;
 }
 
 /**
@@ -51,6 +56,7 @@ export class Registry {
   private readonly boardId: string | null;
   private readonly maxAnnouncedBytes: number;
   private readonly releases: AgentReleases;
+  private readonly boardLabels: (name: string) => Labels;
   /** Where state changes, bells and changed names are gathered for the next change set. */
   readonly changes: ChangeCollector;
 
@@ -67,6 +73,7 @@ export class Registry {
     this.maxAnnouncedBytes = options.maxAnnouncedBytes ?? Number.POSITIVE_INFINITY;
     this.changes = options.changes ?? new ChangeCollector();
     this.releases = options.releases ?? NO_RELEASES;
+    this.boardLabels = options.boardLabels ?? (() => NO_LABELS);
     this.viewCache = memory.view;
     for (const c of configured) {
       this.add({
@@ -82,7 +89,6 @@ export class Registry {
     return this.machines.get(name);
   }
 
-  /** Every machine, live records (for the change set). */
   /** The last overview of machine `name` as UTF-8 JSON, or null: none (or no such machine). */
   overview(name: string): Buffer | null {
     const machine = this.machines.get(name);
@@ -137,6 +143,7 @@ export class Registry {
       this.memory.keepOverview(machine, prepared.json);
       this.memory.keepMetrics(machine, prepared.metrics);
       if (prepared.agent !== undefined) noteAgent(machine, prepared.agent, this.releases);
+      if (prepared.labels !== undefined) relabel(machine, undefined, prepared.labels);
       watchMachine(machine, now, this.changes, observation.alerts);
       if (machine.origin === 'announced') {
         this.announcedBytes += machine.overviewLength - held;
@@ -344,6 +351,12 @@ export class Registry {
     this.changed(m);
   }
 
+  /** Machine `name`'s board labels are now `labels` (its record is redone if they changed). */
+  setBoardLabels(name: string, labels: Labels): void {
+    const m = this.machines.get(name);
+    if (m !== undefined && relabel(m, labels)) this.changed(m);
+  }
+
   setQueued(name: string, count: number): void {
     const m = this.machines.get(name);
     if (m === undefined || m.queued === count) return;
@@ -368,6 +381,11 @@ export class Registry {
     return this.viewCache.get(this.machines);
   }
 
+  /** The view of the machines `selector` selects (GET /api/board?selector=), made now. */
+  selectedView(selector: Selector): { bytes: Buffer; etag: string } {
+    return this.viewCache.select(this.machines, selector);
+  }
+
   private add(init: {
     name: string;
     origin: Origin;
@@ -375,6 +393,7 @@ export class Registry {
     firstSeen: number;
   }): Machine {
     const m = newMachine(init);
+    relabel(m, this.boardLabels(m.name));
     this.machines.set(m.name, m);
     this.folded.set(foldName(m.name), m.name);
     if (init.origin === 'announced') {

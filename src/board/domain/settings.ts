@@ -1,3 +1,6 @@
+import type { Labels } from '../../shared/labels.js';
+import type { Selector } from '../../shared/selector.js';
+
 /** A machine the board polls (board.yaml `machines:`), its key and CA read. */
 export interface MachineConfig {
   name: string;
@@ -6,6 +9,8 @@ export interface MachineConfig {
   key: string;
   /** PEM of the CA the board trusts for this agent's https URL (its own or the board-wide one). */
   ca?: string | null;
+  /** Its board labels from board.yaml (`machines[].labels`); absent: none. */
+  labels?: Labels;
 }
 
 /**
@@ -26,4 +31,12 @@ export interface DomainSettings {
   announcedKeys: Map<string, string>;
   /** Refuse reports for names that have no key in announcedKeys. */
   announcedKeysOnly: boolean;
+  /** Saved selectors (`groups:`), in the file's order. */
+  groups: readonly GroupConfig[];
+}
+
+/** A group: a name for a saved selector (board.yaml `groups:`). */
+export interface GroupConfig {
+  name: string;
+  selector: Selector;
 }

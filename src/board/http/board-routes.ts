@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { SELECTOR_MAX } from '../../shared/selector.js';
 import { Type } from '../../shared/typebox.js';
 import type { Board } from '../domain/board.js';
 import { BoardView, Detail, ForgetAnswer, NameParams } from '../schemas.js';
+import { selectorOrIssue, unprocessable } from './selector-query.js';
 import { sendAnswer } from './send-answer.js';
 
 /** GET /api/board and DELETE /api/machines/{name}. */
@@ -14,7 +16,13 @@ export async function boardRoutes(app: FastifyInstance, options: { board: Board 
       schema: {
         operationId: 'get_board',
         summary: 'Every machine, as of the last sweep',
-        description: 'Sorted by name. Supports ETag / If-None-Match. Contains no token or key.',
+        description:
+          'Sorted by name. Supports ETag / If-None-Match. Contains no token or key. With ?selector= (env=prod,site in (fra,ams),!retired), only the machines it selects.',
+        querystring: Type.Object({
+          selector: Type.Optional(
+            Type.String({ maxLength: SELECTOR_MAX, description: 'a label selector' }),
+          ),
+        }),
         response: {
           200: BoardView,
           304: Type.Null({ description: 'Not modified since the ETag' }),
@@ -22,6 +30,15 @@ export async function boardRoutes(app: FastifyInstance, options: { board: Board 
       },
     },
     async (request, reply) => {
+      const { selector } = request.query as { selector?: string };
+      if (selector !== undefined && selector.trim() !== '') {
+        const parsed = selectorOrIssue(selector, ['query', 'selector']);
+        if ('issue' in parsed) return unprocessable(reply, [parsed.issue]);
+        const { bytes, etag } = board.registry.selectedView(parsed.selector);
+        reply.header('etag', etag).header('cache-control', 'no-cache');
+        if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+        return reply.type('application/json; charset=utf-8').send(bytes);
+      }
       const { bytes, etag, release } = board.registry.view();
       reply.header('etag', etag).header('cache-control', 'no-cache');
       if (request.headers['if-none-match'] === etag) {

@@ -1,8 +1,10 @@
+import type { Labels } from '../../shared/labels.js';
 import type { QueuedAction } from '../domain/action-queue.js';
 import { isStoreUnavailable } from '../domain/store-unavailable.js';
 import type { JournalEntry } from '../schemas.js';
 import type {
   AckRecord,
+  BoardLabelRecord,
   BoardRow,
   BoardStore,
   EnrollmentRecord,
@@ -134,6 +136,13 @@ export class GuardedTables {
     remove: (name: string, id: string): Promise<boolean> =>
       this.health.guard('updates', () => this.store.updates.remove(name, id)),
     load: (): Promise<PendingUpdateRecord[]> => this.store.updates.load(),
+  };
+
+  /** Board labels: kept before they are shown (refused with 503 while the store is away). */
+  readonly labels = {
+    put: (name: string, labels: Labels): Promise<void> =>
+      this.health.guard('labels', () => this.store.labels.put(name, labels)),
+    load: (): Promise<BoardLabelRecord[]> => this.store.labels.load(),
   };
 
   /** Web Push: the key pair is kept before it is given out, a subscription before its id. */

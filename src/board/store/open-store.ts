@@ -9,6 +9,7 @@ import { type ImportReport, importLegacy } from './legacy/import-legacy.js';
 import { describePostgres, postgresFailure } from './postgres/failure.js';
 import { SqliteStore } from './sqlite/state-store.js';
 import type {
+  BoardLabelRecord,
   BoardStore,
   EnrollmentRecord,
   PendingUpdateRecord,
@@ -33,6 +34,7 @@ export interface OpenedStore {
     enrollments: EnrollmentRecord[];
     acks: AckRecord[];
     updates: PendingUpdateRecord[];
+    labels: BoardLabelRecord[];
   };
   imported: ImportReport | null;
 }
@@ -61,6 +63,7 @@ export async function openStore(
     enrollments: await store.enrollments.load(),
     acks: await store.acks.load(),
     updates: await store.updates.load(),
+    labels: await store.labels.load(),
   };
   logger.info(
     { store: store.where, engine: store.engine },

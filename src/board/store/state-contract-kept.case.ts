@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { toLabels } from '../../shared/labels.js';
 import type { BoardStore } from './state.js';
 
 /** How a contract run gets stores: a fresh one, and (for engines that keep data) the same again. */
@@ -35,6 +36,24 @@ export function keptTablesContract(
     expect(await back.alerts.load()).toEqual([
       row('gpu1', '/dev/nvme0n1', '{"since":3}'),
       row('lab7', '/dev/sda', '{"since":1,"sent":{}}'),
+    ]);
+    await back.close();
+  });
+
+  it('board labels: a put replaces the map of its name, an empty map removes it, kept across a reopen', async () => {
+    const store = await factory.fresh();
+    expect(await store.labels.load()).toEqual([]);
+    await store.labels.put('lab2', toLabels({ env: 'prod', site: 'fra' }));
+    await store.labels.put('lab1', toLabels({ gpu: '' }));
+    await store.labels.put('lab3', toLabels({ env: 'dev' }));
+    await store.labels.put('lab2', toLabels({ env: 'dev', 'team/web': 'a.b' }));
+    await store.labels.put('lab3', toLabels({}));
+    await store.labels.put('never', toLabels({}));
+    const back = await again(store);
+    const rows = await back.labels.load();
+    expect(rows.map((r) => [r.name, { ...r.labels }])).toEqual([
+      ['lab1', { gpu: '' }],
+      ['lab2', { env: 'dev', 'team/web': 'a.b' }],
     ]);
     await back.close();
   });

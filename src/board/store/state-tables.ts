@@ -96,6 +96,9 @@ const PENDING_UPDATES = (int: string) =>
   `CREATE TABLE pending_updates (name TEXT PRIMARY KEY, id TEXT NOT NULL,
     asked_at ${int} NOT NULL, queued INTEGER NOT NULL, prior_at TEXT);`;
 
+/** Migration 13: the labels set from the board, by machine name (a JSON object). */
+const BOARD_LABELS = 'CREATE TABLE board_labels (name TEXT PRIMARY KEY, labels TEXT NOT NULL);';
+
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
   sqlite: [
@@ -111,6 +114,7 @@ export const STATE_TABLES = {
     SIGNING_KEYS('INTEGER'),
     SENT_ALERTS,
     PENDING_UPDATES('INTEGER'),
+    BOARD_LABELS,
   ],
   postgres: [
     tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
@@ -125,5 +129,6 @@ export const STATE_TABLES = {
     SIGNING_KEYS('BIGINT'),
     SENT_ALERTS,
     PENDING_UPDATES('BIGINT'),
+    BOARD_LABELS,
   ],
 } as const;

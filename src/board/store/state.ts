@@ -1,4 +1,5 @@
 import type { QueuedAction } from '../domain/action-queue.js';
+import type { BoardLabelTable } from '../domain/board-label-table.js';
 import type { AckRecord } from '../domain/inbox.js';
 import type { PendingUpdateTable } from '../domain/pending-updates.js';
 import type { HistoryStore } from '../history/history-store.js';
@@ -11,6 +12,7 @@ import type {
 } from '../notify/ports.js';
 import type { JournalEntry } from '../schemas.js';
 
+export type { BoardLabelRecord, BoardLabelTable } from '../domain/board-label-table.js';
 export type { AckRecord } from '../domain/inbox.js';
 export type { PendingUpdateRecord, PendingUpdateTable } from '../domain/pending-updates.js';
 export type {
@@ -243,6 +245,8 @@ export interface BoardStore {
   readonly acks: AckTable;
   /** Updates from the board not yet seen to finish. */
   readonly updates: PendingUpdateTable;
+  /** The labels set from the board, by machine name. */
+  readonly labels: BoardLabelTable;
   readonly deliveries: DeliveryTable;
   readonly boards: BoardsTable;
   readonly records: RecordsTable;

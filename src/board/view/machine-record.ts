@@ -16,8 +16,8 @@ export function ownBytes(text: string): Buffer {
   return bytes;
 }
 
-/** Room before the overview for the record's head (~250 bytes; more when it needs more). */
-const HEAD_ROOM = 320;
+/** Room before the overview for the record's head (~280 bytes without labels; more when it needs more). */
+const HEAD_ROOM = 384;
 
 /**
  * Keeps `json` as the machine's overview: written in place into the machine's slot when it
@@ -121,6 +121,8 @@ function recordHead(m: Machine): string {
     queued: m.queued,
     silenced_until: m.silencedUntil === null ? null : new Date(m.silencedUntil).toISOString(),
     agent: agentRecord(m),
+    labels: m.labels,
+    board_labels: Object.keys(m.boardLabels),
   });
   return head;
 }

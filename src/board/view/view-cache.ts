@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Clock } from '../../shared/clock.js';
+import type { Selector } from '../../shared/selector.js';
 import { inSlices } from '../../shared/slices.js';
 import type { Machine } from '../domain/machine.js';
 import type { BoardView, ViewLease } from '../domain/machine-memory.js';
@@ -64,6 +66,8 @@ export class ViewCache implements BoardView {
   private idleTimer: ReturnType<typeof setTimeout> | null = null;
   /** The ETag of the view given up for being idle, while no machine has changed since. */
   private idleEtag: string | null = null;
+  /** Bumped by every change: a selected view's ETag (it is made at each GET, from the machines as they are). */
+  private changeCount = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -72,6 +76,7 @@ export class ViewCache implements BoardView {
 
   /** Something changed; `force`: show it at the next GET, not after the coalescing delay. */
   invalidate(force = false): void {
+    this.changeCount += 1;
     this.dirty = true;
     this.idleEtag = null;
     if (force) this.forced = true;
@@ -127,6 +132,25 @@ export class ViewCache implements BoardView {
     this.idleEtag = null;
     this.replace(built);
     return built;
+  }
+
+  select(
+    machines: ReadonlyMap<string, Machine>,
+    selector: Selector,
+  ): { bytes: Buffer; etag: string } {
+    const parts: Buffer[] = [this.head()];
+    let first = true;
+    for (const name of this.names(machines)) {
+      const m = machines.get(name);
+      if (m === undefined || !selector.matches(m.labels, m.name)) continue;
+      if (!first) parts.push(COMMA);
+      first = false;
+      // Copied by the concat below, before the machine's next change can write over it.
+      parts.push(recordBytes(m));
+    }
+    parts.push(CLOSE);
+    const tag = createHash('sha256').update(selector.text).digest('base64url').slice(0, 12);
+    return { bytes: Buffer.concat(parts), etag: `"${this.epoch}-c${this.changeCount}-${tag}"` };
   }
 
   /** Gives the view up once it has not been asked for in `idleMs` (checked from its last GET). */

@@ -1,6 +1,7 @@
 import { setServerCertificate } from '../../shared/tls/server-certificate.js';
 import type { BoardSettings } from '../config/config.js';
 import type { Board } from '../domain/board.js';
+import type { BoardLabels } from '../domain/labels.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Polling } from './build-polling.js';
 import type { CurrentSettings } from './current-settings.js';
@@ -13,6 +14,7 @@ export interface Reloadable {
   notifier: Notifier;
   polling: Polling;
   board: Board;
+  labels: BoardLabels;
 }
 
 /**
@@ -34,5 +36,7 @@ export function applySettings(
   polling.reload(previous, next);
   if (next.tls !== null && next.tls !== previous.tls)
     setServerCertificate(http.app.server, next.tls);
-  return board.reconfigure(next);
+  const changed = board.reconfigure(next);
+  parts.labels.configure(next.machines);
+  return changed;
 }

@@ -10,6 +10,7 @@ import { Board } from '../domain/board.js';
 import { EventHub } from '../domain/events.js';
 import { Inbox } from '../domain/inbox.js';
 import { Journal, type JournalOptions } from '../domain/journal.js';
+import { BoardLabels, LabelBook } from '../domain/labels.js';
 import { Registry } from '../domain/registry.js';
 import { isStoreUnavailable } from '../domain/store-unavailable.js';
 import { Enrollments } from '../enroll/enrollments.js';
@@ -34,6 +35,8 @@ export interface Domain {
   inbox: Inbox;
   /** Updates from the board: asked for, handed over, and what the machines then report. */
   updates: AgentUpdates;
+  /** The labels the board sets on machines. */
+  labels: BoardLabels;
 }
 
 /** What the domain reads as it runs: the settings in use (a reload replaces them), the files served. */
@@ -61,6 +64,7 @@ export function buildDomain(
   const { tables, loaded } = state;
   const { ownership, notices } = cluster;
   const events = new EventHub();
+  const book = new LabelBook(settings.machines, loaded.labels);
   const registry = new Registry(
     clock,
     events,
@@ -71,6 +75,7 @@ export function buildDomain(
       maxAnnouncedBytes: settings.maxAnnouncedBytes,
       boardId: settings.boardId,
       releases: sources.releases,
+      boardLabels: (name) => book.of(name),
     },
   );
   registry.restore(loaded.identities);
@@ -136,7 +141,9 @@ export function buildDomain(
   const inbox = new Inbox(clock, registry, journal, tables.acks, loaded.acks, (error) =>
     logger.warn({ err: error }, 'forgetting acknowledgements failed'),
   );
+  const labels = new BoardLabels(book, { registry, journal, table: tables.labels });
   return {
+    labels,
     events,
     registry,
     queue,

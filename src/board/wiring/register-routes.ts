@@ -19,6 +19,7 @@ import { boardRoutes } from '../http/board-routes.js';
 import { clusterRoutes } from '../http/cluster-routes.js';
 import { historyRoutes } from '../http/history-routes.js';
 import { journalRoutes } from '../http/journal-routes.js';
+import { labelRoutes } from '../http/label-routes.js';
 import { liveRoutes } from '../http/live-routes.js';
 import { mcpRoutes } from '../http/mcp-routes.js';
 import { metaRoutes } from '../http/meta-routes.js';
@@ -130,6 +131,11 @@ export async function registerRoutes(
   await app.register(metricsRoutes, { exporter });
   await app.register(notifyRoutes, { notifier });
   await app.register(silenceRoutes, { silences });
+  await app.register(labelRoutes, {
+    labels: served.domain.labels,
+    registry,
+    groups: () => current.get().groups,
+  });
   await app.register(updateRoutes, { updates: served.domain.updates });
   await app.register(pushRoutes, { push: served.push });
   await app.register(sessionRoutes, { inbox });

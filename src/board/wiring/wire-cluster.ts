@@ -16,7 +16,7 @@ export function wireCluster(
   logger: Logger,
 ): Coordinator {
   const { store, tables } = state;
-  const { board, enrollments, queue, registry, silences, inbox, updates } = domain;
+  const { board, enrollments, queue, registry, silences, inbox, updates, labels } = domain;
   return new Coordinator({
     self: cluster.self,
     membership: cluster.membership,
@@ -30,6 +30,8 @@ export function wireCluster(
       }
       const seen = silences.version;
       silences.sync(await store.silences.load(), seen);
+      const labeled = labels.version;
+      labels.sync(await store.labels.load(), labeled);
       // Updates asked for, handed over or seen to finish on the other boards.
       updates.sync(await store.updates.load());
       // Acknowledgements given through the other boards.

@@ -1,3 +1,4 @@
+import type { Labels } from '../../../shared/labels.js';
 import type { QueuedAction } from '../../domain/action-queue.js';
 import type { HistoryStore } from '../../history/history-store.js';
 import type { Pending } from '../../notify/ports.js';
@@ -105,6 +106,20 @@ export class MemoryStore implements BoardStore {
     load: async () =>
       [...this.enrollmentRows.values()]
         .map((r) => ({ ...r }))
+        .sort((a, b) => (a.name < b.name ? -1 : 1)),
+  };
+
+  private readonly labelRows = new Map<string, Labels>();
+
+  readonly labels = {
+    put: async (name: string, labels: Labels) => {
+      this.writes += 1;
+      if (Object.keys(labels).length === 0) this.labelRows.delete(name);
+      else this.labelRows.set(name, labels);
+    },
+    load: async () =>
+      [...this.labelRows]
+        .map(([name, labels]) => ({ name, labels }))
         .sort((a, b) => (a.name < b.name ? -1 : 1)),
   };
 

@@ -13,6 +13,7 @@ import {
 } from '../rows.js';
 import type {
   AckRecord,
+  BoardLabelTable,
   BoardRow,
   BoardStore,
   EnrollmentRecord,
@@ -31,6 +32,7 @@ import { postgresAlertsTable } from './alerts-table.js';
 import { describePostgres, openPool, type PostgresSettings } from './connection.js';
 import { openPostgresHistory } from './history-store.js';
 import { importRows, JOURNAL_COLUMNS, upsertIdentities } from './import-rows.js';
+import { postgresLabelTable } from './label-table.js';
 import { listen } from './listen.js';
 import { migrate } from './migrate.js';
 import { postgresPushTable, postgresSigningTable } from './push-table.js';
@@ -56,6 +58,7 @@ export class PostgresStore implements BoardStore {
   readonly signing: SigningKeyTable;
   readonly alerts: SentAlertsTable;
   readonly updates: PendingUpdateTable;
+  readonly labels: BoardLabelTable;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -66,6 +69,7 @@ export class PostgresStore implements BoardStore {
     this.signing = postgresSigningTable(pool);
     this.alerts = postgresAlertsTable(pool);
     this.updates = postgresUpdateTable(pool);
+    this.labels = postgresLabelTable(pool);
   }
 
   /** Connects and migrates (under an advisory lock: boards that start at once do not race). */

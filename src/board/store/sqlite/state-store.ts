@@ -15,6 +15,7 @@ import {
 } from '../rows.js';
 import type {
   AckRecord,
+  BoardLabelTable,
   BoardRow,
   BoardStore,
   EnrollmentRecord,
@@ -31,6 +32,7 @@ import type {
 import { sqliteAlertsTable } from './alerts-table.js';
 import { GroupCommit } from './group-commit.js';
 import { openLibsqlHistory } from './history-store.js';
+import { sqliteLabelTable } from './label-table.js';
 import { sqlitePushTable, sqliteSigningTable } from './push-table.js';
 import { migrateState } from './state-schema.js';
 import { sqliteUpdateTable } from './update-table.js';
@@ -61,6 +63,7 @@ export class SqliteStore implements BoardStore {
   readonly signing: SigningKeyTable;
   readonly alerts: SentAlertsTable;
   readonly updates: PendingUpdateTable;
+  readonly labels: BoardLabelTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -77,6 +80,7 @@ export class SqliteStore implements BoardStore {
     this.signing = sqliteSigningTable(db, this.commits);
     this.alerts = sqliteAlertsTable(db, this.commits);
     this.updates = sqliteUpdateTable(db, this.commits);
+    this.labels = sqliteLabelTable(db, this.commits);
   }
 
   /**

@@ -1,0 +1,25 @@
+import type pg from 'pg';
+import { toLabels } from '../../../shared/labels.js';
+import type { BoardLabelTable } from '../../domain/board-label-table.js';
+
+/** Board labels, shared by every board on the database. */
+export function postgresLabelTable(pool: pg.Pool): BoardLabelTable {
+  return {
+    put: async (name, labels) => {
+      if (Object.keys(labels).length === 0)
+        await pool.query('DELETE FROM board_labels WHERE name = $1', [name]);
+      else
+        await pool.query(
+          `INSERT INTO board_labels (name, labels) VALUES ($1, $2)
+           ON CONFLICT (name) DO UPDATE SET labels = EXCLUDED.labels`,
+          [name, JSON.stringify(labels)],
+        );
+    },
+    load: async () =>
+      (
+        await pool.query<{ name: string; labels: string }>(
+          'SELECT name, labels FROM board_labels ORDER BY name COLLATE "C"',
+        )
+      ).rows.map((r) => ({ name: r.name, labels: toLabels(JSON.parse(r.labels)) })),
+  };
+}
