@@ -333,16 +333,6 @@ export class Registry {
     }
   }
 
-  identities(): Identity[] {
-    return this.announced().map((m) => ({
-      name: m.name,
-      location: m.location,
-      first_seen: m.firstSeen,
-      last_seen: m.lastSeen,
-      verified: m.verified,
-    }));
-  }
-
   /** The inbox's acknowledgements of a machine changed: its record is redone (live feed). */
   acksChanged(name: string, acks: ReadonlyMap<string, AckMark> | null): void {
     const m = this.machines.get(name);

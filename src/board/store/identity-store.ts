@@ -1,10 +1,10 @@
-import type { Identity } from '../domain/registry.js';
+import type { Machine } from '../domain/machine.js';
 import type { StoredIdentity } from './state.js';
 
 /** Where the identities come from: a version that changes with them, and the list. */
 export interface IdentitySource {
   identityVersion: number;
-  identities(): Identity[];
+  announced(): Machine[];
 }
 
 /**
@@ -32,13 +32,13 @@ export class IdentityStore {
       const version = source.identityVersion;
       if (version === this.savedVersion && !force) return;
       await this.table.save(
-        source.identities().map((i) => ({
-          name: i.name,
-          location: i.location,
-          first_seen: i.first_seen,
-          last_seen: i.last_seen,
-          verified: i.verified ?? false,
-          key_proof_at: this.keyProofAt(i.name),
+        source.announced().map((m) => ({
+          name: m.name,
+          location: m.location,
+          first_seen: m.firstSeen,
+          last_seen: m.lastSeen,
+          verified: m.verified,
+          key_proof_at: this.keyProofAt(m.name),
         })),
       );
       this.savedVersion = version;
