@@ -8,6 +8,7 @@ import type {
 import { Board } from '../../src/board/domain/board.js';
 import { EventHub } from '../../src/board/domain/events.js';
 import { Journal } from '../../src/board/domain/journal.js';
+import { BoardLabels, LabelBook } from '../../src/board/domain/labels.js';
 import type { Observation } from '../../src/board/domain/machine.js';
 import { Registry } from '../../src/board/domain/registry.js';
 import { Enrollments } from '../../src/board/enroll/enrollments.js';
@@ -74,20 +75,23 @@ export function testBoard(raw: Partial<Parameters<typeof boardSettings>[0]> = {}
     machineChanged: (m) => changes.push(m.name),
     machineRemoved: (n) => removed.push(n),
   });
+  const book = new LabelBook(settings.machines, []);
   const registry = new Registry(
     clock,
     events,
     settings.machines,
     settings.maxAnnounced,
     machineMemory(clock),
-    { maxAnnouncedBytes: settings.maxAnnouncedBytes },
+    { maxAnnouncedBytes: settings.maxAnnouncedBytes, boardLabels: (name) => book.of(name) },
   );
   const store = new MemoryStore();
   const queue = new ActionQueue(clock, store.queue, []);
   const journal = new Journal(clock, events, store.journal, []);
   const enrollments = new Enrollments(store.enrollments, () => clock.now(), []);
   const board = new Board({ settings, clock, client, registry, queue, journal, enrollments });
+  const labels = new BoardLabels(book, { registry, journal, table: store.labels });
   return {
+    labels,
     settings,
     clock,
     client,

@@ -183,7 +183,9 @@ export function boardSettings(
       location: m.location ?? m.url,
       key: m.key,
       ca: own ?? ca,
-      labels: readLabels(m.labels, `machines[${i}].labels`, problems),
+      ...(m.labels === undefined
+        ? {}
+        : { labels: readLabels(m.labels, `machines[${i}].labels`, problems) }),
     };
   });
   const groups = readGroups(raw.groups, problems);
