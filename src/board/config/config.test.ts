@@ -26,6 +26,23 @@ function problems(yaml: string, env: NodeJS.ProcessEnv = {}): string[] {
 const TOKEN = 'board-token-0123456789';
 
 describe('board config', () => {
+  it('refuses labels that break the rule and groups whose selector does not parse, naming them', () => {
+    const yaml = [
+      `board_token: ${TOKEN}`,
+      'machines:',
+      '  - { name: web1, url: "http://127.0.0.1:1", key: key-key-key-key-key1, labels: { Env: prod } }',
+      'groups:',
+      '  - { name: Frankfurt, selector: "site=fra" }',
+      '  - { name: Bad, selector: "site in fra" }',
+      '  - { name: Frankfurt, selector: "site=fra" }',
+    ].join('\n');
+    expect(problems(yaml)).toEqual([
+      'machines[0].labels: label "Env": a key is 1-63 of a-z 0-9 . _ / -, starting with a letter or digit',
+      'groups[1].selector: selector: expected "(" to open the list of values at position 8',
+      'groups[2].name: duplicate group name Frankfurt',
+    ]);
+  });
+
   it('applies the documented defaults', () => {
     const d = configDir(`board_token: ${TOKEN}\n`);
     const s = loadBoardConfig(d, {}, {});
