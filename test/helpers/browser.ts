@@ -220,6 +220,8 @@ export interface AgentSpec {
   announce?: { interval: number; location: string };
   /** More of the agent's config (e.g. `containers`, `sample_interval`). */
   extra?: Record<string, unknown>;
+  /** A configured machine's labels in board.yaml (`machines[].labels`). */
+  labels?: Record<string, string>;
 }
 
 export interface FleetOptions {
@@ -265,7 +267,12 @@ export async function startFleet(dir: TempDir, options: FleetOptions): Promise<F
       started.push(agent);
       agents.set(spec.name, agent);
       agentFiles.set(spec.name, file);
-      machines.push({ name: spec.name, url: agent.url, key: BOARD_KEY });
+      machines.push({
+        name: spec.name,
+        url: agent.url,
+        key: BOARD_KEY,
+        ...(spec.labels === undefined ? {} : { labels: spec.labels }),
+      });
     }
     for (const spec of options.standalone ?? []) {
       const file = writeAgent(dir, spec, null);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseBoard, parseJournal, parseLiveMessage, parseMachine } from './api/parse.js';
 import { chooseLanguage, createI18n, ENGLISH } from './i18n/i18n.js';
 import { parseCluster } from './state/cluster.js';
-import { countMachines, selectMachines } from './state/select.js';
+import { readFilter } from './state/label-filter.js';
+import { countMachines, type Selection, selectMachines } from './state/select.js';
 import { DEFAULT_VIEW, readView, viewSearch } from './url-state.js';
 
 /** The UI's logic that needs no browser: what it accepts from the board, and how it sorts. */
@@ -183,13 +184,35 @@ describe('selection and the address', () => {
     ),
   ];
 
+  const pick = (q: string, state: Selection['state'], sort: Selection['sort']): Selection => ({
+    filter: readFilter(q),
+    group: null,
+    state,
+    sort,
+    by: null,
+  });
+
   it('filters by every word and by state, and sorts three ways', () => {
-    expect(selectMachines(all, '', 'all', 'name').map((m) => m.name)).toEqual(['a', 'b', 'c']);
-    expect(selectMachines(all, '', 'all', 'state').map((m) => m.name)).toEqual(['a', 'c', 'b']);
-    expect(selectMachines(all, '', 'all', 'seen').map((m) => m.name)).toEqual(['a', 'c', 'b']);
-    expect(selectMachines(all, 'C.EXAMPLE', 'all', 'name').map((m) => m.name)).toEqual(['c']);
-    expect(selectMachines(all, 'c example', 'queued', 'name').map((m) => m.name)).toEqual(['c']);
-    expect(selectMachines(all, '', 'attention', 'name').map((m) => m.name)).toEqual(['c']);
+    expect(selectMachines(all, pick('', 'all', 'name')).map((m) => m.name)).toEqual([
+      'a',
+      'b',
+      'c',
+    ]);
+    expect(selectMachines(all, pick('', 'all', 'state')).map((m) => m.name)).toEqual([
+      'a',
+      'c',
+      'b',
+    ]);
+    expect(selectMachines(all, pick('', 'all', 'seen')).map((m) => m.name)).toEqual([
+      'a',
+      'c',
+      'b',
+    ]);
+    expect(selectMachines(all, pick('C.EXAMPLE', 'all', 'name')).map((m) => m.name)).toEqual(['c']);
+    expect(selectMachines(all, pick('c example', 'queued', 'name')).map((m) => m.name)).toEqual([
+      'c',
+    ]);
+    expect(selectMachines(all, pick('', 'attention', 'name')).map((m) => m.name)).toEqual(['c']);
     expect(countMachines(all)).toEqual({ total: 3, up: 2, down: 1, attention: 1, queued: 2 });
   });
 

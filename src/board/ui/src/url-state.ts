@@ -7,8 +7,12 @@ export type SortKey = (typeof SORTS)[number];
 export const PAGE_SIZES = [30, 60, 120, 240] as const;
 
 export interface ViewState {
-  /** Text filter over name, location, host name, platform and service names. */
+  /** Text filter over name, location, host name, platform and service names, or a label selector. */
   q: string;
+  /** The chosen group's name ('' : none). */
+  g: string;
+  /** Group the list by this label key ('' : not grouped). */
+  by: string;
   state: StateFilter;
   sort: SortKey;
   /** 1-based page number. */
@@ -21,6 +25,8 @@ export interface ViewState {
 
 export const DEFAULT_VIEW: ViewState = {
   q: '',
+  g: '',
+  by: '',
   state: 'all',
   sort: 'name',
   page: 1,
@@ -40,6 +46,8 @@ export function readView(search: string): ViewState {
   const per = Number.parseInt(p.get('per') ?? '', 10);
   return {
     q: p.get('q') ?? '',
+    g: p.get('g') ?? '',
+    by: p.get('by') ?? '',
     state: oneOf(STATE_FILTERS, p.get('state'), DEFAULT_VIEW.state),
     sort: oneOf(SORTS, p.get('sort'), DEFAULT_VIEW.sort),
     page: Number.isSafeInteger(page) && page > 0 ? page : 1,

@@ -1,6 +1,7 @@
 import {
   parseBoard,
   parseCatalogue,
+  parseGroups,
   parseJournal,
   parseLanguages,
   parseLiveMessage,
@@ -11,6 +12,7 @@ import type {
   ActionName,
   Board,
   Catalogue,
+  Group,
   InboxPage,
   JournalEntry,
   LanguageInfo,
@@ -27,6 +29,17 @@ export class ApiError extends Error {
   constructor(status: number, detail: string) {
     super(detail);
     this.status = status;
+  }
+}
+
+/** A 422 about one label: `key` names the label it is about (null: the map as a whole). */
+export class LabelError extends ApiError {
+  override name = 'LabelError';
+  readonly key: string | null;
+
+  constructor(key: string | null, detail: string) {
+    super(422, detail);
+    this.key = key;
   }
 }
 
@@ -64,6 +77,10 @@ export interface Api {
   updateAgent(machine: string): Promise<void>;
   /** Updates every machine that can be, in batches; answers their names. */
   updateAll(): Promise<string[]>;
+  /** The groups of board.yaml (GET /api/groups). */
+  groups(): Promise<Group[]>;
+  /** Sets a machine's board labels kept by the API (the whole map); rejects with LabelError on 422. */
+  setLabels(machine: string, labels: Record<string, string>): Promise<void>;
   /** The attention inbox: the first `limit` sessions (`open`: only those waiting for a person). */
   sessions(state: 'open' | 'all', limit: number): Promise<InboxPage>;
   /** Acknowledges a session's bell (POST /api/sessions/{machine}/{session}/ack). */
@@ -263,6 +280,19 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
       if (r.status !== 202 || !Array.isArray(names))
         throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
       return names.filter((n): n is string => typeof n === 'string');
+    },
+    async groups() {
+      return parseGroups((await get('/api/groups')).body);
+    },
+    async setLabels(machine, labels) {
+      const r = await request('PUT', `/api/machines/${seg(machine)}/labels`, false, { labels });
+      if (r.status === 422) {
+        const first = (r.body as { detail?: unknown } | null)?.detail;
+        const loc = Array.isArray(first) ? (first[0] as { loc?: unknown } | undefined)?.loc : null;
+        const key = Array.isArray(loc) && typeof loc[2] === 'string' ? loc[2] : null;
+        throw new LabelError(key, detailOf(r.body, 'HTTP 422').replace(/^Value error, /, ''));
+      }
+      if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
     },
     async sessions(state, limit) {
       return parseSessions((await get(`/api/sessions?state=${state}&limit=${limit}`)).body);

@@ -1,3 +1,9 @@
+import {
+  labelKeyProblem,
+  labelValueProblem,
+  NO_LABELS,
+  toLabels,
+} from '../../../../shared/labels.js';
 import { safeText } from '../../../../shared/wire/free-text.js';
 import { gpus, gpusError } from './parse-gpus.js';
 import { containerAlerts, machineNow } from './parse-now.js';
@@ -7,6 +13,7 @@ import type {
   Board,
   Catalogue,
   Disk,
+  Group,
   InboxPage,
   InboxSession,
   JournalEntry,
@@ -184,6 +191,7 @@ export function parseMachine(value: unknown): Machine {
     m.acknowledged,
   );
   const loc = location(m.location);
+  const labels = parseLabels(m.labels);
   const haystack = [
     name,
     loc ?? '',
@@ -207,9 +215,23 @@ export function parseMachine(value: unknown): Machine {
     agent: agentInfo(m.agent),
     overview: ov,
     containerAlerts: containerAlerts(m.container_alerts),
+    labels,
+    boardLabels: new Set(
+      list(m.board_labels).filter((k): k is string => typeof k === 'string' && k in labels),
+    ),
     attention,
     haystack,
   };
+}
+
+/** A record's `labels`: only pairs that keep the label rule (an older board sends none). */
+function parseLabels(value: unknown): Machine['labels'] {
+  if (!isRecord(value)) return NO_LABELS;
+  const out: Record<string, string> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (labelKeyProblem(key) === null && labelValueProblem(key, v) === null) out[key] = v as string;
+  }
+  return toLabels(out);
 }
 
 /** A record's `agent` (absent from an older board: nothing to update). */
@@ -371,4 +393,16 @@ export function parseNotify(value: unknown): NotifyInfo {
     });
   }
   return { channels, rules };
+}
+
+/** GET /api/groups: the groups' names and selectors (unreadable ones are skipped). */
+export function parseGroups(value: unknown): Group[] {
+  const out: Group[] = [];
+  for (const g of list(record(value, 'groups').groups)) {
+    if (!isRecord(g)) continue;
+    const name = str(g.name);
+    const selector = str(g.selector);
+    if (name !== null && selector !== null) out.push({ name, selector });
+  }
+  return out;
 }

@@ -1,3 +1,4 @@
+import type { Labels } from '../../../../shared/labels.js';
 import type { ActionName } from '../../../../shared/wire/common.js';
 
 /**
@@ -6,7 +7,7 @@ import type { ActionName } from '../../../../shared/wire/common.js';
  * says `null` (or an empty list) where the wire said nothing usable.
  */
 
-export type { ActionName };
+export type { ActionName, Labels };
 export type MachineState = 'up' | 'down';
 export type Origin = 'configured' | 'announced';
 export type ServiceState = 'running' | 'stopped' | 'unknown';
@@ -189,6 +190,10 @@ export interface Machine {
   overview: Overview | null;
   /** Containers that stopped or turned unhealthy since they ran (empty: none). */
   containerAlerts: ContainerAlert[];
+  /** Its labels, the board's and the agent's merged (key order); pairs breaking the rule dropped. */
+  labels: Labels;
+  /** The keys of `labels` the board set (board.yaml or the API); the others are the agent's. */
+  boardLabels: ReadonlySet<string>;
   /** Sessions whose latest bell is attention or error, newest first (derived). */
   attention: Session[];
   /** Lower-cased text the filter matches against (derived). */
@@ -271,4 +276,10 @@ export interface NotifyRule {
 export interface NotifyInfo {
   channels: NotifyChannel[];
   rules: NotifyRule[];
+}
+
+/** A group of GET /api/groups: a saved selector with a name (its counts are made on the page). */
+export interface Group {
+  name: string;
+  selector: string;
 }

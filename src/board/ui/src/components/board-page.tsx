@@ -7,8 +7,10 @@ import { createBoardStore, rafScheduler } from '../state/board-store.js';
 import { alertsFor, showAlerts } from '../state/browser-notify.js';
 import { useClusterFeed } from '../state/cluster.js';
 import { EnrolledContext, useEnrollmentsFeed } from '../state/enrollments.js';
+import { useGroups, useThrottled } from '../state/groups.js';
 import { createInboxFeed, inboxKey } from '../state/inbox.js';
 import { createJournalStore } from '../state/journal-store.js';
+import { labelKeys, readFilter } from '../state/label-filter.js';
 import { useLanguages } from '../state/languages.js';
 import { SilenceContext } from '../state/notify-context.js';
 import { useProblemText } from '../state/problem-text.js';
@@ -22,6 +24,7 @@ import { AddMachine } from './add-machine.js';
 import { ClusterLine } from './cluster-line.js';
 import { ConfirmDialog } from './confirm-dialog.js';
 import { Filters } from './filters.js';
+import { GroupBar } from './group-bar.js';
 import { InboxPanel } from './inbox-panel.js';
 import { JournalPanel } from './journal-panel.js';
 import { MachineList } from './machine-list.js';
@@ -182,6 +185,20 @@ export function BoardPage(props: BoardPageProps) {
     return n;
   }, [board, version]);
 
+  // The filter box is read (a selector parsed) once per change of its text.
+  const filter = useMemo(() => readFilter(view.q), [view.q]);
+  const groups = useGroups(api);
+  const group = useMemo(
+    () => groups.find((g) => g.name === view.g)?.selector ?? null,
+    [groups, view.g],
+  );
+  // The group-by choices: every key on some machine, looked for at most every two seconds.
+  const slowVersion = useThrottled(version, 2000);
+  const keys = useMemo(() => {
+    void slowVersion;
+    return labelKeys(board.machines.values());
+  }, [board, slowVersion]);
+
   // The tab title counts the open sessions: those the inbox lists (not acknowledged since).
   const open = inbox.total;
   useEffect(() => {
@@ -292,7 +309,14 @@ export function BoardPage(props: BoardPageProps) {
             browserEnabled={browserNotify}
             onBrowserEnabled={enableBrowserNotify}
           />
-          <Filters view={view} onChange={setView} />
+          <GroupBar
+            groups={groups}
+            machines={board.machines}
+            version={version}
+            active={view.g}
+            onPick={(g) => setView({ g })}
+          />
+          <Filters view={view} filter={filter} keys={keys} onChange={setView} />
           <SilenceContext.Provider value={silenceActions}>
             <UpdateContext.Provider value={updateActions}>
               <UptimeContext.Provider value={uptime}>
@@ -302,6 +326,8 @@ export function BoardPage(props: BoardPageProps) {
                     version={version}
                     loaded={loaded}
                     view={view}
+                    filter={filter}
+                    group={group}
                     outcomes={actions.outcomes}
                     onView={setView}
                     onAction={requestAction}

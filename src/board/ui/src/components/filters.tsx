@@ -1,5 +1,6 @@
 import { useI18n } from '../hooks.js';
 import type { MessageKey } from '../i18n/i18n.js';
+import type { TextFilter } from '../state/label-filter.js';
 import {
   PAGE_SIZES,
   SORTS,
@@ -23,10 +24,24 @@ const SORT_TEXT: Record<SortKey, MessageKey> = {
   seen: 'sort.seen',
 };
 
-/** Text filter, state filter, sort and page size; all of them live in the address. */
-export function Filters(props: { view: ViewState; onChange(change: Partial<ViewState>): void }) {
+/**
+ * Text filter (words, or a label selector), state filter, sort, group-by and page size; all of
+ * them live in the address.
+ */
+export function Filters(props: {
+  view: ViewState;
+  /** The text filter as read (once per change of the text). */
+  filter: TextFilter;
+  /** The label keys the machines have: the group-by choices. */
+  keys: readonly string[];
+  onChange(change: Partial<ViewState>): void;
+}) {
   const { t } = useI18n();
-  const { view, onChange } = props;
+  const { view, onChange, filter } = props;
+  const bad = filter.kind === 'error';
+  // A key chosen in the address but on no machine now stays listed, so the choice shows.
+  const keys =
+    view.by === '' || props.keys.includes(view.by) ? props.keys : [...props.keys, view.by];
   return (
     <search>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
@@ -37,8 +52,18 @@ export function Filters(props: { view: ViewState; onChange(change: Partial<ViewS
             type="search"
             value={view.q}
             placeholder={t('filter.textPlaceholder')}
+            aria-invalid={bad}
+            {...(bad ? { 'aria-describedby': 'filter-problem' } : {})}
             onInput={(e) => onChange({ q: e.currentTarget.value })}
           />
+          {bad ? (
+            <span id="filter-problem" class="filter-problem" role="alert" translate={false}>
+              {t('filter.selectorProblem', {
+                problem: filter.problem,
+                position: filter.position,
+              })}
+            </span>
+          ) : null}
         </label>
         <label class="field">
           <span id="filter-state-label">{t('filter.state')}</span>
@@ -74,6 +99,23 @@ export function Filters(props: { view: ViewState; onChange(change: Partial<ViewS
             ))}
           </select>
         </label>
+        {keys.length > 0 ? (
+          <label class="field">
+            <span id="filter-by-label">{t('groupBy.label')}</span>
+            <select
+              aria-labelledby="filter-by-label"
+              value={view.by}
+              onChange={(e) => onChange({ by: e.currentTarget.value })}
+            >
+              <option value="">{t('groupBy.none')}</option>
+              {keys.map((k) => (
+                <option key={k} value={k} translate={false}>
+                  {k}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
         <label class="field">
           <span id="filter-per-label">{t('page.size')}</span>
           <select

@@ -8,6 +8,7 @@ import { useUptime } from '../state/uptime.js';
 import { LastSeen } from './ago.js';
 import { CardContainers } from './card-containers.js';
 import { GpuBars } from './gpu-bars.js';
+import { LabelChips } from './label-chips.js';
 import { Metrics } from './metrics.js';
 import { Services } from './services.js';
 import { SilenceControl } from './silence-control.js';
@@ -96,6 +97,7 @@ function Card(props: MachineCardProps) {
           </span>
         ) : null}
       </header>
+      <LabelChips machine={m} />
       <p class="where">
         {m.location === null ? null : (
           <a

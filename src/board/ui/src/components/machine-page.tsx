@@ -18,6 +18,7 @@ import { followLink, machineHref } from '../state/route.js';
 import { useServiceActions } from '../state/service-actions.js';
 import { fromFirstSample, RANGES, rangeForData } from '../state/young-history.js';
 import { ConfirmDialog } from './confirm-dialog.js';
+import { MachineLabels } from './label-editor.js';
 import { MachineCharts } from './machine-charts.js';
 import { MachineNow } from './machine-now.js';
 import type { SignInProblem } from './sign-in.js';
@@ -193,6 +194,7 @@ export function MachinePage(props: {
             <dd>{show(uptime?.['30d'])}</dd>
           </div>
         </dl>
+        {feed.machine == null ? null : <MachineLabels api={api} machine={feed.machine} />}
         <MachineNow
           machine={feed.machine}
           outcomes={actions.outcomes.get(name)}

@@ -1,5 +1,7 @@
+import type { Selector } from '../../../../shared/selector.js';
 import type { Machine } from '../api/types.js';
 import type { SortKey, StateFilter } from '../url-state.js';
+import { bucketOf, compareBuckets, passes, type TextFilter } from './label-filter.js';
 
 export interface Counts {
   total: number;
@@ -56,22 +58,28 @@ const COMPARE: Record<SortKey, (a: Machine, b: Machine) => number> = {
   seen: (a, b) => (a.lastSeen ?? -1) - (b.lastSeen ?? -1) || byName(a, b),
 };
 
+/** What narrows and orders the list. */
+export interface Selection {
+  filter: TextFilter;
+  /** The chosen group's selector, or null. */
+  group: Selector | null;
+  state: StateFilter;
+  sort: SortKey;
+  /** Group the list by this label key (its buckets first, then `sort`), or null. */
+  by: string | null;
+}
+
 /** The machines the filters let through, in the chosen order. */
-export function selectMachines(
-  machines: Iterable<Machine>,
-  q: string,
-  state: StateFilter,
-  sort: SortKey,
-): Machine[] {
-  const needles = q
-    .toLowerCase()
-    .split(/\s+/)
-    .filter((w) => w !== '');
+export function selectMachines(machines: Iterable<Machine>, s: Selection): Machine[] {
   const out: Machine[] = [];
   for (const m of machines) {
-    if (!matchesState(m, state)) continue;
-    if (needles.some((n) => !m.haystack.includes(n))) continue;
+    if (!matchesState(m, s.state)) continue;
+    if (!passes(s.filter, m)) continue;
+    if (s.group !== null && !s.group.matches(m.labels, m.name)) continue;
     out.push(m);
   }
-  return out.sort(COMPARE[sort]);
+  const compare = COMPARE[s.sort];
+  const by = s.by;
+  if (by === null) return out.sort(compare);
+  return out.sort((a, b) => compareBuckets(bucketOf(a, by), bucketOf(b, by)) || compare(a, b));
 }
