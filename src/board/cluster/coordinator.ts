@@ -1,3 +1,4 @@
+import type { Labels } from '../../shared/labels.js';
 import type { AgentSelf } from '../domain/agent-self.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { MachineAlerts } from '../domain/machine.js';
@@ -10,7 +11,7 @@ import { readForgetNotice } from './forget-notices.js';
 import type { Membership } from './membership.js';
 import { claimChannel } from './notify-claims.js';
 import type { Ownership } from './ownership.js';
-import { alertsOf, observeRemote } from './remote-record.js';
+import { agentLabelsOf, alertsOf, observeRemote } from './remote-record.js';
 
 /** The numbers and sessions a publishing board took from an overview (checked loosely: boards trust each other). */
 function metaOf(text: string | null): {
@@ -19,6 +20,7 @@ function metaOf(text: string | null): {
   k: number | null;
   alerts: MachineAlerts | undefined;
   agent: AgentSelf | null | undefined;
+  labels: Labels | undefined;
 } | null {
   if (text === null) return null;
   const value = JSON.parse(text) as {
@@ -28,6 +30,7 @@ function metaOf(text: string | null): {
     a?: unknown;
     d?: unknown;
     g?: unknown;
+    l?: unknown;
   } | null;
   if (value === null || typeof value !== 'object') return null;
   // A board of an older version publishes fewer numbers: the missing ones are empty.
@@ -41,7 +44,7 @@ function metaOf(text: string | null): {
   const g = value.g;
   const agent =
     g === undefined ? undefined : g !== null && typeof g === 'object' ? (g as AgentSelf) : null;
-  return { m, s, k, alerts: alertsOf(value.a, value.d), agent };
+  return { m, s, k, alerts: alertsOf(value.a, value.d), agent, labels: agentLabelsOf(value.l) };
 }
 
 /** Where a record's overview starts: it is the record's last member (see recordBytes). */
@@ -134,6 +137,7 @@ export class Coordinator {
           a: m.containerAlerts,
           d: m.failingDisks,
           g: m.agent,
+          l: m.agentLabels,
         }),
       });
     }
@@ -279,6 +283,7 @@ export class Coordinator {
       sessions: meta.s,
       ...(meta.alerts === undefined ? {} : { alerts: meta.alerts }),
       ...(meta.agent === undefined ? {} : { agent: meta.agent }),
+      ...(meta.labels === undefined ? {} : { labels: meta.labels }),
       location: rec.location,
       verified: rec.verified === true,
       board,

@@ -1,5 +1,7 @@
+import type { Labels } from '../../shared/labels.js';
 import type { AgentSelf } from '../domain/agent-self.js';
 import type { Machine, MachineAlerts } from '../domain/machine.js';
+import { labelsOf } from '../domain/machine-labels.js';
 import type { ContainerAlert, FailingDisk } from '../domain/machine-now.js';
 import type { MachineMetrics, SessionMark } from '../domain/metrics.js';
 import type { Registry } from '../domain/registry.js';
@@ -17,6 +19,8 @@ export interface RemoteObservation {
   alerts?: MachineAlerts;
   /** What the machine said of its agent (absent: a board of an older version). */
   agent?: AgentSelf | null;
+  /** The labels its agent gave (absent: a board of an older version; the machine keeps its own). */
+  labels?: Labels;
   location: string;
   verified: boolean;
   board: string;
@@ -41,6 +45,7 @@ export function observeRemote(
             metrics: remote.metrics,
             sessions: remote.sessions,
             ...(remote.agent === undefined ? {} : { agent: remote.agent }),
+            ...(remote.labels === undefined ? {} : { labels: remote.labels }),
           },
           location: remote.location,
           verified: remote.verified,
@@ -76,4 +81,13 @@ export function alertsOf(containers: unknown, disks: unknown): MachineAlerts | u
     if (typeof x?.device === 'string' && typeof x.since === 'number')
       d.push({ device: x.device, since: x.since });
   return { containers: a, disks: d };
+}
+
+/**
+ * The agent labels a record's meta carries (`l`), each pair checked by the label rule as an
+ * overview's are; undefined when it carries none (a board of an older version).
+ */
+export function agentLabelsOf(value: unknown): Labels | undefined {
+  if (value === undefined) return undefined;
+  return labelsOf({ labels: value });
 }

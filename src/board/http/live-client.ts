@@ -1,4 +1,5 @@
 import { WebSocket } from 'ws';
+import type { LiveSelection } from './live-selection.js';
 
 /** The size of each fragment of the board message: what one client adds to memory at a time. */
 export const BOARD_PART_BYTES = 64 * 1024;
@@ -17,6 +18,8 @@ export class LiveClient {
   private streaming = false;
   private waiting: string[] = [];
   private waitingBytes = 0;
+  /** The machines it selected (null: every machine). */
+  selection: LiveSelection | null = null;
 
   constructor(
     readonly socket: WebSocket,
@@ -30,6 +33,12 @@ export class LiveClient {
    * `release` once every part has been written (not when the client goes away meanwhile).
    */
   sendBoard(view: Buffer, release: () => void): void {
+    // A board asked for (a new selection) while one is still going out waits whole behind it.
+    if (this.streaming) {
+      this.send(`${BOARD_HEAD}${view.toString('utf8')}}`);
+      release();
+      return;
+    }
     if (view.length <= BOARD_PART_BYTES) {
       this.socket.send(`${BOARD_HEAD}${view.toString('utf8')}}`);
       release();

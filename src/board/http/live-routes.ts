@@ -1,7 +1,8 @@
 import websocket from '@fastify/websocket';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { presentedToken } from '../../shared/http/tokens.js';
+import type { Selector } from '../../shared/selector.js';
 import type { EventHub } from '../domain/events.js';
 import type { Machine } from '../domain/machine.js';
 import type { Registry } from '../domain/registry.js';
@@ -9,6 +10,8 @@ import { Detail } from '../schemas.js';
 import { recordBytes } from '../view/machine-record.js';
 import type { TokenChanges, TokenRule } from './auth.js';
 import { LiveClient } from './live-client.js';
+import { LiveSelection, selectRequest } from './live-selection.js';
+import { selectorOrIssue, unprocessable } from './selector-query.js';
 
 export interface LiveOptions {
   registry: Registry;
@@ -26,6 +29,8 @@ export interface LiveOptions {
 /**
  * GET /api/live: a WebSocket that sends the board once, then each changed machine (coalesced
  * per flush), each removed machine and each journal entry. Slow or silent clients are dropped.
+ * A client may select machines (`?selector=`, or a `select` message): it is then sent only those,
+ * and `left` for one whose labels no longer match.
  */
 export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Promise<void> {
   const flushMs = options.flushMs ?? 100;
@@ -47,6 +52,23 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
   const broadcast = (message: string): void => {
     for (const client of clients.values()) client.send(message);
   };
+  // The selector of each handshake's ?selector=, parsed once before the upgrade.
+  const selectors = new WeakMap<FastifyRequest, Selector>();
+  /** Sends `client` the board of what it selects now (everything: the shared view, in parts). */
+  const sendBoard = (client: LiveClient): void => {
+    if (client.selection === null) {
+      const view = options.registry.view();
+      client.sendBoard(view.bytes, view.release);
+      return;
+    }
+    client.sendBoard(options.registry.selectedView(client.selection.selector).bytes, () => {});
+  };
+  const select = (client: LiveClient, selector: Selector | undefined): void => {
+    client.selection =
+      selector === undefined || selector.everything
+        ? null
+        : LiveSelection.of(selector, options.registry.all());
+  };
 
   const unsubscribe = options.events.subscribe({
     machineChanged: (m) => {
@@ -54,17 +76,27 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
     },
     machineRemoved: (name) => {
       changed.delete(name);
-      broadcast(JSON.stringify({ type: 'removed', name }));
+      const message = JSON.stringify({ type: 'removed', name });
+      for (const client of clients.values())
+        if (client.selection === null || client.selection.removed(name)) client.send(message);
     },
     journalAppended: (entry) => broadcast(JSON.stringify({ type: 'journal', entry })),
   });
   const flusher = setInterval(() => {
     if (changed.size === 0) return;
-    const messages = [...changed.values()].map(
-      (m) => `{"type":"machine","machine":${recordBytes(m).toString('utf8')}}`,
-    );
+    const machines = [...changed.values()];
     changed.clear();
-    for (const message of messages) broadcast(message);
+    for (const m of machines) {
+      // Serialised once, and only if a client is sent it.
+      let message: string | undefined;
+      for (const client of clients.values()) {
+        const what = client.selection === null ? 'machine' : client.selection.changed(m);
+        if (what === 'machine') {
+          message ??= `{"type":"machine","machine":${recordBytes(m).toString('utf8')}}`;
+          client.send(message);
+        } else if (what === 'left') client.send(JSON.stringify({ type: 'left', name: m.name }));
+      }
+    }
   }, flushMs);
   const alive = new WeakSet<WebSocket>();
   const pinger = setInterval(() => {
@@ -110,9 +142,31 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
       summary: 'Live updates (WebSocket): the board, then changed machines and journal entries',
       description:
         'Messages: {"type":"board","board":…} once, then {"type":"machine","machine":…}, ' +
-        '{"type":"removed","name":…} and {"type":"journal","entry":…}. Token in the header or ?token=. ' +
+        '{"type":"removed","name":…} (forgotten) and {"type":"journal","entry":…}. Token in the header or ?token=. ' +
+        'With ?selector= (env=prod,site in (fra,ams)) only the machines it selects are sent, and ' +
+        '{"type":"left","name":…} when one stops being selected (its labels changed; it is still on the board); ' +
+        'a bad selector refuses the handshake with 422 naming the position. The client may send ' +
+        '{"type":"select","selector":…} to change its selection: answered with a fresh board message, ' +
+        'or {"type":"error","detail":"selector: … at position N"} (the selection kept). ' +
         'A plain HTTP GET is answered 426.',
       response: { 426: Detail },
+    },
+    // A bad ?selector= refuses the handshake (422, as GET /api/board?selector=), before the upgrade.
+    preValidation: async (request, reply) => {
+      const { selector } = request.query as { selector?: unknown };
+      if (selector === undefined) return;
+      if (typeof selector !== 'string')
+        return unprocessable(reply, [
+          {
+            type: 'string_type',
+            loc: ['query', 'selector'],
+            msg: 'Input should be a valid string',
+            input: selector,
+          },
+        ]);
+      const parsed = selectorOrIssue(selector, ['query', 'selector']);
+      if ('issue' in parsed) return unprocessable(reply, [parsed.issue]);
+      selectors.set(request, parsed.selector);
     },
     // A plain GET (no upgrade) gets a FastAPI-shaped answer instead of an empty 404.
     handler: async (_request, reply) =>
@@ -132,10 +186,19 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
       socket.on('pong', () => alive.add(socket));
       socket.on('close', () => clients.delete(socket));
       socket.on('error', () => clients.delete(socket));
-      // Clients have nothing to say; anything they send is ignored.
-      socket.on('message', () => undefined);
-      const view = options.registry.view();
-      client.sendBoard(view.bytes, view.release);
+      // A client says only which machines it selects; anything else it sends is ignored.
+      socket.on('message', (data, isBinary) => {
+        const request = selectRequest(data, isBinary);
+        if (request === null) return;
+        if ('error' in request) {
+          client.send(JSON.stringify({ type: 'error', detail: request.error }));
+          return;
+        }
+        select(client, request.selector);
+        sendBoard(client);
+      });
+      select(client, selectors.get(request));
+      sendBoard(client);
     },
   });
 }

@@ -69,7 +69,11 @@ export async function openHttp(
       description:
         'The board: every machine as of the last sweep, actions relayed or queued, the journal and the language catalogues. ' +
         'Live updates: GET /api/live is a WebSocket (token in the Authorization header or ?token=), not an HTTP operation: ' +
-        'it sends {"type":"board","board":…} once, then {"type":"machine","machine":…}, {"type":"removed","name":…} and {"type":"journal","entry":…}. ' +
+        'it sends {"type":"board","board":…} once, then {"type":"machine","machine":…}, {"type":"removed","name":…} (forgotten) and {"type":"journal","entry":…}. ' +
+        'With ?selector= (a label selector; a bad one refuses the handshake with 422 naming the position) only the selected machines are sent, ' +
+        'and {"type":"left","name":…} when one stops being selected (its labels changed; still on the board). ' +
+        'The client may send {"type":"select","selector":…}: answered with a fresh board message of the selected machines, ' +
+        'or {"type":"error","detail":"selector: … at position N"} (the selection kept) (docs/api.md, "GET /api/live"). ' +
         'MCP: POST /mcp is the Model Context Protocol endpoint (Streamable HTTP, stateless; board token), not an HTTP operation either: ' +
         'JSON-RPC messages for the tools list_machines, list_sessions, acknowledge_session, read_journal and do_action (docs/api.md, "MCP").',
       bearerDescription:

@@ -69,7 +69,7 @@ export class PostgresStore implements BoardStore {
     this.signing = postgresSigningTable(pool);
     this.alerts = postgresAlertsTable(pool);
     this.updates = postgresUpdateTable(pool);
-    this.labels = postgresLabelTable(pool);
+    this.labels = postgresLabelTable(pool, WAKE_CHANNEL);
   }
 
   /** Connects and migrates (under an advisory lock: boards that start at once do not race). */
