@@ -188,6 +188,14 @@ describe('labels from the agent and from enrolling', () => {
     // Nothing was kept: no enrollment of lab1.
     const list = (await call('/api/enrollments')).json as { enrollments: { name: string }[] };
     expect(list.enrollments.map((e) => e.name)).not.toContain('lab1');
+    // No body, or an empty one of any type, is what it always was: no labels given.
+    const empty = await call('/api/machines/lab0/enroll', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '',
+    });
+    expect(empty.status).toBe(200);
+    expect((await enroll('lab0')).status).toBe(200);
     const good = await enroll('lab1', { labels: { env: 'prod', role: 'web' } });
     expect(good.status).toBe(200);
     const { command } = good.json as { command: string };

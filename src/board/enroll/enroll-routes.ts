@@ -179,9 +179,13 @@ export async function enrollRoutes(app: FastifyInstance, options: EnrollRouteOpt
         body: EnrollBody,
         response: { 200: EnrollAnswer, 409: Detail, 503: Detail },
       },
-      // No body (no Content-Type): as {}, what the route always took.
+      // No body (no Content-Type, or zero bytes of any type): as {}, what the route always took.
       onRequest: async (request) => {
-        if (request.headers['content-type'] === undefined) request.body = {};
+        const { headers } = request.raw;
+        const empty =
+          headers['content-length'] === '0' && headers['transfer-encoding'] === undefined;
+        if (empty) delete headers['content-type'];
+        if (headers['content-type'] === undefined) request.body = {};
       },
     },
     async (request, reply) => {
