@@ -67,6 +67,8 @@ describe('ThreadedClient: polls in the poller thread', () => {
           disks: [{ path: '/', total: 10, free: 1, used: 9 }],
           sessions: [{ session: 's1', why: 'attention', text: 'hi', at: '2026-01-01T00:00:00Z' }],
           seen_key: req.headers.authorization === 'Bearer k-0123456789abcdef',
+          // The agent's labels: one that breaks the rule is left out (a poll is not refused).
+          labels: { site: 'fra', gpu: '', Bad: 'x' },
         }),
       );
     });
@@ -117,6 +119,7 @@ describe('ThreadedClient: polls in the poller thread', () => {
         bells: 1,
       });
       expect(o.prepared.sessions).toHaveLength(1);
+      expect({ ...o.prepared.labels }).toEqual({ gpu: '', site: 'fra' });
       expect(o.overview).toBeUndefined();
     } finally {
       await client.close();

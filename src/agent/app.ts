@@ -93,6 +93,8 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     bellToken: settings.bellToken,
     limiter: new FailureLimiter(() => deps.clock.now()),
   };
+  // The config's labels, replaced in place by a reload: the next overview carries them.
+  let labels = settings.labels;
   const specs = [...(deps.sources ?? [])];
   let containers: ContainerControl | undefined;
   if (deps.containerEngine !== undefined) {
@@ -126,6 +128,7 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     bells,
     clock: deps.clock,
     sources,
+    labels: () => labels,
     ...(deps.updates === undefined ? {} : { self: () => deps.updates?.fields() ?? {} }),
   });
   const app = await createHttpApp({
@@ -171,6 +174,7 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
       credentials.token = next.token;
       credentials.boardKey = next.boardKey;
       credentials.bellToken = next.bellToken;
+      labels = next.labels;
       if (next.tls !== null) setServerCertificate(app.server, next.tls);
       return services.reconfigure(next.services);
     },

@@ -279,6 +279,21 @@ describe('agent config', () => {
     expect(problems(`${base}bell_token: short\n`)[0]).toMatch(/^bell_token: .*16/);
   });
 
+  it('reads labels: (none: no labels), refusing one that breaks the label rule by name', () => {
+    const base = `name: web1\ntoken: ${TOKEN}\n`;
+    expect(loadAgentConfig(file(base), {}, {}).labels).toEqual({});
+    const s = loadAgentConfig(file(`${base}labels: {site: fra, gpu: "", env: prod}\n`), {}, {});
+    expect(s.labels).toEqual({ env: 'prod', gpu: '', site: 'fra' });
+    expect(Object.keys(s.labels)).toEqual(['env', 'gpu', 'site']);
+    expect(problems(`${base}labels: {Site: fra}\n`)).toEqual([
+      'labels: label "Site": a key is 1-63 of a-z 0-9 . _ / -, starting with a letter or digit',
+    ]);
+    expect(problems(`${base}labels: {site: "-fra"}\n`)[0]).toMatch(
+      /^labels: label "site": a value/,
+    );
+    expect(problems(`${base}labels: {name: x}\n`)[0]).toMatch(/^labels: label "name"/);
+  });
+
   it('requires name and token', () => {
     expect(problems('port: 1\n')).toEqual(['name: is required', 'token: is required']);
   });

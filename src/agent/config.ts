@@ -2,6 +2,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { CliOptions } from '../shared/cli.js';
 import { ConfigError, type ConfigProblem } from '../shared/config/config-error.js';
 import { type EnvOverride, loadConfig } from '../shared/config/load-config.js';
+import { type Labels, labelsProblem, NO_LABELS, toLabels } from '../shared/labels.js';
 import { FilePath, readCa, readTlsPair, TlsFile, type TlsPair } from '../shared/tls/pem-files.js';
 import { type Static, Type } from '../shared/typebox.js';
 import { UPDATE_KEY_PATTERN } from '../shared/wire/agent-update.js';
@@ -21,6 +22,12 @@ export const AgentConfigFile = Type.Object(
     proxy: Type.Optional(HttpUrl),
     data_dir: Type.Optional(Type.String({ minLength: 1 })),
     tls: Type.Optional(TlsFile),
+    labels: Type.Optional(
+      Type.Record(Type.String(), Type.String(), {
+        description:
+          'key: value labels the overview carries (DESIGN section 14); a board label wins on the same key',
+      }),
+    ),
     services: Type.Optional(
       Type.Record(Type.String({ pattern: NAME_PATTERN }), ServiceFile, {
         additionalProperties: false,
@@ -109,6 +116,8 @@ export interface AgentSettings {
   /** The agent's certificate and key: it serves HTTPS (and WSS) when set. */
   tls: TlsPair | null;
   services: ServiceConfig[];
+  /** `labels:`, carried in every overview (NO_LABELS: none, and the overview has no `labels`). */
+  labels: Labels;
   /** `ca`: PEM of the CA trusted for an https `board` (null: the system's CAs). */
   report: { board: string; token: string; intervalMs: number; ca: string | null } | null;
   /** The board updates of the agent's own file come from (update_from_board), or null: off. */
@@ -193,6 +202,8 @@ export function agentSettings(
       problem: "true takes the board of report:, which is not set; give the board's https URL",
     });
   }
+  const labelProblem = raw.labels === undefined ? null : labelsProblem(raw.labels);
+  if (labelProblem !== null) problems.push({ field: 'labels', problem: labelProblem });
   if (problems.length > 0) throw new ConfigError(file, problems);
   const dataDir = raw.data_dir ?? 'data';
   return {
@@ -208,6 +219,7 @@ export function agentSettings(
     dataDir: isAbsolute(dataDir) ? dataDir : join(baseDir, dataDir),
     tls,
     services,
+    labels: raw.labels === undefined ? NO_LABELS : toLabels(raw.labels),
     report: raw.report
       ? {
           board: raw.report.board.replace(/\/$/, ''),

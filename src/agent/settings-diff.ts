@@ -30,6 +30,7 @@ const LIVE_FIELDS: readonly Field[] = [
   ['board_key', (s) => s.boardKey],
   ['bell_token', (s) => s.bellToken],
   ['services', (s) => JSON.stringify(s.services)],
+  ['labels', (s) => JSON.stringify(s.labels)],
   ['tls', (s) => (s.tls === null ? null : `${s.tls.cert}\n${s.tls.key}`)],
   ['report.board', (s) => s.report?.board ?? null],
   ['report.token', (s) => s.report?.token ?? null],

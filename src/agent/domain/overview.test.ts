@@ -82,4 +82,23 @@ describe('OverviewSource', () => {
       time: new Date(clock.now()).toISOString(),
     });
   });
+
+  it("carries the config's labels now (a reload may change them), and none when there are none", async () => {
+    const clock = new ManualClock();
+    let labels: Record<string, string> = { site: 'fra', gpu: '' };
+    const source = new OverviewSource({
+      name: 'web1',
+      version: '0.1.0',
+      probe,
+      services: new Services([], { machine: 'web1', spawner: new FakeSpawner().spawn, clock }),
+      bells: new Bells(clock),
+      clock,
+      labels: () => labels,
+    });
+    expect((await source.overview()).labels).toEqual({ site: 'fra', gpu: '' });
+    labels = { env: 'dev' };
+    expect((await source.overview()).labels).toEqual({ env: 'dev' });
+    labels = {};
+    expect('labels' in (await source.overview())).toBe(false);
+  });
 });

@@ -1,3 +1,4 @@
+import { type Labels, NO_LABELS } from '../../shared/labels.js';
 import { safeText } from '../../shared/wire/free-text.js';
 import type { Overview } from '../../shared/wire/overview.js';
 import type { Bells } from './bells.js';
@@ -34,6 +35,8 @@ export interface OverviewDeps {
   clock: Clock;
   /** The background sources (GPUs, containers, …): each gives its last read's fields. */
   sources?: readonly { state(): Record<string, unknown> }[];
+  /** The labels of the config now (a reload may change them); none: no `labels` in the overview. */
+  labels?: () => Labels;
   /** What the agent says of itself for updates from the board (its file, checksum, outcome). */
   self?: () => Record<string, unknown>;
 }
@@ -72,6 +75,9 @@ export class OverviewSource {
       version: this.deps.version,
       time: new Date(this.deps.clock.now()).toISOString(),
     };
+    const labels = this.deps.labels?.() ?? NO_LABELS;
+    // Absent when there are none: an agent without labels reports what it always did.
+    if (Object.keys(labels).length > 0) overview.labels = { ...labels };
     for (const source of this.deps.sources ?? []) Object.assign(overview, source.state());
     if (this.deps.self !== undefined) Object.assign(overview, this.deps.self());
     return overview;

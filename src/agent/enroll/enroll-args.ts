@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { type Labels, labelsProblem, parseLabelArg, toLabels } from '../../shared/labels.js';
 import { UsageError } from '../../shared/run-main.js';
 import { Value } from '../../shared/typebox.js';
 import { UPDATE_KEY_PATTERN } from '../../shared/wire/agent-update.js';
@@ -30,6 +31,8 @@ export interface EnrollArgs {
   noUpdates: boolean;
   /** --update-key: the board's update-signing public key, pinned in the config (null: none). */
   updateKey: string | null;
+  /** --label k=v (repeatable): the config's `labels:`, in place of any it had; null: none given. */
+  labels: Labels | null;
 }
 
 /** The two secrets of an enrollment, and the variables that carry them. */
@@ -46,6 +49,7 @@ export const ENROLL_USAGE = `usage: PANOPTES_BOARD_KEY=KEY PANOPTES_REGISTRATION
        node panoptes-agent.mjs enroll --board URL --name NAME
          [--host HOST] [--port PORT] [--interval SECONDS] [--config FILE] [--ca FILE]
          [--systemd [--install-dir DIR] [--unit-dir DIR]] [--no-updates] [--update-key KEY]
+         [--label KEY=VALUE]...
 
 Writes the agent's config (FILE, default ./panoptes-agent.yaml, mode 0600; an existing file
 keeps its token and services), then runs the agent, which reports to the board under NAME with
@@ -56,7 +60,9 @@ and the token come from the environment, never from arguments (ps shows those to
 The agent takes updates of its own file from the board (update_from_board: true) unless
 --no-updates; enrolling again keeps the choice an existing config made. It takes an update only
 when the board's SHA256SUMS is signed by KEY (--update-key, which the board's command carries;
-the config keeps it as update_key); without one, updates are refused.`;
+the config keeps it as update_key); without one, updates are refused. Each --label KEY=VALUE
+(or KEY alone: an empty value) goes in the config's labels:, which the overview carries; given
+again, they replace those an existing config had.`;
 
 /**
  * Parses the arguments after `enroll` and the two secrets from `env`; throws an Error starting
@@ -84,6 +90,7 @@ export function parseEnrollArgs(
       'install-dir': { type: 'string' },
       'no-updates': { type: 'boolean' },
       'update-key': { type: 'string' },
+      label: { type: 'string', multiple: true },
     },
     strict: true,
     allowPositionals: false,
@@ -136,6 +143,7 @@ export function parseEnrollArgs(
       `--update-key: the board's update key (43 characters of base64url, GET /agent/update-key), got ${updateKey.slice(0, 60)}`,
     );
   }
+  const labels = values.label === undefined ? null : labelArgs(values.label);
   for (const flag of ['unit-dir', 'install-dir'] as const) {
     if (values[flag] !== undefined && values.systemd !== true) {
       throw new Error(`--${flag}: only with --systemd`);
@@ -166,7 +174,24 @@ export function parseEnrollArgs(
     installDir,
     noUpdates: values['no-updates'] === true,
     updateKey,
+    labels,
   };
+}
+
+/** Every --label as one map; throws naming the first that breaks the label rule. */
+function labelArgs(given: readonly string[]): Labels {
+  const labels: Record<string, string> = {};
+  for (const text of given) {
+    try {
+      const [key, value] = parseLabelArg(text);
+      labels[key] = value;
+    } catch (error) {
+      throw new Error(`--label: ${(error as Error).message}`);
+    }
+  }
+  const problem = labelsProblem(labels);
+  if (problem !== null) throw new Error(`--label: ${problem}`);
+  return toLabels(labels);
 }
 
 /**

@@ -40,6 +40,8 @@ export function enrolledConfig(existing: string | null, args: EnrollArgs): strin
   else if (!has('update_from_board')) doc.set('update_from_board', true);
   // The board's key as the command carried it: enrolling again with a new board pins its key.
   if (args.updateKey !== null) doc.set('update_key', args.updateKey);
+  // --label given: the whole map (as the board's PUT does); none given: the file's are kept.
+  if (args.labels !== null) doc.set('labels', { ...args.labels });
   doc.setIn(['report', 'board'], args.board);
   doc.setIn(['report', 'token'], args.registrationToken);
   if (args.interval !== undefined) doc.setIn(['report', 'interval'], args.interval);

@@ -155,6 +155,20 @@ describe('the config enroll writes', () => {
     expect((parse(enrolledConfig(text, args())) as { bell_token: string }).bell_token).toBe(bell);
   });
 
+  it('--label k=v (repeatable; k alone: an empty value) is its labels:, replacing those a config had', () => {
+    const labels = (text: string) => (parse(text) as { labels?: Record<string, string> }).labels;
+    const text = enrolledConfig(null, args(['--label', 'site=fra', '--label', 'gpu']));
+    expect(labels(text)).toEqual({ gpu: '', site: 'fra' });
+    // Enrolling again: without --label they stay; with one they are replaced.
+    expect(labels(enrolledConfig(text, args()))).toEqual({ gpu: '', site: 'fra' });
+    expect(labels(enrolledConfig(text, args(['--label', 'env=dev'])))).toEqual({ env: 'dev' });
+    expect(labels(enrolledConfig(null, args()))).toBeUndefined();
+    const bad = (label: string) => () => parseEnrollArgs([...ARGS, '--label', label], '/m', ENV);
+    expect(bad('Site=fra')).toThrow(/^--label: label "Site": a key is/);
+    expect(bad('site=fr a')).toThrow(/^--label: label "site": a value is/);
+    expect(bad('name=x')).toThrow(/^--label: label "name"/);
+  });
+
   it('opts in to updates from the board unless --no-updates; enrolling again keeps the choice', () => {
     const updates = (text: string) =>
       (parse(text) as { update_from_board?: boolean }).update_from_board;

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { toLabels } from '../../shared/labels.js';
 import { Type } from '../../shared/typebox.js';
 import {
   AGENT_FILE_NAMES,
@@ -7,6 +8,8 @@ import {
   SIGNED_SUMS_CONTEXT,
   SUMS_SIGNATURE_HEADER,
 } from '../../shared/wire/agent-update.js';
+import { labelIssue } from '../http/label-issue.js';
+import { unprocessable } from '../http/selector-query.js';
 import { sendAnswer } from '../http/send-answer.js';
 import { Detail, EnrollAnswer, EnrollmentList, NameParams } from '../schemas.js';
 import { AGENT_FILE_MISSING, AGENT_MJS, type AgentFiles, acceptsGzip } from './agent-files.js';
@@ -14,6 +17,20 @@ import { boardAddress } from './command.js';
 import type { Enroller } from './enroller.js';
 import type { Enrollments } from './enrollments.js';
 import type { SumsSigner } from './sums-signer.js';
+
+/** POST /api/machines/{name}/enroll's optional body: the dialog's labels. */
+const EnrollBody = Type.Object(
+  {
+    labels: Type.Optional(
+      Type.Record(Type.String({ maxLength: 200 }), Type.Unknown(), {
+        maxProperties: 64,
+        description:
+          'board labels kept for the name, key: value (keys 1-63 of a-z 0-9 . _ / -, values empty or 1-63 of A-Z a-z 0-9 . _ -); absent: those it has stay',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export interface EnrollRouteOptions {
   enroller: Enroller;
@@ -155,16 +172,31 @@ export async function enrollRoutes(app: FastifyInstance, options: EnrollRouteOpt
         operationId: 'enroll_machine',
         summary: 'Add a machine: a fresh key for the name, and the command to paste on it',
         description:
-          'Enrolling a name again makes a new key (the earlier one stops working). The command carries the registration token, never the board token.',
+          'Enrolling a name again makes a new key (the earlier one stops working). The command carries the registration token, never the board token. ' +
+          "The body is optional: `labels` are board labels kept for the name (the machine has them from its first report; they win over its agent's); " +
+          'a label that breaks the rule is a 422 naming it, before anything is kept. Enrolling again without `labels` keeps those it had; `{}` clears them.',
         params: NameParams,
+        body: EnrollBody,
         response: { 200: EnrollAnswer, 409: Detail, 503: Detail },
+      },
+      // No body (no Content-Type, or zero bytes of any type): as {}, what the route always took.
+      onRequest: async (request) => {
+        const { headers } = request.raw;
+        const empty =
+          headers['content-length'] === '0' && headers['transfer-encoding'] === undefined;
+        if (empty) delete headers['content-type'];
+        if (headers['content-type'] === undefined) request.body = {};
       },
     },
     async (request, reply) => {
       const { name } = request.params as { name: string };
+      const given = (request.body as { labels?: Record<string, unknown> } | undefined)?.labels;
+      const issue = given === undefined ? null : labelIssue(given, ['body', 'labels']);
+      if (issue !== null) return unprocessable(reply, [issue]);
       const { publicUrl, tls } = options.address();
       const board = boardAddress(publicUrl, tls, request.headers.host);
-      const answer = await enroller.enroll(request.who, name, board);
+      const labels = given === undefined ? null : toLabels(given as Record<string, string>);
+      const answer = await enroller.enroll(request.who, name, board, labels);
       // The answer holds a key: no cache keeps it.
       reply.header('cache-control', 'no-store');
       return sendAnswer(reply, answer);

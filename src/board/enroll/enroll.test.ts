@@ -25,6 +25,7 @@ function enroller(t: ReturnType<typeof testBoard>) {
     agentFiles,
     signer: new SumsSigner(new MemoryStore().signing, () => 0),
     settings: () => t.settings,
+    labels: { keep: async () => undefined },
   });
 }
 

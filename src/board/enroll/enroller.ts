@@ -1,6 +1,8 @@
+import type { Labels } from '../../shared/labels.js';
 import type { BoardSettings } from '../config/config.js';
 import type { Answer } from '../domain/answer.js';
 import type { Board } from '../domain/board.js';
+import type { BoardLabels } from '../domain/labels.js';
 import type { Who } from '../schemas.js';
 import { AGENT_FILE_MISSING, AGENT_MJS, type AgentFiles } from './agent-files.js';
 import { enrollCommand } from './command.js';
@@ -15,6 +17,8 @@ export interface EnrollerDeps {
   signer: SumsSigner;
   /** The settings now (a reload may change the registration token or announced_keys). */
   settings: () => BoardSettings;
+  /** Where the dialog's labels are kept: board labels of the name, before it ever reports. */
+  labels: Pick<BoardLabels, 'keep'>;
 }
 
 /**
@@ -24,8 +28,16 @@ export interface EnrollerDeps {
 export class Enroller {
   constructor(private readonly deps: EnrollerDeps) {}
 
-  /** `board`: where the machine reaches the board (see boardAddress), or null if unknown. */
-  async enroll(who: Who, name: string, board: string | null): Promise<Answer> {
+  /**
+   * `board`: where the machine reaches the board (see boardAddress), or null if unknown.
+   * `labels`: the board labels to keep for the name (checked already); null: those it has stay.
+   */
+  async enroll(
+    who: Who,
+    name: string,
+    board: string | null,
+    labels: Labels | null = null,
+  ): Promise<Answer> {
     const { enrollments, agentFiles } = this.deps;
     const notes = this.deps.board.notes;
     const settings = this.deps.settings();
@@ -39,6 +51,7 @@ export class Enroller {
     const updateKey = await this.deps.signer.publicKey();
     const again = enrollments.find(name) !== undefined;
     const record = await enrollments.enroll(name);
+    if (labels !== null) await this.deps.labels.keep(name, labels);
     this.deps.board.keyGiven([name]);
     const detail = again ? 'a new key made (the earlier one no longer works)' : 'key made';
     await notes.note(who, 'enroll', name, 'enrolled', 200, detail);

@@ -154,6 +154,7 @@ export async function registerRoutes(
       agentFiles,
       signer,
       settings: () => current.get(),
+      labels: served.domain.labels,
     }),
     enrollments,
     agentFiles,

@@ -1,3 +1,4 @@
+import { LABEL_KEY_PATTERN, LABEL_VALUE_PATTERN, LABELS_MAX } from '../labels.js';
 import { type Static, type TSchema, Type } from '../typebox.js';
 import { AgentSelfFields } from './agent-update.js';
 import { Action, Name } from './common.js';
@@ -144,6 +145,14 @@ export const Overview = Type.Object({
       maxLength: GPU_ERROR_MAX,
       pattern: ONE_LINE_PATTERN,
       description: 'why the last GPU read failed (then `gpus` is absent)',
+    }),
+  ),
+  labels: Type.Optional(
+    Type.Record(Type.String(), Type.String(), {
+      description:
+        "the agent's labels (`labels:` in its config), key: value; absent when it has none. " +
+        `Keys: ${LABEL_KEY_PATTERN}, not name; values: ${LABEL_VALUE_PATTERN}; at most ${LABELS_MAX}. ` +
+        'A report with one that breaks this is refused (422); a poll leaves it out',
     }),
   ),
   ...MachineNowFields,
