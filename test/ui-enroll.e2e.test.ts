@@ -51,6 +51,12 @@ describe('UI: add a machine from the board, and revoke it', () => {
     await page.getByRole('button', { name: 'Add a machine' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add a machine' });
     await dialog.getByLabel('Name of the machine').fill('lab7');
+    // Labels kept for it: a bad one is named at once and nothing is sent.
+    const labels = dialog.getByLabel('Labels (optional)');
+    await labels.fill('site=fra, Gpu');
+    expect(await dialog.locator('#add-labels-hint').textContent()).toContain('label "Gpu"');
+    expect(await dialog.getByRole('button', { name: 'Make the command' }).isDisabled()).toBe(true);
+    await labels.fill('site=fra, gpu');
     await dialog.getByRole('button', { name: 'Make the command' }).click();
     const box = dialog.getByRole('textbox', { name: 'Command for lab7' });
     await box.waitFor();
@@ -86,6 +92,15 @@ describe('UI: add a machine from the board, and revoke it', () => {
       `click "Add a machine" → lab7 up and verified on the board: ${(ms / 1000).toFixed(1)} s`,
     );
     expect(readdirSync(work)).not.toContain('node_modules');
+    // The dialog's labels are its board labels from its first report on.
+    const seen = await fetch(`${ui.fleet.board.url}/api/board?selector=name%3Dlab7`, {
+      headers: { authorization: `Bearer ${BOARD_TOKEN}` },
+    });
+    const [record] = ((await seen.json()) as { machines: Record<string, unknown>[] }).machines;
+    expect(record).toMatchObject({
+      labels: { gpu: '', site: 'fra' },
+      board_labels: ['gpu', 'site'],
+    });
     await dialog.getByRole('button', { name: 'Close' }).click();
 
     // Its card offers Revoke (an enrolled machine), asked once more before it is done.

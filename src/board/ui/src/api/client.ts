@@ -58,8 +58,11 @@ export interface Api {
   language(code: string): Promise<Catalogue>;
   act(machine: string, what: string, action: ActionName): Promise<ActionOutcome>;
   forget(machine: string): Promise<void>;
-  /** A fresh key for `machine` and the command that adds it (POST /api/machines/{name}/enroll). */
-  enroll(machine: string): Promise<Enrolled>;
+  /**
+   * A fresh key for `machine` and the command that adds it (POST /api/machines/{name}/enroll),
+   * with the board labels to keep for it when some are given.
+   */
+  enroll(machine: string, labels?: Record<string, string>): Promise<Enrolled>;
   /** Channels (name and kind) and rules. */
   notify(): Promise<NotifyInfo>;
   /** A real test delivery through one channel; rejects with the board's reason. */
@@ -212,8 +215,13 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
       const r = await request('DELETE', `/api/machines/${seg(machine)}`);
       if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
     },
-    async enroll(machine) {
-      const r = await request('POST', `/api/machines/${seg(machine)}/enroll`);
+    async enroll(machine, labels) {
+      const r = await request(
+        'POST',
+        `/api/machines/${seg(machine)}/enroll`,
+        false,
+        labels === undefined ? undefined : { labels },
+      );
       const body = r.body as {
         name?: unknown;
         command?: unknown;

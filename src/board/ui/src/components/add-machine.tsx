@@ -2,6 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import { type Api, ApiError, type Enrolled } from '../api/client.js';
 import type { Machine } from '../api/types.js';
 import { useI18n } from '../hooks.js';
+import { parseLabelText } from '../state/label-text.js';
 
 /** A command whose board is this machine's own loopback address. */
 const LOOPBACK = /--board='(https?):\/\/(localhost|127\.[0-9.]+|\[::1\])[:/']/;
@@ -37,6 +38,7 @@ export function AddMachine(props: AddMachineProps) {
   const button = useRef<HTMLButtonElement>(null);
   const commandBox = useRef<HTMLTextAreaElement>(null);
   const [name, setName] = useState('');
+  const [labelText, setLabelText] = useState('');
   const [stage, setStage] = useState<Stage | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -47,16 +49,20 @@ export function AddMachine(props: AddMachineProps) {
     setProblem(null);
     setCopied(false);
     setName('');
+    setLabelText('');
     dialog.current?.showModal();
   };
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    const labels = parseLabelText(labelText);
+    if ('problem' in labels) return;
     setBusy(true);
     setProblem(null);
     const before = props.machine(name)?.lastSeen ?? null;
     try {
-      const enrolled = await props.api.enroll(name);
+      const given = Object.keys(labels.labels).length === 0 ? undefined : labels.labels;
+      const enrolled = await props.api.enroll(name, given);
       setStage({ enrolled, seenBefore: before });
       props.onEnrolled();
     } catch (error) {
@@ -79,6 +85,8 @@ export function AddMachine(props: AddMachineProps) {
     setCopied(true);
   };
 
+  const parsedLabels = parseLabelText(labelText);
+  const labelProblem = 'problem' in parsedLabels ? parsedLabels.problem : null;
   const target = stage?.enrolled.name ?? name;
   const m = stage === null ? undefined : props.machine(stage.enrolled.name);
   const up =
@@ -120,6 +128,23 @@ export function AddMachine(props: AddMachineProps) {
             <p id="add-name-hint" class="hint">
               {t('add.nameHint')}
             </p>
+            <label for="add-labels">{t('add.labels')}</label>
+            <input
+              id="add-labels"
+              name="labels"
+              autoComplete="off"
+              autoCapitalize="none"
+              spellcheck={false}
+              placeholder="env=prod, site=fra"
+              aria-describedby="add-labels-hint"
+              aria-invalid={labelProblem !== null}
+              value={labelText}
+              onInput={(e) => setLabelText(e.currentTarget.value)}
+              translate={false}
+            />
+            <p id="add-labels-hint" class={labelProblem === null ? 'hint' : 'hint problem'}>
+              {labelProblem === null ? t('add.labelsHint') : labelProblem}
+            </p>
             {problem === null ? null : (
               <p class="problem" role="alert">
                 {t('add.problem', { machine: name })} <q translate={false}>{problem}</q>
@@ -129,7 +154,7 @@ export function AddMachine(props: AddMachineProps) {
               <button type="button" onClick={() => dialog.current?.close()}>
                 {t('add.close')}
               </button>
-              <button type="submit" class="primary" disabled={busy}>
+              <button type="submit" class="primary" disabled={busy || labelProblem !== null}>
                 {t('add.create')}
               </button>
             </div>
