@@ -16,6 +16,7 @@ export function machineItem(m: Machine): Record<string, unknown> {
     queued: m.queued,
     silenced_until: m.silencedUntil === null ? null : new Date(m.silencedUntil).toISOString(),
     agent: agentRecord(m),
+    labels: m.labels,
     cpu: numbers?.cpu ?? null,
     mem: numbers?.mem ?? null,
     disk: numbers?.disk ?? null,
