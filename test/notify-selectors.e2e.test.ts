@@ -89,4 +89,78 @@ describe('notifications by label selector: rules and silences on a real board', 
     await new Promise((r) => setTimeout(r, 1000));
     expect(sentDowns()).toEqual(['prod1']);
   });
+
+  it('a selector silence: 422 naming the position, listed, covers a machine that joins it, survives a restart, holds back only its machines, journaled', async () => {
+    const start = (body: unknown) =>
+      call('/api/silences', { method: 'POST', body: JSON.stringify(body) });
+    const bad = await start({ selector: 'site in (fra', minutes: 60 });
+    expect(bad.status).toBe(422);
+    expect(
+      (bad.json as { detail: { loc: unknown[]; ctx: { position: number } }[] }).detail[0],
+    ).toMatchObject({
+      loc: ['body', 'selector'],
+      ctx: { position: expect.any(Number) },
+    });
+    expect((await start({ selector: '  ', minutes: 60 })).status).toBe(422);
+    expect((await start({ selector: 'site=fra', minutes: 0 })).status).toBe(422);
+
+    for (const name of ['fra1', 'ams1']) expect((await report(name)).status).toBe(200);
+    await label('ams1', { env: 'prod', site: 'ams' });
+    const started = await start({ selector: 'site=fra', minutes: 60, reason: 'rack move' });
+    expect(started.status).toBe(201);
+    const silence = started.json as { id: string; selector: string; until: string; reason: string };
+    expect(silence).toMatchObject({ selector: 'site=fra', reason: 'rack move' });
+    expect(Date.parse(silence.until) - Date.now()).toBeGreaterThan(59 * 60_000);
+    // fra1 joins the selection while the silence runs.
+    await label('fra1', { env: 'prod', site: 'fra' });
+    const silencedUntil = async () => {
+      const view = (await call('/api/board')).json as {
+        machines: { name: string; silenced_until: string | null }[];
+      };
+      return Object.fromEntries(view.machines.map((m) => [m.name, m.silenced_until]));
+    };
+    await eventually(
+      async () => ((await silencedUntil()).fra1 === silence.until ? true : undefined),
+      "fra1's record shows the silence",
+    );
+    expect((await silencedUntil()).ams1).toBeNull();
+
+    await new Promise((r) => setTimeout(r, 500));
+    await board.stop();
+    board = await startBoard(configDir);
+    expect((await call('/api/silences')).json).toEqual({ silences: [silence] });
+    expect((await silencedUntil()).fra1).toBe(silence.until);
+
+    // Both report (first seen since the restart: nothing), then go stale together.
+    hook.requests.length = 0;
+    for (const name of ['fra1', 'ams1']) expect((await report(name)).status).toBe(200);
+    await eventually(async () => (sentDowns().includes('ams1') ? true : undefined), 'ams1 down');
+    await eventually(
+      async () =>
+        journalled(
+          (e) => e.op === 'notify' && e.outcome === 'silenced' && String(e.detail).includes('fra1'),
+        ),
+      'fra1 held back',
+    );
+    expect(sentDowns()).not.toContain('fra1');
+
+    const ended = await call(`/api/silences/${silence.id}`, { method: 'DELETE' });
+    expect(ended.status).toBe(200);
+    expect(ended.json).toEqual(silence);
+    expect((await call(`/api/silences/${silence.id}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await call('/api/silences')).json).toEqual({ silences: [] });
+    await eventually(
+      async () => ((await silencedUntil()).fra1 === null ? true : undefined),
+      'the silence gone from the record',
+    );
+    const journal = (await call('/api/journal?limit=200')).json as {
+      entries: Record<string, unknown>[];
+    };
+    expect(
+      journal.entries.filter((e) => e.op === 'silence').map((e) => [e.target, e.outcome]),
+    ).toEqual([
+      ['selector site=fra', 'unsilenced'],
+      ['selector site=fra', 'silenced'],
+    ]);
+  });
 });
