@@ -34,7 +34,7 @@ const SelectorSilence = Type.Object({
   reason: Type.String(),
 });
 
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const IdParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
 
 /** GET, POST /api/silences and DELETE /api/silences/{id}: silences naming a label selector. */
 export async function selectorSilenceRoutes(
