@@ -206,6 +206,8 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/sessions',
       '/api/sessions/{machine}/ack',
       '/api/sessions/{machine}/{session}/ack',
+      '/api/silences',
+      '/api/silences/{id}',
       '/api/uptime',
       '/metrics',
     ]);

@@ -161,4 +161,40 @@ describe('labels across boards on one PostgreSQL', () => {
       await listener.end();
     }
   }, 60_000);
+
+  it('a selector silence started through one board holds on the other, and ended there ends on both', async () => {
+    expect((await report(a, 'lab3', { site: 'mad' })).status).toBe(200);
+    await eventually(
+      async () => ((await row(b, 'lab3'))?.labels.site === 'mad' ? true : undefined),
+      'lab3 on b',
+    );
+    const started = await http.call(`${a.url}/api/silences`, {
+      method: 'POST',
+      token: TOKEN,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ selector: 'site=mad', minutes: 30 }),
+    });
+    expect(started.status).toBe(201);
+    const silence = started.json as { id: string; until: string };
+    const listed = async (board: RunningProgram) =>
+      (
+        (await http.call(`${board.url}/api/silences`, { token: TOKEN })).json as {
+          silences: { id: string }[];
+        }
+      ).silences.map((s) => s.id);
+    await eventually(async () => {
+      const r = (await row(b, 'lab3')) as (Row & { silenced_until: string | null }) | undefined;
+      const held = (await listed(b)).includes(silence.id) && r?.silenced_until === silence.until;
+      return held ? true : undefined;
+    }, 'the silence on b, covering lab3');
+    const ended = await http.call(`${b.url}/api/silences/${silence.id}`, {
+      method: 'DELETE',
+      token: TOKEN,
+    });
+    expect(ended.status).toBe(200);
+    await eventually(
+      async () => ((await listed(a)).length === 0 ? true : undefined),
+      'the silence gone on a',
+    );
+  }, 30_000);
 });

@@ -111,7 +111,7 @@ describe('the board as an MCP server', () => {
         board_token: TOKEN,
         registration_token: REGISTRATION,
         sweep_interval: 0.5,
-        machines: [{ name: 'web1', url: agent.url, key: BOARD_KEY }],
+        machines: [{ name: 'web1', url: agent.url, key: BOARD_KEY, labels: { env: 'prod' } }],
         history: false,
       }),
     );
@@ -204,6 +204,23 @@ describe('the board as an MCP server', () => {
     );
     expect(none.machines).toHaveLength(1);
     expect(errorText(await call('list_machines', { limit: 0 }))).toContain('limit');
+  });
+
+  it('list_machines with a selector: only the machines it selects, counted; a bad one names the position', async () => {
+    const prod = structured<{ total: number; machines: Record<string, unknown>[] }>(
+      await call('list_machines', { selector: 'env=prod' }),
+    );
+    expect(prod.total).toBe(1);
+    expect(prod.machines).toEqual([
+      expect.objectContaining({ name: 'web1', labels: { env: 'prod' } }),
+    ]);
+    const dev = structured<{ total: number; up: number; machines: unknown[] }>(
+      await call('list_machines', { selector: 'env in (dev,test)' }),
+    );
+    expect(dev).toMatchObject({ total: 0, up: 0, machines: [] });
+    const bad = await call('list_machines', { selector: 'env in (dev' });
+    expect(errorText(bad)).toMatch(/^Input validation error: selector: .* at position \d+$/);
+    expect(bad.structuredContent).toMatchObject({ status: 422 });
   });
 
   it('list_sessions and acknowledge_session: the open session, acknowledged, journaled as through MCP', async () => {

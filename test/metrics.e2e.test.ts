@@ -40,7 +40,12 @@ describe('GET /metrics', () => {
         registration_token: REGISTRATION,
         sweep_interval: 0.3,
         machines: [
-          { name: 'web1', url: agent.url, key: KEY },
+          {
+            name: 'web1',
+            url: agent.url,
+            key: KEY,
+            labels: { env: 'prod', 'example.com/role': 'web', 'team.x': 'a', 'team-x': 'b' },
+          },
           { name: 'dead', url: `http://127.0.0.1:${dead}`, key: KEY },
         ],
       }),
@@ -110,6 +115,22 @@ describe('GET /metrics', () => {
       Number(families.get('panoptes_board_process_open_fds')?.metrics[0]?.value),
     ).toBeGreaterThan(0);
     expect(families.has('panoptes_board_nodejs_active_handles')).toBe(false);
+  });
+
+  it('has panoptes_machine_labels: one series per machine, keys as label_<key> made Prometheus-safe', async () => {
+    const families = await eventually(async () => {
+      const f = await scrape();
+      return sample(f.get('panoptes_machine_labels'), 'web1') !== undefined ? f : undefined;
+    }, 'the labels family');
+    const family = families.get('panoptes_machine_labels');
+    expect(family?.type).toBe('GAUGE');
+    // Keys that sanitize alike (team-x, team.x): the first in order is written.
+    expect(sample(family, 'web1')).toEqual({
+      value: '1',
+      labels: { name: 'web1', label_env: 'prod', label_example_com_role: 'web', label_team_x: 'b' },
+    });
+    // A machine without labels still has its series (as kube-state-metrics' kube_node_labels).
+    expect(sample(family, 'dead')).toEqual({ value: '1', labels: { name: 'dead' } });
   });
 
   it('counts reports and relays by outcome; an announced machine appears after the next sweep', async () => {

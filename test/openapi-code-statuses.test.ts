@@ -125,6 +125,15 @@ const BOARD_CODE: Record<string, Place[]> = {
     fn('domain/labels.ts', 'set'),
   ],
   'GET /api/groups': [route('http/label-routes.ts', '/api/groups')],
+  'GET /api/silences': [route('http/selector-silence-routes.ts', '/api/silences', 'get')],
+  'POST /api/silences': [
+    route('http/selector-silence-routes.ts', '/api/silences', 'post'),
+    fn('notify/selector-silences.ts', 'start'),
+  ],
+  'DELETE /api/silences/{id}': [
+    route('http/selector-silence-routes.ts', '/api/silences/:id', 'delete'),
+    fn('notify/selector-silences.ts', 'end'),
+  ],
   'DELETE /api/machines/{name}/silence': [
     route('http/silence-routes.ts', '/api/machines/:name/silence', 'delete'),
     fn('notify/silences.ts', 'end'),

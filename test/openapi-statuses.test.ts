@@ -15,6 +15,7 @@ import {
   agentFileMissing,
   machineOperations,
   REGISTRATION,
+  selectorSilenceOperations,
   storeRefuses,
   WEB1,
 } from './helpers/board-statuses.js';
@@ -227,6 +228,7 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
     },
     'GET /metrics': { path: '/metrics', provocations: [] },
     ...machineOperations(b, client),
+    ...selectorSilenceOperations(b, TOKEN),
   };
 }
 

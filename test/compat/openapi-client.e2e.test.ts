@@ -30,6 +30,9 @@ const OPERATIONS: Record<string, string> = {
   // Labels and groups.
   'PUT /api/machines/{name}/labels': 'set_machine_labels_api_machines__name__labels_put',
   'GET /api/groups': 'list_groups_api_groups_get',
+  'GET /api/silences': 'list_selector_silences_api_silences_get',
+  'POST /api/silences': 'silence_selector_api_silences_post',
+  'DELETE /api/silences/{id}': 'end_selector_silence_api_silences__id__delete',
   // Adding a machine from the board.
   'POST /api/machines/{name}/enroll': 'enroll_machine_api_machines__name__enroll_post',
   'GET /api/enrollments': 'list_enrollments_api_enrollments_get',

@@ -306,3 +306,64 @@ export function machineOperations(b: BoardApp, client: FakeClient): Record<strin
     },
   };
 }
+
+/** The entries of the status table for the silences that name a label selector. */
+export function selectorSilenceOperations(
+  b: BoardApp,
+  token: string,
+): Record<string, OperationEntry> {
+  /** The silence the 404's arrange starts: the 503 then cannot end it, the 200 does. */
+  let id = 'nosuch';
+  const started = async () => {
+    const r = await b.app.inject({
+      method: 'POST',
+      url: '/api/silences',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { selector: 'site=fra', minutes: 5 },
+    });
+    id = (r.json() as { id: string }).id;
+    return () => undefined;
+  };
+  return {
+    'GET /api/silences': { path: '/api/silences', provocations: [{ status: 200, why: 'always' }] },
+    'POST /api/silences': {
+      path: '/api/silences',
+      body: { selector: 'site=fra,env!=dev', minutes: 10, reason: 'maintenance' },
+      provocations: [
+        { status: 201, why: 'a selector' },
+        {
+          status: 422,
+          why: 'a selector that does not parse',
+          body: JSON.stringify({ selector: 'site in (fra', minutes: 10 }),
+        },
+        {
+          status: 422,
+          why: 'an empty selector',
+          body: JSON.stringify({ selector: ' ', minutes: 10 }),
+        },
+        { status: 503, why: 'the store cannot keep the silence', arrange: storeRefuses },
+      ],
+    },
+    'DELETE /api/silences/{id}': {
+      path: '/api/silences/nosuch',
+      provocations: [
+        { status: 404, why: 'no silence of that id', arrange: started },
+        {
+          status: 503,
+          why: 'the store cannot end the silence',
+          get path() {
+            return `/api/silences/${id}`;
+          },
+          arrange: storeRefuses,
+        },
+        {
+          status: 200,
+          why: 'a running silence',
+          get path() {
+            return `/api/silences/${id}`;
+          },
+        },
+      ],
+    },
+  };
+}

@@ -39,6 +39,8 @@ export interface Machine {
   verified: boolean;
   /** ms since the epoch until which notifications for it are silenced; null if not. */
   silencedUntil: number | null;
+  /** The latest end among the selector silences that select it now; null if none. */
+  coveredUntil: number | null;
   /** The board that last polled it or took its report (board_id), or null: not yet. */
   board: string | null;
   /** The newest bell time (ISO text, as the agent sent it) already seen. */
@@ -164,6 +166,7 @@ export function newMachine(init: {
     late: false,
     verified: false,
     silencedUntil: null,
+    coveredUntil: null,
     board: null,
     lastBellAt: null,
     sessions: NO_SESSIONS,
@@ -180,4 +183,18 @@ export function newMachine(init: {
     updateAvailable: false,
     bytes: null,
   };
+}
+
+/** When notifications for `m` are silenced until, its own silence or a selector's: the later. */
+export function silenceEnd(m: Readonly<Machine>): number | null {
+  const own = m.silencedUntil;
+  const covered = m.coveredUntil;
+  if (own === null) return covered;
+  return covered === null || own >= covered ? own : covered;
+}
+
+/** silenceEnd as the records show it (ISO 8601), or null. */
+export function silencedUntilText(m: Readonly<Machine>): string | null {
+  const end = silenceEnd(m);
+  return end === null ? null : new Date(end).toISOString();
 }

@@ -347,6 +347,14 @@ export class Registry {
     if (m !== undefined && relabel(m, labels)) this.changed(m);
   }
 
+  /** Machine `name` is covered by selector silences until `until` (null: by none). */
+  setCovered(name: string, until: number | null): void {
+    const m = this.machines.get(name);
+    if (m === undefined || m.coveredUntil === until) return;
+    m.coveredUntil = until;
+    this.changed(m);
+  }
+
   setQueued(name: string, count: number): void {
     const m = this.machines.get(name);
     if (m === undefined || m.queued === count) return;

@@ -19,6 +19,9 @@ const NotifyView = Type.Object({
       {
         events: Type.Array(Type.Union(EVENTS.map((e) => Type.Literal(e)))),
         machines: Type.Array(Type.String()),
+        selector: Type.Union([Type.String(), Type.Null()], {
+          description: 'the label selector the rule also requires, or null (every machine)',
+        }),
         channels: Type.Array(Type.String()),
         after: Type.Number({ description: 'seconds a state must hold first' }),
         failures: Type.Integer({ description: 'failed sweeps in a row first' }),

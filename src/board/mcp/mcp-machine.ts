@@ -1,5 +1,5 @@
 import { agentRecord } from '../domain/agent-self.js';
-import type { Machine } from '../domain/machine.js';
+import { type Machine, silencedUntilText } from '../domain/machine.js';
 
 /** One machine as list_machines gives it: its state and a few numbers, never a key. */
 export function machineItem(m: Machine): Record<string, unknown> {
@@ -14,8 +14,9 @@ export function machineItem(m: Machine): Record<string, unknown> {
     last_seen: m.lastSeen === null ? null : new Date(m.lastSeen).toISOString(),
     error: m.error,
     queued: m.queued,
-    silenced_until: m.silencedUntil === null ? null : new Date(m.silencedUntil).toISOString(),
+    silenced_until: silencedUntilText(m),
     agent: agentRecord(m),
+    labels: m.labels,
     cpu: numbers?.cpu ?? null,
     mem: numbers?.mem ?? null,
     disk: numbers?.disk ?? null,

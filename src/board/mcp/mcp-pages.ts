@@ -1,3 +1,4 @@
+import type { Selector } from '../../shared/selector.js';
 import type { Board } from '../domain/board.js';
 import type { Inbox, SessionKey, SessionRow, SessionState } from '../domain/inbox.js';
 import { sessionKey } from '../domain/inbox.js';
@@ -55,6 +56,7 @@ export function machinePage(
   board: Board,
   limit: number,
   cursor: string | undefined,
+  selector: Selector | null = null,
 ): Record<string, unknown> {
   let after: string | null = null;
   if (cursor !== undefined) {
@@ -65,6 +67,7 @@ export function machinePage(
   const counts = { total: 0, up: 0, down: 0, late: 0, attention: 0, queued: 0 };
   const rest: Machine[] = [];
   for (const m of board.registry.all()) {
+    if (selector !== null && !selector.matches(m.labels, m.name)) continue;
     counts.total += 1;
     if (m.state === 'up') counts.up += 1;
     else counts.down += 1;

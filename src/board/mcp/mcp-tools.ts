@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { HttpError } from '../../shared/http/errors.js';
 import type { Logger } from '../../shared/logger.js';
+import { parseSelector, SELECTOR_MAX, SelectorError } from '../../shared/selector.js';
 import { VERSION } from '../../shared/version.js';
 import { ACTIONS, NAME_PATTERN } from '../../shared/wire/common.js';
 import { ONE_LINE_PATTERN } from '../../shared/wire/free-text.js';
@@ -60,7 +61,18 @@ const PAGED =
 
 /** The tools' input schemas: the patterns of the HTTP routes. */
 const INPUTS = {
-  list_machines: { limit: limit(MACHINES_LIMIT_MAX, 'machines, by name'), cursor },
+  list_machines: {
+    limit: limit(MACHINES_LIMIT_MAX, 'machines, by name'),
+    cursor,
+    selector: z
+      .string()
+      .max(SELECTOR_MAX)
+      .optional()
+      .describe(
+        'a label selector (env=prod,site in (fra,ams),!retired): only the machines it selects, ' +
+          'and the counts over them (absent or empty: every machine)',
+      ),
+  },
   list_sessions: {
     state: z
       .enum(['open', 'all'])
@@ -137,6 +149,9 @@ async function guarded(
     if (error instanceof HttpError) {
       return failure(error.statusCode, { detail: error.message }, error.message);
     }
+    if (error instanceof SelectorError) {
+      return failure(422, { detail: error.message }, `Input validation error: ${error.message}`);
+    }
     if (error instanceof CursorError) {
       return failure(422, { detail: error.message }, `Input validation error: ${error.message}`);
     }
@@ -171,12 +186,18 @@ export function boardMcpServer(domain: McpDomain, who: Who, log: Pick<Logger, 'e
         '(an announced machine that missed its reports), verified, location, last_seen, error, ' +
         'queued actions, silenced_until, and its last cpu/mem/disk shares (0-1), load and bells ' +
         '(sessions waiting for a person), and container_alerts when a container that ran has ' +
-        'stopped or turned unhealthy. Also the counts over every machine. Never a key or token. ' +
+        'stopped or turned unhealthy, and its labels. Also the counts over every machine (with ' +
+        '`selector`: only the machines it selects, and the counts over them). Never a key or token. ' +
         PAGED,
       inputSchema: INPUTS.list_machines,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async (args) => guarded(log, async () => data(machinePage(board, args.limit, args.cursor))),
+    async (args) =>
+      guarded(log, async () => {
+        // Parsed once here; a bad one throws SelectorError, a tool error naming the position.
+        const selector = args.selector === undefined ? null : parseSelector(args.selector);
+        return data(machinePage(board, args.limit, args.cursor, selector));
+      }),
   );
 
   server.registerTool(

@@ -1,5 +1,6 @@
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { describe, expect, it } from 'vitest';
+import { NO_LABELS } from '../../shared/labels.js';
 import type { Machine } from '../domain/machine.js';
 import { metricsOf } from '../domain/metrics.js';
 import { changeSet } from '../notify/test-kit.js';
@@ -13,7 +14,13 @@ interface Family {
 }
 
 function machine(name: string, overview: Record<string, unknown>): Machine {
-  return { name, origin: 'announced', state: 'up', metrics: metricsOf(overview, null) } as Machine;
+  return {
+    name,
+    origin: 'announced',
+    state: 'up',
+    metrics: metricsOf(overview, null),
+    labels: NO_LABELS,
+  } as Machine;
 }
 
 const HOSTILE = 'evil"} panoptes_container_up{machine="x",container="y"} 1\n\\';

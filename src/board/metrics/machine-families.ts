@@ -1,4 +1,5 @@
 import type { Machine } from '../domain/machine.js';
+import { labelsHead, labelsRow } from './label-families.js';
 import { escapeLabel } from './label-value.js';
 
 /** One per-machine family: its name, help, and the value of a machine (null: no sample). */
@@ -62,6 +63,8 @@ const FAMILIES: readonly Family[] = [
 /** The numbers of every machine at one moment: labels and one value per family (NaN: none). */
 export interface MachineSnapshot {
   labels: string[];
+  /** Each machine's panoptes_machine_labels sample. */
+  labelRows: string[];
   /** FAMILIES.length values per machine, machine after machine. */
   values: Float64Array;
 }
@@ -70,6 +73,7 @@ export interface MachineSnapshot {
 export function newSnapshot(count: number): MachineSnapshot {
   return {
     labels: new Array<string>(count).fill(''),
+    labelRows: new Array<string>(count).fill(''),
     values: new Float64Array(count * FAMILIES.length),
   };
 }
@@ -77,6 +81,7 @@ export function newSnapshot(count: number): MachineSnapshot {
 /** Copies what the families need out of one live record, as machine `i` (fast: no text). */
 export function copyMachine(snapshot: MachineSnapshot, m: Readonly<Machine>, i: number): void {
   snapshot.labels[i] = `{name="${escapeLabel(m.name)}",origin="${m.origin}"}`;
+  snapshot.labelRows[i] = labelsRow(m.name, m.labels);
   for (let f = 0; f < FAMILIES.length; f += 1) {
     const value = FAMILIES[f]?.value(m) ?? null;
     snapshot.values[i * FAMILIES.length + f] =
@@ -138,5 +143,16 @@ export function formatMachineFamilies(machines: Iterable<Readonly<Machine>>): st
   const snapshot = snapshotMachines(machines);
   let text = '';
   for (let f = 0; f < FAMILY_COUNT; f += 1) text += formatFamily(snapshot, f);
-  return text;
+  return text + labelsHead() + labelRows(snapshot);
+}
+
+/** The panoptes_machine_labels samples of machines [from, to) of a snapshot. */
+export function labelRows(
+  snapshot: MachineSnapshot,
+  from = 0,
+  to = snapshot.labels.length,
+): string {
+  let out = '';
+  for (let i = from; i < to; i += 1) out += snapshot.labelRows[i];
+  return out;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { NO_LABELS } from '../../shared/labels.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { Machine } from '../domain/machine.js';
 import { MetricsExporter } from './metrics-exporter.js';
@@ -11,6 +12,7 @@ function machine(name: string, queued: number): Machine {
     lastSeen: null,
     metrics: null,
     queued,
+    labels: NO_LABELS,
   } as Machine;
 }
 

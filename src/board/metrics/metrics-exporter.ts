@@ -18,11 +18,13 @@ import {
   gpuFamilyRows,
   newGpuRows,
 } from './gpu-families.js';
+import { labelsHead } from './label-families.js';
 import {
   copyMachine,
   FAMILY_COUNT,
   familyHead,
   familyRows,
+  labelRows,
   newSnapshot,
 } from './machine-families.js';
 import { registerProcessMetrics } from './process-metrics.js';
@@ -148,6 +150,11 @@ export class MetricsExporter {
         const to = Math.min(from + ROWS_PER_PIECE, machines.length);
         pieces.push(() => familyRows(snapshot, family, from, to));
       }
+    }
+    pieces.push(labelsHead);
+    for (let from = 0; from < machines.length; from += ROWS_PER_PIECE) {
+      const to = Math.min(from + ROWS_PER_PIECE, machines.length);
+      pieces.push(() => labelRows(snapshot, from, to));
     }
     // Per GPU: only machines with GPUs have rows; a family without any has no lines at all.
     for (let family = 0; family < GPU_FAMILY_COUNT && gpus.gpus.length > 0; family += 1) {

@@ -113,4 +113,33 @@ describe('board.yaml notify: checked with file and field, never quoting a URL', 
     expect(Value.Check(NotifyConfigFile, rule('net_tx'))).toBe(true);
     expect(Value.Check(NotifyConfigFile, rule('fan'))).toBe(false);
   });
+
+  it('takes a rule selector beside machines (both must hold), and names a bad one with its position', () => {
+    const s = boardSettings(
+      {
+        board_token: TOKEN,
+        notify: {
+          channels: [{ name: 'ops', url: SECRET_URL }],
+          rules: [
+            { events: ['down'], channels: ['ops'], machines: ['web*'], selector: 'env=prod' },
+          ],
+        },
+      },
+      '/etc/panoptes/board.yaml',
+      '/etc/panoptes',
+    );
+    const rule = s.notify.rules[0];
+    expect(rule?.selector).toBe('env=prod');
+    expect(rule?.matches('web1', { env: 'prod' })).toBe(true);
+    expect(rule?.matches('web1', { env: 'dev' })).toBe(false);
+    expect(rule?.matches('db1', { env: 'prod' })).toBe(false);
+    expect(
+      problems({
+        channels: [{ name: 'ops', url: SECRET_URL }],
+        rules: [{ events: ['down'], channels: ['ops'], selector: 'env=prod,site in (fra' }],
+      }),
+    ).toEqual([
+      { field: 'notify.rules[0].selector', problem: expect.stringMatching(/at position \d+$/) },
+    ]);
+  });
 });

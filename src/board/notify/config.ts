@@ -1,5 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { ConfigProblem } from '../../shared/config/config-error.js';
+import type { Labels } from '../../shared/labels.js';
+import {
+  parseSelector,
+  SELECTOR_MAX,
+  type Selector,
+  SelectorError,
+} from '../../shared/selector.js';
 import { type Static, Type } from '../../shared/typebox.js';
 import { NAME_PATTERN } from '../../shared/wire/common.js';
 import { parseChannelUrl } from './channels/index.js';
@@ -48,6 +55,8 @@ const RuleConfig = Type.Object(
       { minItems: 1 },
     ),
     machines: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }))),
+    /** A label selector (docs/labels.md): the rule applies to the machines it selects too. */
+    selector: Type.Optional(Type.String({ maxLength: SELECTOR_MAX })),
     channels: Type.Array(Type.String({ pattern: NAME_PATTERN }), { minItems: 1 }),
     after: Type.Optional(Seconds),
     failures: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
@@ -106,7 +115,10 @@ export interface Rule {
   events: ReadonlySet<EventName>;
   /** The globs as written, for the API. */
   machineGlobs: readonly string[];
-  matches(name: string): boolean;
+  /** The label selector as written (trimmed), or null: every machine the globs name. */
+  selector: string | null;
+  /** Whether the rule applies to machine `name` with (merged) `labels`: globs and selector. */
+  matches(name: string, labels: Labels): boolean;
   channels: readonly string[];
   afterMs: number;
   failures: number;
@@ -200,13 +212,16 @@ export function notifySettings(
       problems.push({ field: `${field}.containers`, problem: 'applies to container rules only' });
     const globs = r.machines ?? ['*'];
     const compiled = globs.map(compileGlob);
+    const selector = ruleSelector(r.selector, `${field}.selector`, problems);
     const containerGlobs = r.containers?.map(compileGlob) ?? null;
     settings.rules.push({
       index: i,
       key: JSON.stringify(r),
       events,
       machineGlobs: globs,
-      matches: (name) => compiled.some((g) => g.test(name)),
+      selector: selector === null ? null : selector.text,
+      matches: (name, labels) =>
+        compiled.some((g) => g.test(name)) && (selector?.matches(labels, name) ?? true),
       channels: r.channels,
       afterMs: (r.after ?? 0) * 1000,
       failures: r.failures ?? 1,
@@ -233,4 +248,21 @@ export function notifySettings(
   if (raw.timeout !== undefined) settings.timeoutMs = raw.timeout * 1000;
   if (raw.queue !== undefined) settings.queueMax = raw.queue;
   return settings;
+}
+
+/** A rule's `selector:` parsed once (null: none), or a problem naming where it is wrong. */
+function ruleSelector(
+  text: string | undefined,
+  field: string,
+  problems: ConfigProblem[],
+): Selector | null {
+  if (text === undefined) return null;
+  try {
+    const selector = parseSelector(text);
+    return selector.everything ? null : selector;
+  } catch (error) {
+    if (!(error instanceof SelectorError)) throw error;
+    problems.push({ field, problem: `${error.problem} at position ${error.position}` });
+    return null;
+  }
 }

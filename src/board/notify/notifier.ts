@@ -1,4 +1,5 @@
 import type { Clock } from '../../shared/clock.js';
+import type { Labels } from '../../shared/labels.js';
 import type { Logger } from '../../shared/logger.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { Journal } from '../domain/journal.js';
@@ -25,6 +26,8 @@ export interface NotifierDeps {
   publicUrl: string | null;
   /** Whether notifications for a machine are silenced (the silences). */
   silenced(name: string, now: number): boolean;
+  /** A machine's labels now (rules with a selector). Absent: none. */
+  labels?: (name: string) => Labels;
   /** Whether this board sends what concerns a machine (of several boards: its owner). Absent: it does. */
   mayNotify?: (machine: string) => boolean;
   /** Of several boards sharing a store: events claimed before they are sent. Absent: none. */
@@ -76,6 +79,7 @@ export class Notifier {
           ? null
           : `${deps.publicUrl.replace(/\/$/, '')}/?q=${linkPart(name)}`,
       ...(deps.alerts === undefined ? {} : { alerts: deps.alerts }),
+      ...(deps.labels === undefined ? {} : { labels: deps.labels }),
     });
     this.queue = this.newQueue();
   }

@@ -1,3 +1,4 @@
+import { NO_LABELS } from '../../shared/labels.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { Rule } from './config.js';
 import { type Episode, remindDue } from './episode.js';
@@ -51,7 +52,12 @@ export class ProblemRules {
   /** Kept alerts: how many times their machine changed without a SMART reading. */
   private readonly unread = new Map<string, number>();
 
-  constructor(private readonly store: SentAlerts | null = null) {
+  constructor(
+    private readonly store: SentAlerts | null = null,
+    /** Whether a rule applies to a machine (its globs, and its selector on the labels now). */
+    private readonly matches: (rule: Rule, machine: string) => boolean = (rule, machine) =>
+      rule.matches(machine, NO_LABELS),
+  ) {
     this.kept = store?.loaded() ?? new Map();
   }
 
@@ -236,7 +242,7 @@ export class ProblemRules {
   private applies(rule: Rule, p: Problem): boolean {
     return (
       rule.events.has(p.event) &&
-      rule.matches(p.machine) &&
+      this.matches(rule, p.machine) &&
       (p.event !== 'container' || rule.containerMatches(p.subject))
     );
   }

@@ -1,3 +1,4 @@
+import { type Labels, NO_LABELS } from '../../shared/labels.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { Machine } from '../domain/machine.js';
 import type { MetricName, Rule } from './config.js';
@@ -20,6 +21,8 @@ export interface EngineContext {
   machineUrl(name: string): string | null;
   /** Where the disk alerts sent are kept across restarts (absent: nowhere). */
   alerts?: SentAlerts;
+  /** The machine's labels now, for rules with a selector (absent: none). */
+  labels?: (name: string) => Labels;
 }
 
 /** A machine seen going down (not first seen down): since when, and sweeps down in a row. */
@@ -56,7 +59,14 @@ export class RuleEngine {
     private rules: readonly Rule[],
     private readonly context: EngineContext,
   ) {
-    this.problems = new ProblemRules(context.alerts ?? null);
+    this.problems = new ProblemRules(context.alerts ?? null, (rule, name) =>
+      this.applies(rule, name),
+    );
+  }
+
+  /** Whether `rule` applies to machine `name` as it is labelled now. */
+  private applies(rule: Rule, name: string): boolean {
+    return rule.matches(name, this.context.labels?.(name) ?? NO_LABELS);
   }
 
   /** New rules (a config reload): what rules still there have sent is kept, the rest dropped. */
@@ -129,7 +139,7 @@ export class RuleEngine {
     for (const [name, d] of this.down) {
       d.failures += 1;
       for (const rule of downRules) {
-        if (!rule.matches(name)) continue;
+        if (!this.applies(rule, name)) continue;
         let episodes = this.downSent.get(rule.key);
         if (episodes === undefined) {
           episodes = new Map();
@@ -168,7 +178,7 @@ export class RuleEngine {
     for (const c of set.late) {
       if (!c.late) continue;
       for (const rule of this.rules) {
-        if (!rule.events.has('late') || !rule.matches(c.name)) continue;
+        if (!rule.events.has('late') || !this.applies(rule, c.name)) continue;
         const e = base(c.name, c.at, 'late');
         e.reason = 'no report for twice its interval';
         emit(rule, e, this.context.silenced(c.name, now));
@@ -177,7 +187,8 @@ export class RuleEngine {
 
     for (const b of set.bells) {
       for (const rule of this.rules) {
-        if (!rule.events.has('bell') || !rule.matches(b.name) || !rule.why.has(b.why)) continue;
+        if (!rule.events.has('bell') || !this.applies(rule, b.name) || !rule.why.has(b.why))
+          continue;
         const e = base(b.name, b.at, 'bell');
         e.session = b.session;
         e.why = b.why;
@@ -188,7 +199,7 @@ export class RuleEngine {
 
     for (const a of set.actionsFailed) {
       for (const rule of this.rules) {
-        if (!rule.events.has('action_failed') || !rule.matches(a.name)) continue;
+        if (!rule.events.has('action_failed') || !this.applies(rule, a.name)) continue;
         const e = base(a.name, a.at, 'action_failed');
         e.action = `${a.action} ${a.what}`;
         e.reason = a.status === null ? a.detail : `${a.status}: ${a.detail}`;
@@ -217,7 +228,7 @@ export class RuleEngine {
     const before = this.over.get(rule.key) ?? new Map<string, Over>();
     const after = new Map<string, Over>();
     for (const m of set.machines()) {
-      if (m.state !== 'up' || m.metrics === null || !rule.matches(m.name)) continue;
+      if (m.state !== 'up' || m.metrics === null || !this.applies(rule, m.name)) continue;
       for (const [path, value] of readings(m, metric, rule.path)) {
         if (value <= limit) continue;
         const key = `${m.name}\0${path ?? ''}`;

@@ -4,6 +4,8 @@ import type { Rule } from './config.js';
 export interface RuleView {
   events: string[];
   machines: string[];
+  /** The rule's label selector, or null (every machine the globs name). */
+  selector: string | null;
   channels: string[];
   after: number;
   failures: number;
@@ -23,6 +25,7 @@ export function describeRules(rules: readonly Rule[]): RuleView[] {
     const view: RuleView = {
       events: [...r.events],
       machines: [...r.machineGlobs],
+      selector: r.selector,
       channels: [...r.channels],
       after: r.afterMs / 1000,
       failures: r.failures,

@@ -1,6 +1,7 @@
 import type { Labels } from '../../shared/labels.js';
 import type { QueuedAction } from '../domain/action-queue.js';
 import { isStoreUnavailable } from '../domain/store-unavailable.js';
+import type { SelectorSilenceRecord } from '../notify/selector-silence-table.js';
 import type { JournalEntry } from '../schemas.js';
 import type {
   AckRecord,
@@ -136,6 +137,15 @@ export class GuardedTables {
     remove: (name: string, id: string): Promise<boolean> =>
       this.health.guard('updates', () => this.store.updates.remove(name, id)),
     load: (): Promise<PendingUpdateRecord[]> => this.store.updates.load(),
+  };
+
+  /** Selector silences: kept before they hold (refused with 503 while the store is away). */
+  readonly selectorSilences = {
+    put: (record: SelectorSilenceRecord): Promise<void> =>
+      this.health.guard('selector silences', () => this.store.selectorSilences.put(record)),
+    remove: (id: string): Promise<boolean> =>
+      this.health.guard('selector silences', () => this.store.selectorSilences.remove(id)),
+    load: (): Promise<SelectorSilenceRecord[]> => this.store.selectorSilences.load(),
   };
 
   /** Board labels: kept before they are shown (refused with 503 while the store is away). */

@@ -3,6 +3,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { StoreSettings } from '../config/config.js';
 import type { QueuedAction } from '../domain/action-queue.js';
 import type { AckRecord } from '../domain/inbox.js';
+import type { SelectorSilenceRecord } from '../notify/selector-silence-table.js';
 import type { JournalEntry } from '../schemas.js';
 import { GuardedTables } from './guarded-tables.js';
 import { type ImportReport, importLegacy } from './legacy/import-legacy.js';
@@ -35,6 +36,7 @@ export interface OpenedStore {
     acks: AckRecord[];
     updates: PendingUpdateRecord[];
     labels: BoardLabelRecord[];
+    selectorSilences: SelectorSilenceRecord[];
   };
   imported: ImportReport | null;
 }
@@ -64,6 +66,7 @@ export async function openStore(
     acks: await store.acks.load(),
     updates: await store.updates.load(),
     labels: await store.labels.load(),
+    selectorSilences: await store.selectorSilences.load(),
   };
   logger.info(
     { store: store.where, engine: store.engine },

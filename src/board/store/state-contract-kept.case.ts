@@ -40,6 +40,21 @@ export function keptTablesContract(
     await back.close();
   });
 
+  it('selector silences: put by id, removed once (whether it was there), kept across a reopen', async () => {
+    const store = await factory.fresh();
+    expect(await store.selectorSilences.load()).toEqual([]);
+    const fra = { id: 'b2', selector: 'site=fra', until: 1_700_000_600_000, reason: 'rack move' };
+    const gpu = { id: 'a1', selector: 'gpu,!retired', until: 1_700_000_700_000, reason: '' };
+    await store.selectorSilences.put(fra);
+    await store.selectorSilences.put(gpu);
+    await store.selectorSilences.put({ ...fra, id: 'c3' });
+    expect(await store.selectorSilences.remove('c3')).toBe(true);
+    expect(await store.selectorSilences.remove('c3')).toBe(false);
+    const back = await again(store);
+    expect(await back.selectorSilences.load()).toEqual([gpu, fra]);
+    await back.close();
+  });
+
   it('board labels: a put replaces the map of its name, an empty map removes it, kept across a reopen', async () => {
     const store = await factory.fresh();
     expect(await store.labels.load()).toEqual([]);

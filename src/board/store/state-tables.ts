@@ -99,6 +99,11 @@ const PENDING_UPDATES = (int: string) =>
 /** Migration 13: the labels set from the board, by machine name (a JSON object). */
 const BOARD_LABELS = 'CREATE TABLE board_labels (name TEXT PRIMARY KEY, labels TEXT NOT NULL);';
 
+/** Migration 14: silences that name a label selector (every machine it selects while it runs). */
+const SELECTOR_SILENCES = (int: string) =>
+  `CREATE TABLE selector_silences (id TEXT PRIMARY KEY, selector TEXT NOT NULL,
+    until ${int} NOT NULL, reason TEXT NOT NULL);`;
+
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
   sqlite: [
@@ -115,6 +120,7 @@ export const STATE_TABLES = {
     SENT_ALERTS,
     PENDING_UPDATES('INTEGER'),
     BOARD_LABELS,
+    SELECTOR_SILENCES('INTEGER'),
   ],
   postgres: [
     tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
@@ -130,5 +136,6 @@ export const STATE_TABLES = {
     SENT_ALERTS,
     PENDING_UPDATES('BIGINT'),
     BOARD_LABELS,
+    SELECTOR_SILENCES('BIGINT'),
   ],
 } as const;

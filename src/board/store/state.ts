@@ -10,6 +10,7 @@ import type {
   SentAlertsTable,
   SilenceRecord,
 } from '../notify/ports.js';
+import type { SelectorSilenceTable } from '../notify/selector-silence-table.js';
 import type { JournalEntry } from '../schemas.js';
 
 export type { BoardLabelRecord, BoardLabelTable } from '../domain/board-label-table.js';
@@ -247,6 +248,8 @@ export interface BoardStore {
   readonly updates: PendingUpdateTable;
   /** The labels set from the board, by machine name. */
   readonly labels: BoardLabelTable;
+  /** Silences naming a label selector. */
+  readonly selectorSilences: SelectorSilenceTable;
   readonly deliveries: DeliveryTable;
   readonly boards: BoardsTable;
   readonly records: RecordsTable;

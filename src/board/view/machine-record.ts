@@ -1,5 +1,5 @@
 import { agentRecord } from '../domain/agent-self.js';
-import type { Machine } from '../domain/machine.js';
+import { type Machine, silencedUntilText } from '../domain/machine.js';
 
 // A machine's slot (Machine.slot) as bytes: its record's head, its overview, a closing brace.
 
@@ -119,7 +119,7 @@ function recordHead(m: Machine): string {
     last_seen: m.lastSeen === null ? null : new Date(m.lastSeen).toISOString(),
     error: m.error,
     queued: m.queued,
-    silenced_until: m.silencedUntil === null ? null : new Date(m.silencedUntil).toISOString(),
+    silenced_until: silencedUntilText(m),
     agent: agentRecord(m),
     labels: m.labels,
     board_labels: Object.keys(m.boardLabels),

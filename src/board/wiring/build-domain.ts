@@ -14,6 +14,7 @@ import { BoardLabels, LabelBook } from '../domain/labels.js';
 import { Registry } from '../domain/registry.js';
 import { isStoreUnavailable } from '../domain/store-unavailable.js';
 import { Enrollments } from '../enroll/enrollments.js';
+import { SelectorSilences } from '../notify/selector-silences.js';
 import { Silences } from '../notify/silences.js';
 import { IdentityStore } from '../store/identity-store.js';
 import type { OpenedStore } from '../store/open-store.js';
@@ -31,6 +32,8 @@ export interface Domain {
   board: Board;
   identities: IdentityStore;
   silences: Silences;
+  /** Silences naming a label selector. */
+  selectorSilences: SelectorSilences;
   /** The attention inbox: every machine's sessions and their acknowledgements. */
   inbox: Inbox;
   /** Updates from the board: asked for, handed over, and what the machines then report. */
@@ -138,6 +141,8 @@ export function buildDomain(
     (name) => ownership.owns(name),
   );
   silences.restore();
+  const selectorSilences = new SelectorSilences(clock, registry, journal, tables.selectorSilences);
+  selectorSilences.restore(loaded.selectorSilences);
   const inbox = new Inbox(clock, registry, journal, tables.acks, loaded.acks, (error) =>
     logger.warn({ err: error }, 'forgetting acknowledgements failed'),
   );
@@ -152,6 +157,7 @@ export function buildDomain(
     board,
     identities,
     silences,
+    selectorSilences,
     inbox,
     updates,
   };

@@ -27,6 +27,7 @@ import { metricsRoutes } from '../http/metrics-routes.js';
 import { notifyRoutes } from '../http/notify-routes.js';
 import { pushRoutes } from '../http/push-routes.js';
 import { installReportFastPath } from '../http/report-fast-path.js';
+import { selectorSilenceRoutes } from '../http/selector-silence-routes.js';
 import { sessionRoutes } from '../http/session-routes.js';
 import { silenceRoutes } from '../http/silence-routes.js';
 import { uiRoutes } from '../http/ui-routes.js';
@@ -135,6 +136,7 @@ export async function registerRoutes(
   await app.register(metricsRoutes, { exporter });
   await app.register(notifyRoutes, { notifier });
   await app.register(silenceRoutes, { silences });
+  await app.register(selectorSilenceRoutes, { silences: served.domain.selectorSilences });
   await app.register(labelRoutes, {
     labels: served.domain.labels,
     registry,

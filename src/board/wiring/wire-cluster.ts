@@ -17,6 +17,7 @@ export function wireCluster(
 ): Coordinator {
   const { store, tables } = state;
   const { board, enrollments, queue, registry, silences, inbox, updates, labels } = domain;
+  const { selectorSilences } = domain;
   return new Coordinator({
     self: cluster.self,
     membership: cluster.membership,
@@ -30,6 +31,8 @@ export function wireCluster(
       }
       const seen = silences.version;
       silences.sync(await store.silences.load(), seen);
+      const selectorSeen = selectorSilences.version;
+      selectorSilences.sync(await store.selectorSilences.load(), selectorSeen);
       const labeled = labels.version;
       labels.sync(await store.labels.load(), labeled);
       // Updates asked for, handed over or seen to finish on the other boards.

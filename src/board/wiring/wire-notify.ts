@@ -1,4 +1,5 @@
 import type { Clock } from '../../shared/clock.js';
+import { NO_LABELS } from '../../shared/labels.js';
 import type { Logger } from '../../shared/logger.js';
 import { NotifyClaims } from '../cluster/notify-claims.js';
 import type { BoardSettings } from '../config/config.js';
@@ -20,7 +21,7 @@ export type NotifySeams = Pick<NotifierDeps, 'backoffMs' | 'send'>;
  */
 export async function wireNotify(
   state: OpenedStore,
-  domain: Pick<Domain, 'journal' | 'silences'>,
+  domain: Pick<Domain, 'journal' | 'silences' | 'selectorSilences' | 'registry'>,
   cluster: Pick<ClusterBasis, 'self' | 'ownership'>,
   current: CurrentSettings,
   clock: Clock,
@@ -29,7 +30,7 @@ export async function wireNotify(
 ): Promise<{ notifier: Notifier; push: WebPush }> {
   const { store, tables } = state;
   const settings: BoardSettings = current.get();
-  const { journal, silences } = domain;
+  const { journal, silences, selectorSilences, registry } = domain;
   const { ownership } = cluster;
   const claims = new NotifyClaims({
     self: cluster.self,
@@ -53,8 +54,9 @@ export async function wireNotify(
       logger,
       deliveries: store.deliveries,
       publicUrl: settings.publicUrl,
-      silenced: (name, now) => silences.silenced(name, now),
+      silenced: (name, now) => silences.silenced(name, now) || selectorSilences.covers(name, now),
       mayNotify: (name) => ownership.notifies(name),
+      labels: (name) => registry.get(name)?.labels ?? NO_LABELS,
       claims,
       push,
       alerts,

@@ -15,7 +15,7 @@ import type { ClusterBasis } from './build-ownership.js';
  */
 export function wireObservers(
   state: OpenedStore,
-  domain: Pick<Domain, 'registry' | 'events' | 'silences' | 'inbox'>,
+  domain: Pick<Domain, 'registry' | 'events' | 'silences' | 'selectorSilences' | 'inbox'>,
   notifier: Notifier,
   coordinator: Coordinator,
   cluster: Pick<ClusterBasis, 'ownership'>,
@@ -23,11 +23,14 @@ export function wireObservers(
   logger: Logger,
 ): MetricsExporter {
   const { store, health, tables } = state;
-  const { registry, events, silences, inbox } = domain;
+  const { registry, events, silences, selectorSilences, inbox } = domain;
   const { ownership } = cluster;
   registry.changes.subscribe((set) => {
     // Silences that ran out end first, so what fires in this very set is sent.
     silences.expire(set.at)?.catch((error: unknown) => {
+      if (!isStoreUnavailable(error)) logger.error({ err: error }, 'ending a silence failed');
+    });
+    selectorSilences.expire(set.at)?.catch((error: unknown) => {
       if (!isStoreUnavailable(error)) logger.error({ err: error }, 'ending a silence failed');
     });
     notifier.onChangeSet(set);

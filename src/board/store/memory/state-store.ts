@@ -2,6 +2,7 @@ import type { Labels } from '../../../shared/labels.js';
 import type { QueuedAction } from '../../domain/action-queue.js';
 import type { HistoryStore } from '../../history/history-store.js';
 import type { Pending } from '../../notify/ports.js';
+import type { SelectorSilenceRecord } from '../../notify/selector-silence-table.js';
 import type { JournalEntry } from '../../schemas.js';
 import type {
   AckRecord,
@@ -107,6 +108,23 @@ export class MemoryStore implements BoardStore {
       [...this.enrollmentRows.values()]
         .map((r) => ({ ...r }))
         .sort((a, b) => (a.name < b.name ? -1 : 1)),
+  };
+
+  private readonly selectorSilenceRows = new Map<string, SelectorSilenceRecord>();
+
+  readonly selectorSilences = {
+    put: async (r: SelectorSilenceRecord) => {
+      this.writes += 1;
+      this.selectorSilenceRows.set(r.id, { ...r });
+    },
+    remove: async (id: string) => {
+      this.writes += 1;
+      return this.selectorSilenceRows.delete(id);
+    },
+    load: async () =>
+      [...this.selectorSilenceRows.values()]
+        .map((r) => ({ ...r }))
+        .sort((a, b) => (a.id < b.id ? -1 : 1)),
   };
 
   private readonly labelRows = new Map<string, Labels>();

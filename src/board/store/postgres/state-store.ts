@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { QueuedAction } from '../../domain/action-queue.js';
 import type { HistoryStore } from '../../history/history-store.js';
 import type { Pending } from '../../notify/ports.js';
+import type { SelectorSilenceTable } from '../../notify/selector-silence-table.js';
 import type { JournalEntry } from '../../schemas.js';
 import { IdentityDiff } from '../identity-diff.js';
 import {
@@ -36,6 +37,7 @@ import { postgresLabelTable } from './label-table.js';
 import { listen } from './listen.js';
 import { migrate } from './migrate.js';
 import { postgresPushTable, postgresSigningTable } from './push-table.js';
+import { postgresSelectorSilenceTable } from './selector-silence-table.js';
 import { inTransaction } from './transaction.js';
 import { postgresUpdateTable } from './update-table.js';
 
@@ -59,6 +61,7 @@ export class PostgresStore implements BoardStore {
   readonly alerts: SentAlertsTable;
   readonly updates: PendingUpdateTable;
   readonly labels: BoardLabelTable;
+  readonly selectorSilences: SelectorSilenceTable;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -70,6 +73,7 @@ export class PostgresStore implements BoardStore {
     this.alerts = postgresAlertsTable(pool);
     this.updates = postgresUpdateTable(pool);
     this.labels = postgresLabelTable(pool, WAKE_CHANNEL);
+    this.selectorSilences = postgresSelectorSilenceTable(pool);
   }
 
   /** Connects and migrates (under an advisory lock: boards that start at once do not race). */

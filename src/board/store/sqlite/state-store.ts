@@ -4,6 +4,7 @@ import Database from 'libsql';
 import type { QueuedAction } from '../../domain/action-queue.js';
 import type { HistoryStore } from '../../history/history-store.js';
 import type { Pending } from '../../notify/ports.js';
+import type { SelectorSilenceTable } from '../../notify/selector-silence-table.js';
 import type { JournalEntry } from '../../schemas.js';
 import { IdentityDiff } from '../identity-diff.js';
 import {
@@ -34,6 +35,7 @@ import { GroupCommit } from './group-commit.js';
 import { openLibsqlHistory } from './history-store.js';
 import { sqliteLabelTable } from './label-table.js';
 import { sqlitePushTable, sqliteSigningTable } from './push-table.js';
+import { sqliteSelectorSilenceTable } from './selector-silence-table.js';
 import { migrateState } from './state-schema.js';
 import { sqliteUpdateTable } from './update-table.js';
 import { WalSync } from './wal-sync.js';
@@ -64,6 +66,7 @@ export class SqliteStore implements BoardStore {
   readonly alerts: SentAlertsTable;
   readonly updates: PendingUpdateTable;
   readonly labels: BoardLabelTable;
+  readonly selectorSilences: SelectorSilenceTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -81,6 +84,7 @@ export class SqliteStore implements BoardStore {
     this.alerts = sqliteAlertsTable(db, this.commits);
     this.updates = sqliteUpdateTable(db, this.commits);
     this.labels = sqliteLabelTable(db, this.commits);
+    this.selectorSilences = sqliteSelectorSilenceTable(db, this.commits);
   }
 
   /**
