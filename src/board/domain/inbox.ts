@@ -319,7 +319,11 @@ export class Inbox {
 
   /** Gives the machine's record its acks now (its card and the live feed show them). */
   private publish(machine: string): void {
-    this.registry.acksChanged(machine, this.acks.get(machine) ?? null);
+    const acks = this.acks.get(machine) ?? null;
+    this.registry.update(machine, (m) => {
+      m.acks = acks;
+      return true;
+    });
   }
 }
 

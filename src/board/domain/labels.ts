@@ -3,6 +3,7 @@ import type { Who } from '../schemas.js';
 import type { Answer } from './answer.js';
 import type { BoardLabelRecord, BoardLabelTable } from './board-label-table.js';
 import type { Journal } from './journal.js';
+import { relabel } from './machine-labels.js';
 import type { Registry } from './registry.js';
 import type { MachineConfig } from './settings.js';
 
@@ -100,7 +101,7 @@ export class BoardLabels {
       this.changes += 1;
     }
     this.book.set(name, labels);
-    this.deps.registry.setBoardLabels(name, this.book.of(name));
+    this.deps.registry.update(name, (m) => relabel(m, this.book.of(name)));
   }
 
   /** board.yaml was read again. */
@@ -123,7 +124,8 @@ export class BoardLabels {
   }
 
   private apply(names: readonly string[]): void {
-    for (const name of names) this.deps.registry.setBoardLabels(name, this.book.of(name));
+    for (const name of names)
+      this.deps.registry.update(name, (m) => relabel(m, this.book.of(name)));
   }
 }
 

@@ -333,26 +333,15 @@ export class Registry {
     }
   }
 
-  /** The inbox's acknowledgements of a machine changed: its record is redone (live feed). */
-  acksChanged(name: string, acks: ReadonlyMap<string, AckMark> | null): void {
+  /**
+   * Changes machine `name` with `change`, which answers whether it changed anything (then its
+   * record is redone); false if there is no such machine.
+   */
+  update(name: string, change: (m: Machine) => boolean): boolean {
     const m = this.machines.get(name);
-    if (m === undefined) return;
-    m.acks = acks;
-    this.changed(m);
-  }
-
-  /** Machine `name`'s board labels are now `labels` (its record is redone if they changed). */
-  setBoardLabels(name: string, labels: Labels): void {
-    const m = this.machines.get(name);
-    if (m !== undefined && relabel(m, labels)) this.changed(m);
-  }
-
-  /** Machine `name` is covered by selector silences until `until` (null: by none). */
-  setCovered(name: string, until: number | null): void {
-    const m = this.machines.get(name);
-    if (m === undefined || m.coveredUntil === until) return;
-    m.coveredUntil = until;
-    this.changed(m);
+    if (m === undefined) return false;
+    if (change(m)) this.changed(m);
+    return true;
   }
 
   setQueued(name: string, count: number): void {

@@ -4,6 +4,7 @@ import { toLabels } from '../../shared/labels.js';
 import { parseSelector } from '../../shared/selector.js';
 import { EventHub } from '../domain/events.js';
 import { Journal, type JournalStore } from '../domain/journal.js';
+import { relabel } from '../domain/machine-labels.js';
 import { Registry } from '../domain/registry.js';
 import type { JournalEntry } from '../schemas.js';
 import { MemoryStore } from '../store/memory/state-store.js';
@@ -30,8 +31,8 @@ function setup() {
     return { name, url, location: url, key: 'selector-silences-test-key' };
   });
   const registry = new Registry(clock, new EventHub(), machines, 100, machineMemory(clock));
-  registry.setBoardLabels('fra1', toLabels({ site: 'fra' }));
-  registry.setBoardLabels('ams1', toLabels({ site: 'ams' }));
+  registry.update('fra1', (m) => relabel(m, toLabels({ site: 'fra' })));
+  registry.update('ams1', (m) => relabel(m, toLabels({ site: 'ams' })));
   const entries = new Entries();
   const journal = new Journal(clock, new EventHub(), entries, []);
   const state = new MemoryStore();
@@ -51,7 +52,7 @@ describe('selector silences', () => {
     expect(registry.get('ams1')?.coveredUntil).toBeNull();
 
     // Relabelled into the selection: covered at once; its record at the next change set.
-    registry.setBoardLabels('ams1', toLabels({ site: 'fra' }));
+    registry.update('ams1', (m) => relabel(m, toLabels({ site: 'fra' })));
     expect(silences.covers('ams1', clock.now())).toBe(true);
     expect(silences.expire(clock.now())).toBeNull();
     expect(registry.get('ams1')?.coveredUntil).toBe(until);

@@ -3,6 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import { parseSelector, type Selector } from '../../shared/selector.js';
 import type { Answer } from '../domain/answer.js';
 import type { Journal } from '../domain/journal.js';
+import type { Machine } from '../domain/machine.js';
 import type { Registry } from '../domain/registry.js';
 import type { Who } from '../schemas.js';
 import type { SelectorSilenceRecord, SelectorSilenceTable } from './selector-silence-table.js';
@@ -209,8 +210,16 @@ export class SelectorSilences {
           until = s.until;
       }
       if (until !== null) covered.add(m.name);
-      if (until !== null || this.covered.has(m.name)) this.registry.setCovered(m.name, until);
+      if (until !== null || this.covered.has(m.name))
+        this.registry.update(m.name, (machine) => coverUntil(machine, until));
     }
     this.covered = covered;
   }
+}
+
+/** Marks `m` covered by selector silences until `until` (null: by none); true if that changed. */
+function coverUntil(m: Machine, until: number | null): boolean {
+  if (m.coveredUntil === until) return false;
+  m.coveredUntil = until;
+  return true;
 }
