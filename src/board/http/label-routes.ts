@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { labelsProblem, toLabels } from '../../shared/labels.js';
+import { toLabels } from '../../shared/labels.js';
 import { Type } from '../../shared/typebox.js';
 import type { BoardLabels } from '../domain/labels.js';
 import type { Registry } from '../domain/registry.js';
 import type { GroupConfig } from '../domain/settings.js';
 import { Detail, NameParams } from '../schemas.js';
+import { labelIssue } from './label-issue.js';
 import { unprocessable } from './selector-query.js';
 import { sendAnswer } from './send-answer.js';
 
@@ -59,20 +60,8 @@ export async function labelRoutes(
     async (request, reply) => {
       const { name } = request.params as { name: string };
       const given = (request.body as { labels: Record<string, unknown> }).labels;
-      const problem = labelsProblem(given);
-      if (problem !== null) {
-        const key = Object.keys(given).find((k) =>
-          problem.startsWith(`label ${JSON.stringify(k)}`),
-        );
-        return unprocessable(reply, [
-          {
-            type: 'value_error',
-            loc: key === undefined ? ['body', 'labels'] : ['body', 'labels', key],
-            msg: `Value error, ${problem}`,
-            input: key === undefined ? null : (given[key] ?? null),
-          },
-        ]);
-      }
+      const issue = labelIssue(given, ['body', 'labels']);
+      if (issue !== null) return unprocessable(reply, [issue]);
       const answer = await labels.set(request.who, name, toLabels(given as Record<string, string>));
       return sendAnswer(reply, answer);
     },
