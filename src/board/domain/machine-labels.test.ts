@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { NO_LABELS } from '../../shared/labels.js';
 import { parseSelector } from '../../shared/selector.js';
 import { keepOverview, recordBytes } from '../view/machine-record.js';
 import { type Machine, newMachine } from './machine.js';
@@ -39,6 +40,19 @@ describe('the labels a machine keeps', () => {
     expect(other.labels.toString).toBeUndefined();
     expect(parseSelector('constructor').matches(other.labels, other.name)).toBe(false);
     expect(parseSelector('constructor=x').matches(m.labels, m.name)).toBe(true);
+  });
+
+  it('from an overview: the pairs that keep the rule, in key order, the same the second time', () => {
+    const overview = {
+      labels: { zone: 'a', env: 'prod', 'Bad Key': 'x', site: 'not ok!', n: 3, name: 'x', os: '' },
+    };
+    for (let round = 0; round < 2; round++)
+      expect(JSON.stringify(labelsOf(overview))).toBe('{"env":"prod","os":"","zone":"a"}');
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${100 + i}`, 'v']));
+    expect(Object.keys(labelsOf({ labels: many }))).toHaveLength(32);
+    expect(labelsOf({ labels: ['a'] })).toBe(NO_LABELS);
+    expect(labelsOf({ labels: { 'Bad Key': 'x' } })).toBe(NO_LABELS);
+    expect(Object.isFrozen(labelsOf(overview))).toBe(true);
   });
 
   it('cost 10,000 machines with 8 labels each under 300 bytes a machine of heap', () => {
