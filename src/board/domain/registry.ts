@@ -383,7 +383,7 @@ export class Registry {
   }
 
   /** The view of the machines `selector` selects (GET /api/board?selector=), made now. */
-  selectedView(selector: Selector): { bytes: Buffer; etag: string } {
+  selectedView(selector: Selector): ViewLease {
     return this.viewCache.select(this.machines, selector);
   }
 
