@@ -75,6 +75,8 @@ async function reportSide(ctx: BenchContext): Promise<void> {
       if (run.failed > 0)
         ctx.problems.push(`labels: ${run.failed} of ${machines} first reports not 200`);
     }
+    // Each board's view read once: every machine's record made, as on any board that is read.
+    for (const side of sides) await listed(ctx, `${side.board.url}/api/board`, auth, machines);
     // The boards save the new machines and collect what the first announcements left before
     // anything is measured: longer than the reports scenario's 15 s, as the memory row compares
     // two boards a few MB apart and V8 gives an idle heap back only after several seconds idle.
