@@ -55,7 +55,7 @@ export interface BenchOptions {
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--soak] [--check] [--cpu-prof DIR] [--only PART,...]
-  --quick     smaller fleets and shorter runs (about 7.5 minutes)
+  --quick     smaller fleets and shorter runs (about 8.5 minutes)
   --soak      the 10-minute soak only (1 minute with --quick): board RSS growth under load
   --check     verify that every figure was produced and the board answered correctly; exit 1 if not
   --cpu-prof  start each board with --cpu-prof, writing .cpuprofile files to DIR
