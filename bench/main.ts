@@ -14,6 +14,7 @@ import { gpuScenario } from './scenarios/gpu.js';
 import { historyScenario } from './scenarios/history.js';
 import { historyReads } from './scenarios/history-reads.js';
 import { inboxScenario } from './scenarios/inbox.js';
+import { labelsScenario } from './scenarios/labels.js';
 import { machinesNowScenario } from './scenarios/machines-now.js';
 import { notifyScenario } from './scenarios/notify.js';
 import { reportsScenario } from './scenarios/reports.js';
@@ -128,6 +129,7 @@ async function main(): Promise<number> {
       if (part('gpu')) await attempt('gpu', () => gpuScenario(ctx));
       if (part('inbox')) await attempt('inbox', () => inboxScenario(ctx));
       if (part('machines-now')) await attempt('machines-now', () => machinesNowScenario(ctx));
+      if (part('labels')) await attempt('labels', () => labelsScenario(ctx));
       if (part('agent-update')) await attempt('agent-update', () => agentUpdateScenario(ctx));
       if (part('agent-footprint'))
         await attempt('agent-footprint', () => agentFootprintScenario(ctx));
@@ -186,6 +188,8 @@ function expectedRows(options: BenchOptions): number {
   // its Web Push, a bell to its inbox row painted); machines-now 11 (RSS at rest, the view's size,
   // GET /api/board p99, report capacity, bare's capacity with the same bodies; the agent's CPU
   // and RSS with many and with 0 containers, its container read and its list call);
+  // labels 6 (RSS at rest per 1,000 machines, GET ?selector= beside the whole view, report
+  // capacity and bare's with the same bodies, sweep time and CPU per sweep; with ÷ without);
   // agent-update 1 (every announcing agent updated from the board, beside plain downloads).
   // agent-footprint 10 (the .mjs and the binary each: RSS at rest, RSS and CPU under load, start;
   // the binary's size raw and gzipped).
@@ -200,6 +204,7 @@ function expectedRows(options: BenchOptions): number {
     gpu: 2,
     inbox: 3,
     'machines-now': 11,
+    labels: 6,
     'agent-update': 1,
     'agent-footprint': 10,
   };

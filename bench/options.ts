@@ -9,7 +9,7 @@ export interface BenchOptions {
   boardScript: string | null;
   /** Arguments to node for every board the bench starts (not the baselines), e.g. V8 flags. */
   boardNodeArgs: string[];
-  /** Run only these parts (development aid): fleet, reports, tls, notify, history (or history-reads), store, gpu, inbox, machines-now, agent-update, agent-footprint. */
+  /** Run only these parts (development aid): fleet, reports, tls, notify, history (or history-reads), store, gpu, inbox, machines-now, labels, agent-update, agent-footprint. */
   only: Set<string> | null;
   /** Configured fleets: the small one (GET throughput, relay) and the large one (p99 under sweep). */
   fleetSizes: [number, number];
@@ -45,6 +45,8 @@ export interface BenchOptions {
   machinesNowMachines: number;
   /** Idle containers in the private Podman of the machines-now agent rows. */
   machinesNowContainers: number;
+  /** Announced machines of each board of the labels scenario (with 8 labels and without). */
+  labelsMachines: number;
   /** Bells timed to their Web Push, and to their inbox row painted in Chromium. */
   pushBells: number;
   paintBells: number;
@@ -53,11 +55,11 @@ export interface BenchOptions {
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--soak] [--check] [--cpu-prof DIR] [--only PART,...]
-  --quick     smaller fleets and shorter runs (about 7.5 minutes)
+  --quick     smaller fleets and shorter runs (about 8.5 minutes)
   --soak      the 10-minute soak only (1 minute with --quick): board RSS growth under load
   --check     verify that every figure was produced and the board answered correctly; exit 1 if not
   --cpu-prof  start each board with --cpu-prof, writing .cpuprofile files to DIR
-  --only      fleet (or fleet-small, fleet-large), reports, tls, notify, history (or history-reads), store, gpu, inbox, machines-now, agent-update, agent-footprint; and cluster (three boards on one PostgreSQL: only when named)
+  --only      fleet (or fleet-small, fleet-large), reports, tls, notify, history (or history-reads), store, gpu, inbox, machines-now, labels, agent-update, agent-footprint; and cluster (three boards on one PostgreSQL: only when named)
   --board     the board program to measure instead of dist/board/main.js (an older build, to compare)
   --board-node-arg ARG
               an argument to node for every board (not the baselines), e.g. a V8 flag; repeatable`;
@@ -127,6 +129,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         inboxMachines: 2000,
         machinesNowMachines: 2000,
         machinesNowContainers: 50,
+        labelsMachines: 2000,
         pushBells: 10,
         paintBells: 5,
         // About twice what a quick run takes on 2 shared cores, so only a hang trips it.
@@ -155,6 +158,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         inboxMachines: 10_000,
         machinesNowMachines: 10_000,
         machinesNowContainers: 200,
+        labelsMachines: 10_000,
         pushBells: 50,
         paintBells: 20,
         deadlineS: soak ? 900 : 2700,

@@ -13,12 +13,17 @@ import { Overview } from '../src/shared/wire/overview.js';
  * measures the board against agents that speak HTTP/1.1 as real ones do.
  */
 describe('the fleet simulator of the bench', () => {
-  it('writes exactly the JSON of the overview object, with and without the fields of DESIGN.md 11', () => {
+  it('writes exactly the JSON of the overview object, with and without the fields of DESIGN.md 11 and labels', () => {
     const now = Date.parse('2026-11-23T12:00:00.000Z');
-    for (const machineNow of [false, true]) {
+    for (const [machineNow, labels] of [
+      [false, false],
+      [true, false],
+      [false, true],
+      [true, true],
+    ] as const) {
       for (let index = 0; index < 300; index += 7) {
         for (let seq = 0; seq < 30; seq += 1) {
-          const shape = { name: `m-${index}`, index, machineNow };
+          const shape = { name: `m-${index}`, index, machineNow, labels };
           expect(overviewJson(shape, seq, now + seq)).toBe(
             JSON.stringify(overview(shape, seq, now + seq)),
           );

@@ -19,6 +19,7 @@ interface Agent extends SimMachine {
   index: number;
   seq: number;
   delayMs: number;
+  labels: boolean;
 }
 
 /**
@@ -53,6 +54,7 @@ export class SimulatedAgents {
         index,
         seq: 0,
         delayMs: kind === 'slow' ? min + random() * (max - min) : 0,
+        labels: request.labels === true,
       };
     });
     for (let start = 0; start < agents.length; start += LISTEN_BATCH) {

@@ -1,3 +1,4 @@
+import { labelsJson, machineLabels } from './labels.js';
 import { machineNow, machineNowJson } from './machine-now.js';
 import { ANNOUNCER_BLOCK, loopbackAddress, machineName } from './protocol.js';
 
@@ -28,6 +29,8 @@ export interface MachineShape {
   index: number;
   /** It also reports DESIGN.md 11's fields (containers, processes, net, temps, smart). */
   machineNow?: boolean;
+  /** It carries 8 labels (bench/fleet/labels.ts). */
+  labels?: boolean;
 }
 
 /** What changes from one answer to the next, worked out once for both forms below. */
@@ -99,6 +102,7 @@ export function overview(shape: MachineShape, seq: number, now: number): Record<
     version: '0.1.0',
     time: new Date(now).toISOString(),
     ...(shape.machineNow === true ? machineNow(shape.index, seq) : {}),
+    ...(shape.labels === true ? { labels: machineLabels(shape.index) } : {}),
   };
 }
 
@@ -147,7 +151,8 @@ export function overviewJson(shape: MachineShape, seq: number, now: number): str
     `"cpu_use":${m.cpuUse},"memory":{"total":${m.memTotal},"free":${m.memFree},` +
     `"used":${m.memTotal - m.memFree}},"disks":[${disks}],"services":[${services}],` +
     `"sessions":[${sessions}],"version":"0.1.0","time":"${new Date(now).toISOString()}"` +
-    `${shape.machineNow === true ? `,${machineNowJson(shape.index, seq)}` : ''}}`
+    `${shape.machineNow === true ? `,${machineNowJson(shape.index, seq)}` : ''}` +
+    `${shape.labels === true ? `,${labelsJson(shape.index)}` : ''}}`
   );
 }
 
@@ -196,6 +201,8 @@ export interface ReportExtras {
   sessions?: InboxSessions;
   /** DESIGN.md 11's fields (the machines-now scenario). */
   machineNow?: boolean;
+  /** 8 labels (the labels scenario). */
+  labels?: boolean;
 }
 
 /** The report an announcing machine of the bench sends: its overview, name and location. */
@@ -208,7 +215,11 @@ export function announcerReport(
   const name = machineName('a', index);
   const { sessions } = extras;
   return JSON.stringify({
-    ...overview({ name, index, machineNow: extras.machineNow === true }, seq, now),
+    ...overview(
+      { name, index, machineNow: extras.machineNow === true, labels: extras.labels === true },
+      seq,
+      now,
+    ),
     ...(sessions === undefined ? {} : { sessions: inboxSessions(index, sessions) }),
     location: `http://${loopbackAddress(ANNOUNCER_BLOCK, index)}:8701`,
   });

@@ -19,6 +19,8 @@ export interface ServeRequest {
   /** How long a slow machine takes to answer: uniform in [min, max] ms. */
   slowMs: [number, number];
   seed: number;
+  /** Each overview carries 8 labels (bench/fleet/labels.ts). */
+  labels?: boolean;
 }
 
 export interface AnnounceRequest {

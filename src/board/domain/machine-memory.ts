@@ -17,11 +17,8 @@ export interface BoardView {
   namesChanged(): void;
   sweepFinished(startedAt: number, durationMs: number, polled?: boolean): void;
   get(machines: ReadonlyMap<string, Machine>): ViewLease;
-  /** The view of the machines `selector` selects, made now (not lent: its own bytes). */
-  select(
-    machines: ReadonlyMap<string, Machine>,
-    selector: Selector,
-  ): { bytes: Buffer; etag: string };
+  /** The view of the machines `selector` selects, made now, lent until `release` is called. */
+  select(machines: ReadonlyMap<string, Machine>, selector: Selector): ViewLease;
 }
 
 /**

@@ -140,10 +140,11 @@ export class Registry {
           observation.json ?? JSON.stringify(observation.overview ?? {}),
           observation.latencyMs ?? null,
         );
+      // Labelled first: a machine's first slot then leaves room for its record's labels.
+      if (prepared.labels !== undefined) relabel(machine, undefined, prepared.labels);
       this.memory.keepOverview(machine, prepared.json);
       this.memory.keepMetrics(machine, prepared.metrics);
       if (prepared.agent !== undefined) noteAgent(machine, prepared.agent, this.releases);
-      if (prepared.labels !== undefined) relabel(machine, undefined, prepared.labels);
       watchMachine(machine, now, this.changes, observation.alerts);
       if (machine.origin === 'announced') {
         this.announcedBytes += machine.overviewLength - held;
@@ -369,7 +370,7 @@ export class Registry {
   }
 
   /** The view of the machines `selector` selects (GET /api/board?selector=), made now. */
-  selectedView(selector: Selector): { bytes: Buffer; etag: string } {
+  selectedView(selector: Selector): ViewLease {
     return this.viewCache.select(this.machines, selector);
   }
 

@@ -34,9 +34,13 @@ export async function boardRoutes(app: FastifyInstance, options: { board: Board 
       if (selector !== undefined && selector.trim() !== '') {
         const parsed = selectorOrIssue(selector, ['query', 'selector']);
         if ('issue' in parsed) return unprocessable(reply, [parsed.issue]);
-        const { bytes, etag } = board.registry.selectedView(parsed.selector);
+        const { bytes, etag, release } = board.registry.selectedView(parsed.selector);
         reply.header('etag', etag).header('cache-control', 'no-cache');
-        if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+        if (request.headers['if-none-match'] === etag) {
+          release();
+          return reply.code(304).send();
+        }
+        reply.raw.once('finish', release);
         return reply.type('application/json; charset=utf-8').send(bytes);
       }
       const { bytes, etag, release } = board.registry.view();

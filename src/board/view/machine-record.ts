@@ -1,3 +1,4 @@
+import { NO_LABELS } from '../../shared/labels.js';
 import { agentRecord } from '../domain/agent-self.js';
 import { type Machine, silencedUntilText } from '../domain/machine.js';
 
@@ -27,11 +28,24 @@ const HEAD_ROOM = 384;
  */
 export function keepOverview(m: Machine, json: string | Uint8Array): void {
   const length = typeof json === 'string' ? Buffer.byteLength(json) : json.byteLength;
-  const slot = room(m, m.headRoom || HEAD_ROOM, length);
+  const slot = room(m, m.headRoom || HEAD_ROOM + labelsRoom(m), length);
   if (typeof json === 'string') slot.write(json, m.headRoom);
   else slot.set(json, m.headRoom);
   m.overviewLength = length;
   m.bytes = null;
+}
+
+/**
+ * What the record's head needs beyond HEAD_ROOM for the machine's labels: without it each
+ * labelled machine's first slot is given up at its first record, and 10,000 freed slots stay in
+ * the process's memory (the allocator keeps them).
+ */
+function labelsRoom(m: Machine): number {
+  if (m.labels === NO_LABELS) return 0;
+  let room = 0;
+  for (const [key, value] of Object.entries(m.labels)) room += key.length + value.length + 6;
+  for (const key of Object.keys(m.boardLabels)) room += key.length + 3;
+  return room;
 }
 
 /** The machine's last overview as UTF-8 JSON (a view of its slot), or null: none yet. */
