@@ -35,4 +35,26 @@ describe('GET /api/board?selector= answers', () => {
     expect(c.bytes.toString('utf8')).toBe(text);
     c.release();
   });
+
+  it('are given again while no machine changed, and made again after a change', async () => {
+    const t = testBoard();
+    const report = (site: string) =>
+      t.board.report('registration', {
+        name: 'lab0',
+        location: 'http://lab0:8701',
+        hostname: 'h0',
+        labels: { site },
+      } as unknown as Report);
+    await report('fra');
+    const fra = parseSelector('site=fra');
+    const a = t.registry.selectedView(fra);
+    const b = t.registry.selectedView(parseSelector(' site=fra '));
+    expect(b.bytes).toBe(a.bytes);
+    expect(b.etag).toBe(a.etag);
+    await report('ams');
+    const c = t.registry.selectedView(fra);
+    expect(c.etag).not.toBe(a.etag);
+    expect(names(c.bytes)).toEqual([]);
+    for (const lease of [a, b, c]) lease.release();
+  });
 });

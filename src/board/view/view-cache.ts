@@ -66,6 +66,9 @@ export class ViewCache implements BoardView {
   /** The memory GET /api/board?selector= answers are made in, used again once read. */
   private readonly selections = new ViewBuffers();
   private selectedAt = 0;
+  /** The last selected view, given again while no machine changed (its selector's text, the change count). */
+  private lastSelected: { text: string; changes: number; bytes: Buffer; etag: string } | null =
+    null;
   private selectionTimer: ReturnType<typeof setTimeout> | null = null;
   private idleTimer: ReturnType<typeof setTimeout> | null = null;
   /** The ETag of the view given up for being idle, while no machine has changed since. */
@@ -139,6 +142,11 @@ export class ViewCache implements BoardView {
   }
 
   select(machines: ReadonlyMap<string, Machine>, selector: Selector): ViewLease {
+    this.selectedAt = performance.now();
+    this.watchSelections();
+    const last = this.lastSelected;
+    if (last !== null && last.text === selector.text && last.changes === this.changeCount)
+      return { bytes: last.bytes, etag: last.etag, release: this.selections.lend(last.bytes) };
     const head = this.head();
     const parts: Buffer[] = [];
     let length = head.length + CLOSE.length;
@@ -161,11 +169,12 @@ export class ViewCache implements BoardView {
     at += CLOSE.copy(bytes, at);
     const view = bytes.subarray(0, at);
     const release = this.selections.lend(view);
-    this.selections.retire(view);
-    this.selectedAt = performance.now();
-    this.watchSelections();
+    // Kept until the next selection replaces it (then a spare once its readers are done).
+    if (last !== null) this.selections.retire(last.bytes);
     const tag = createHash('sha256').update(selector.text).digest('base64url').slice(0, 12);
-    return { bytes: view, etag: `"${this.epoch}-c${this.changeCount}-${tag}"`, release };
+    const etag = `"${this.epoch}-c${this.changeCount}-${tag}"`;
+    this.lastSelected = { text: selector.text, changes: this.changeCount, bytes: view, etag };
+    return { bytes: view, etag, release };
   }
 
   /** Gives the selections' spare memory up once no selection has been asked for in `idleMs`. */
@@ -175,7 +184,11 @@ export class ViewCache implements BoardView {
       () => {
         this.selectionTimer = null;
         if (performance.now() - this.selectedAt < this.idleMs) this.watchSelections();
-        else this.selections.giveUp();
+        else {
+          if (this.lastSelected !== null) this.selections.retire(this.lastSelected.bytes);
+          this.lastSelected = null;
+          this.selections.giveUp();
+        }
       },
       Math.max(0, this.selectedAt + this.idleMs - performance.now()),
     );
