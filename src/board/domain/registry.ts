@@ -8,7 +8,6 @@ import type { BoardEvents } from './events.js';
 import { heldSessions } from './held-sessions.js';
 import { type AnnounceRefusal, foldName, type Identity } from './identity.js';
 import {
-  type AckMark,
   type Machine,
   NO_SESSIONS,
   newMachine,
