@@ -7,13 +7,19 @@ import {
   NO_LABELS,
   sameLabels,
 } from '../../shared/labels.js';
-import type { Machine } from './machine.js';
+
+/** What a machine holds of its labels (machine.ts's Machine is one). */
+export interface Labeled {
+  labels: Labels;
+  boardLabels: Labels;
+  agentLabels: Labels;
+}
 
 /**
  * Gives `m` these board and agent labels (each absent: kept as it is); true if its labels
  * changed (its record must be redone).
  */
-export function relabel(m: Machine, board?: Labels, agent?: Labels): boolean {
+export function relabel(m: Labeled, board?: Labels, agent?: Labels): boolean {
   const nextBoard = board === undefined || sameLabels(board, m.boardLabels) ? m.boardLabels : board;
   const nextAgent = agent === undefined || sameLabels(agent, m.agentLabels) ? m.agentLabels : agent;
   if (nextBoard === m.boardLabels && nextAgent === m.agentLabels) return false;
