@@ -187,7 +187,7 @@ export function BoardPage(props: BoardPageProps) {
 
   // The filter box is read (a selector parsed) once per change of its text.
   const filter = useMemo(() => readFilter(view.q), [view.q]);
-  const groups = useGroups(api);
+  const groups = useGroups(api, loaded);
   const group = useMemo(
     () => groups.find((g) => g.name === view.g)?.selector ?? null,
     [groups, view.g],

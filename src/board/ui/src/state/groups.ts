@@ -19,9 +19,14 @@ export interface GroupCount {
 const REFRESH_MS = 60_000;
 const NO_GROUPS: readonly PageGroup[] = [];
 
-/** The board's groups (GET /api/groups); none while the board has none or cannot say. */
-export function useGroups(api: Api): readonly PageGroup[] {
+/**
+ * The board's groups (GET /api/groups); none while the board has none or cannot say. Asked
+ * only once `ready` (the board view came: the token works), so that a wrong token costs one
+ * refused request, not one more toward the limit on failures.
+ */
+export function useGroups(api: Api, ready: boolean): readonly PageGroup[] {
   const load = useCallback(async () => {
+    if (!ready) return NO_GROUPS;
     const out: PageGroup[] = [];
     for (const g of await api.groups()) {
       try {
@@ -31,7 +36,7 @@ export function useGroups(api: Api): readonly PageGroup[] {
       }
     }
     return out;
-  }, [api]);
+  }, [api, ready]);
   return usePolled<readonly PageGroup[]>(load, NO_GROUPS, REFRESH_MS);
 }
 
