@@ -7,13 +7,7 @@ import { ChangeCollector } from './change-set.js';
 import type { BoardEvents } from './events.js';
 import { heldSessions } from './held-sessions.js';
 import { type AnnounceRefusal, foldName, type Identity } from './identity.js';
-import {
-  type Machine,
-  NO_SESSIONS,
-  newMachine,
-  type Observation,
-  type Origin,
-} from './machine.js';
+import { type Machine, NO_SESSIONS, newMachine, type Observation, type Origin } from './machine.js';
 import { relabel } from './machine-labels.js';
 import type { BoardView, MachineMemory, ViewLease } from './machine-memory.js';
 import { watchMachine } from './machine-watch.js';
