@@ -1,23 +1,18 @@
 import { request } from 'undici';
-import { token, writeBoardConfig } from '../board-kit.js';
+import { token } from '../board-kit.js';
 import { machineLabels, SELECTOR, selectedCount } from '../fleet/labels.js';
-import { type Program, startBare } from '../processes.js';
+import { startBare } from '../processes.js';
 import { median, sleep } from '../stats.js';
-import { best, reportScript, type WrkResult, wrk } from '../wrk.js';
-import { type BenchContext, count, launchBoard, RssSampler, scenarioDir } from './context.js';
+import { best, type WrkResult, wrk } from '../wrk.js';
+import { type BenchContext, count, RssSampler } from './context.js';
 import { labelsSweep } from './labels-sweep.js';
-import { firstAnnounce } from './report-flood.js';
+import { type PairedSide, startPairedBoards } from './paired-boards.js';
 
 /** Overviews taking turns in the report floods: prime to the fleet's size (as machines-now). */
 const VARIANTS = 7;
 
-/** One of the two boards: its machines' overviews with 8 labels each, or with none. */
-interface Side {
-  labels: boolean;
-  board: Program;
-  /** The wrk script of its report flood. */
-  script: string;
-}
+/** One of the two boards: its machines' overviews with 8 labels each (`on`), or with none. */
+type Side = PairedSide;
 
 /**
  * Labels (DESIGN.md 14): what 8 labels a machine cost the board where no one selects by them
@@ -45,36 +40,24 @@ async function reportSide(ctx: BenchContext): Promise<void> {
   const registrationToken = token();
   const boardToken = token();
   const auth = { authorization: `Bearer ${boardToken}` };
-  if (machines % VARIANTS === 0) throw new Error(`${machines} machines: not prime to ${VARIANTS}`);
   const sides: Side[] = [];
   try {
-    for (const labels of [true, false]) {
-      const label = labels ? 'labels-with' : 'labels-without';
-      const dir = writeBoardConfig(scenarioDir(ctx, label), {
-        board_token: boardToken,
-        registration_token: registrationToken,
-        max_announced: machines + 1000,
-        // No machine goes down for want of reports while the boards are measured at rest.
-        stale_after: 3600,
-      });
-      const script = reportScript(ctx.tmp, machines, registrationToken, {
-        labels,
+    await startPairedBoards(
+      ctx,
+      {
+        scenario: 'labels',
+        what: 'labels',
+        part: 'labels',
+        machines,
         variants: VARIANTS,
-        file: `${label}.lua`,
-      });
-      sides.push({ labels, board: await launchBoard(ctx, dir, label), script });
-    }
+        registrationToken,
+        boardToken,
+        // No machine goes down for want of reports while the boards are measured at rest.
+        config: { stale_after: 3600 },
+      },
+      sides,
+    );
     const [withLabels, without] = sides as [Side, Side];
-    for (const side of sides) {
-      const run = await firstAnnounce(side.board.url, registrationToken, machines, 64, {
-        labels: side.labels,
-      });
-      ctx.log(
-        `labels: ${count(run.ok)} machines announced ${side.labels ? 'with' : 'without'} labels in ${(run.elapsedMs / 1000).toFixed(1)} s`,
-      );
-      if (run.failed > 0)
-        ctx.problems.push(`labels: ${run.failed} of ${machines} first reports not 200`);
-    }
     // Each board's view read once: every machine's record made, as on any board that is read.
     for (const side of sides) await listed(ctx, `${side.board.url}/api/board`, auth, machines);
     // The boards save the new machines and collect what the first announcements left before
@@ -269,12 +252,12 @@ async function checkLabels(
   let wrong = 0;
   for (const m of view.machines) {
     const index = Number(m.name.slice(1)) - 1;
-    const expected = side.labels ? machineLabels(index) : {};
+    const expected = side.on ? machineLabels(index) : {};
     if (JSON.stringify(m.labels) !== JSON.stringify(expected)) wrong += 1;
   }
   if (view.machines.length !== machines || wrong > 0)
     ctx.problems.push(
-      `labels: the view ${side.labels ? 'with' : 'without'} labels lists ${view.machines.length} of ${machines} machines, ${wrong} with other labels than reported`,
+      `labels: the view ${side.on ? 'with' : 'without'} labels lists ${view.machines.length} of ${machines} machines, ${wrong} with other labels than reported`,
     );
 }
 

@@ -1,10 +1,10 @@
-import { boardView, token, writeBoardConfig } from '../board-kit.js';
-import { type Program, startBare } from '../processes.js';
+import { boardView, token } from '../board-kit.js';
+import { startBare } from '../processes.js';
 import { sleep } from '../stats.js';
-import { best, reportScript, type WrkResult, wrk } from '../wrk.js';
-import { type BenchContext, count, launchBoard, RssSampler, scenarioDir } from './context.js';
+import { best, type WrkResult, wrk } from '../wrk.js';
+import { type BenchContext, count, RssSampler } from './context.js';
 import { agentSide } from './machines-now-agent.js';
-import { firstAnnounce } from './report-flood.js';
+import { type PairedSide, startPairedBoards } from './paired-boards.js';
 
 /**
  * How many overviews take turns in the report floods: prime to the fleet's size, so that each
@@ -15,13 +15,8 @@ const VARIANTS = 7;
 /** What the fields of DESIGN.md 11 hold in each simulated overview (bench/fleet/machine-now.ts). */
 const EXPECTED = { containers: 8, processes: 20, interfaces: 3, temps: 6, smart: 2 };
 
-/** One of the two boards: its overviews with DESIGN.md 11's fields, or without them. */
-interface Side {
-  machineNow: boolean;
-  board: Program;
-  /** The wrk script of its report flood. */
-  script: string;
-}
+/** One of the two boards: its overviews with DESIGN.md 11's fields (`on`), or without them. */
+type Side = PairedSide;
 
 /**
  * DESIGN.md 11's fields (containers, processes, network, temperatures, disk health): what they
@@ -49,36 +44,23 @@ async function boardSide(ctx: BenchContext): Promise<void> {
   const registrationToken = token();
   const boardToken = token();
   const auth = { authorization: `Bearer ${boardToken}` };
-  if (machines % VARIANTS === 0) throw new Error(`${machines} machines: not prime to ${VARIANTS}`);
   const sides: Side[] = [];
   try {
-    for (const machineNow of [true, false]) {
-      const label = machineNow ? 'machines-now-with' : 'machines-now-without';
-      const dir = writeBoardConfig(scenarioDir(ctx, label), {
-        board_token: boardToken,
-        registration_token: registrationToken,
-        max_announced: machines + 1000,
-      });
-      const script = reportScript(ctx.tmp, machines, registrationToken, {
-        machineNow,
+    await startPairedBoards(
+      ctx,
+      {
+        scenario: 'machines-now',
+        what: 'the new fields',
+        part: 'machineNow',
+        machines,
         variants: VARIANTS,
-        file: `${label}.lua`,
-      });
-      sides.push({ machineNow, board: await launchBoard(ctx, dir, label), script });
-    }
+        registrationToken,
+        boardToken,
+      },
+      sides,
+    );
     const [withNow, without] = sides as [Side, Side];
 
-    // Every machine announces itself once, as fast as each board answers.
-    for (const side of sides) {
-      const run = await firstAnnounce(side.board.url, registrationToken, machines, 64, {
-        machineNow: side.machineNow,
-      });
-      ctx.log(
-        `machines-now: ${count(run.ok)} machines announced ${side.machineNow ? 'with' : 'without'} the new fields in ${(run.elapsedMs / 1000).toFixed(1)} s`,
-      );
-      if (run.failed > 0)
-        ctx.problems.push(`machines-now: ${run.failed} of ${machines} first reports not 200`);
-    }
     // As the reports scenario: the boards save the new machines' identities and collect what
     // the first announcements left before anything is measured.
     await sleep(quick ? 3000 : 15_000);
@@ -245,7 +227,7 @@ async function checkView(
   for (const m of listed) {
     const o = m.overview;
     if (o === null) problem('a machine without an overview');
-    else if (!side.machineNow) {
+    else if (!side.on) {
       if (o.containers !== undefined || o.processes !== undefined || o.net !== undefined)
         problem('a machine shows fields it did not report');
     } else {
@@ -263,7 +245,7 @@ async function checkView(
   }
   if (wrong.size > 0)
     ctx.problems.push(
-      `machines-now: the view ${side.machineNow ? 'with' : 'without'} the new fields: ${[...wrong].map(([t, n]) => `${n} × ${t}`).join('; ')}`,
+      `machines-now: the view ${side.on ? 'with' : 'without'} the new fields: ${[...wrong].map(([t, n]) => `${n} × ${t}`).join('; ')}`,
     );
   return bytes;
 }
