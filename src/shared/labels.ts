@@ -48,13 +48,30 @@ export function labelsProblem(labels: unknown): string | null {
   return null;
 }
 
+/** The prototype of kept labels: none of Object's (a label may be called `constructor`). */
+const LABELS_PROTO = Object.freeze(Object.create(null) as object);
+function LabelMap(): void {}
+LabelMap.prototype = LABELS_PROTO;
+
+/**
+ * Labels from `keys` (in order) and their `values`, frozen; none: NO_LABELS. Made by a
+ * constructor whose prototype has nothing: V8 keeps an Object.create(null) map as a
+ * dictionary, ~560 bytes for 8 labels against ~100 for this one, whose properties are fast.
+ */
+export function labelsInOrder(keys: readonly string[], values: readonly string[]): Labels {
+  if (keys.length === 0) return NO_LABELS;
+  const out = new (LabelMap as unknown as new () => Record<string, string>)();
+  for (let i = 0; i < keys.length; i++) out[keys[i] as string] = values[i] as string;
+  return Object.freeze(out);
+}
+
 /** `labels` as a frozen map with its keys in order (so equal maps print alike); none: NO_LABELS. */
 export function toLabels(labels: Readonly<Record<string, string>>): Labels {
   const keys = Object.keys(labels).sort();
-  if (keys.length === 0) return NO_LABELS;
-  const out = Object.create(null) as Record<string, string>;
-  for (const key of keys) out[key] = labels[key] as string;
-  return Object.freeze(out);
+  return labelsInOrder(
+    keys,
+    keys.map((k) => labels[k] as string),
+  );
 }
 
 /** The labels `board` and `agent` give together: the board's value wins on the same key. */

@@ -2,10 +2,12 @@ import {
   LABELS_MAX,
   type Labels,
   labelKeyProblem,
+  labelsInOrder,
   labelValueProblem,
   mergeLabels,
   NO_LABELS,
   sameLabels,
+  toLabels,
 } from '../../shared/labels.js';
 
 /** What a machine holds of its labels (machine.ts's Machine is one). */
@@ -24,29 +26,10 @@ export function relabel(m: Labeled, board?: Labels, agent?: Labels): boolean {
   const nextAgent = agent === undefined || sameLabels(agent, m.agentLabels) ? m.agentLabels : agent;
   if (nextBoard === m.boardLabels && nextAgent === m.agentLabels) return false;
   // Labels that crossed from the poller's thread arrive as plain objects: kept frozen, in order.
-  m.boardLabels = nextBoard === m.boardLabels ? nextBoard : keptLabels(nextBoard);
-  m.agentLabels = nextAgent === m.agentLabels ? nextAgent : keptLabels(nextAgent);
-  const merged = mergeLabels(m.boardLabels, m.agentLabels);
-  m.labels = merged === m.boardLabels || merged === m.agentLabels ? merged : keptLabels(merged);
+  m.boardLabels = nextBoard === m.boardLabels ? nextBoard : toLabels(nextBoard);
+  m.agentLabels = nextAgent === m.agentLabels ? nextAgent : toLabels(nextAgent);
+  m.labels = mergeLabels(m.boardLabels, m.agentLabels);
   return true;
-}
-
-/** The prototype of kept labels: none of Object's (a label may be called `constructor`). */
-const KEPT_PROTO = Object.freeze(Object.create(null) as object);
-function KeptLabels(): void {}
-KeptLabels.prototype = KEPT_PROTO;
-
-/**
- * `labels` (keys in order, frozen) as a machine keeps them: V8 holds an object made by
- * Object.create(null) as a dictionary, ~560 bytes for 8 labels against ~100 for this one,
- * whose properties are fast and whose prototype has none.
- */
-export function keptLabels(labels: Labels): Labels {
-  const keys = Object.keys(labels).sort();
-  if (keys.length === 0) return NO_LABELS;
-  const out = new (KeptLabels as unknown as new () => Record<string, string>)();
-  for (const key of keys) out[key] = labels[key] as string;
-  return Object.freeze(out);
 }
 
 /**
@@ -68,11 +51,8 @@ export function labelsOf(overview: Record<string, unknown>): Labels {
     keys.push(key);
     values.push(value);
   }
-  if (keys.length === 0) return NO_LABELS;
-  if (!ordered) return keptLabels(Object.fromEntries(keys.map((k, i) => [k, values[i] as string])));
-  const out = new (KeptLabels as unknown as new () => Record<string, string>)();
-  for (let i = 0; i < keys.length; i++) out[keys[i] as string] = values[i] as string;
-  return Object.freeze(out);
+  if (!ordered) return toLabels(Object.fromEntries(keys.map((k, i) => [k, values[i] as string])));
+  return labelsInOrder(keys, values);
 }
 
 /**
