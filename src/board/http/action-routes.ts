@@ -4,8 +4,7 @@ import type { ActionName } from '../../shared/wire/common.js';
 import { Report, ReportAnswer, ReportRefusal } from '../../shared/wire/report.js';
 import type { Board } from '../domain/board.js';
 import { Detail, DoParams, QueuedAnswer } from '../schemas.js';
-import { reportLabelIssues } from './label-issue.js';
-import { extraTextIssues } from './report-text.js';
+import { reportBodyIssues } from './report-text.js';
 import { sendAnswer } from './send-answer.js';
 
 /** The largest report the board keeps (an overview is about 2 KB). */
@@ -69,9 +68,7 @@ export async function actionRoutes(app: FastifyInstance, options: { board: Board
       },
     },
     async (request, reply) => {
-      const body = request.body as Record<string, unknown>;
-      const issues = extraTextIssues(body);
-      if (issues.length === 0) issues.push(...reportLabelIssues(body));
+      const issues = reportBodyIssues(request.body as Record<string, unknown>);
       if (issues.length > 0) return sendAnswer(reply, { status: 422, body: { detail: issues } });
       const answer = await board.report(request.who, request.body as Report);
       return sendAnswer(reply, answer);

@@ -20,10 +20,3 @@ export function labelIssue(given: unknown, loc: (string | number)[]): Validation
     input: key === undefined ? null : (map[key] ?? null),
   };
 }
-
-/** A report's `labels` (the agent's, from its overview) checked: none or one issue. */
-export function reportLabelIssues(report: Record<string, unknown>): ValidationIssue[] {
-  if (report.labels === undefined) return [];
-  const issue = labelIssue(report.labels, ['body', 'labels']);
-  return issue === null ? [] : [issue];
-}

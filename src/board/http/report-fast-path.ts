@@ -12,8 +12,7 @@ import type { Board } from '../domain/board.js';
 import { REPORT_LIMIT_BYTES, REPORT_SCHEMA } from './action-routes.js';
 import { AnswerBatch } from './answer-batch.js';
 import type { TokenRule } from './auth.js';
-import { reportLabelIssues } from './label-issue.js';
-import { extraTextIssues } from './report-text.js';
+import { reportBodyIssues } from './report-text.js';
 
 export interface ReportFastPathOptions {
   board: Board;
@@ -121,8 +120,7 @@ async function answer(
   const issues: ValidationIssue[] = [];
   const printable = isPrintableText(bytes);
   const body = checkBody(REPORT_SCHEMA, parsed, printable || isPlainBody(bytes), issues, printable);
-  if (issues.length === 0) issues.push(...extraTextIssues(body as Record<string, unknown>));
-  if (issues.length === 0) issues.push(...reportLabelIssues(body as Record<string, unknown>));
+  if (issues.length === 0) issues.push(...reportBodyIssues(body as Record<string, unknown>));
   if (issues.length > 0) return { status: 422, headers: {}, body: { detail: issues } };
   const result = await options.board.report(who, body as Report);
   return { status: result.status, headers: {}, body: result.body };
