@@ -56,12 +56,12 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
   const selectors = new WeakMap<FastifyRequest, Selector>();
   /** Sends `client` the board of what it selects now (everything: the shared view, in parts). */
   const sendBoard = (client: LiveClient): void => {
-    if (client.selection === null) {
-      const view = options.registry.view();
-      client.sendBoard(view.bytes, view.release);
-      return;
-    }
-    client.sendBoard(options.registry.selectedView(client.selection.selector).bytes, () => {});
+    const { selection } = client;
+    const view =
+      selection === null
+        ? options.registry.view()
+        : options.registry.selectedView(selection.selector);
+    client.sendBoard(view.bytes, view.release);
   };
   const select = (client: LiveClient, selector: Selector | undefined): void => {
     client.selection =
