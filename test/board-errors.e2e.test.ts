@@ -195,6 +195,7 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/machines/{name}/labels',
       '/api/machines/{name}/silence',
       '/api/machines/{name}/update',
+      '/api/me',
       '/api/notify',
       '/api/notify/test',
       '/api/openapi.json',
@@ -209,6 +210,7 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/silences',
       '/api/silences/{id}',
       '/api/uptime',
+      '/auth/logout',
       '/metrics',
     ]);
     expect(doc.components.schemas).toHaveProperty('HTTPValidationError');

@@ -21,7 +21,7 @@ const route = (file: string, path: string, method?: string): Place => ({
 const fn = (file: string, name: string): Place => ({ file: `${B}/${file}`, fn: name });
 
 /** The token rule every operation behind a token goes through. */
-const BOARD_TOKEN_RULE = [fn('http/auth.ts', 'authenticate'), fn('http/auth.ts', 'refuse')];
+const BOARD_TOKEN_RULE = [fn('auth/guard.ts', 'guard'), fn('auth/guard.ts', 'refuse')];
 
 /**
  * The code that chooses each board operation's answer: the route, and the domain functions it
@@ -125,6 +125,8 @@ const BOARD_CODE: Record<string, Place[]> = {
     fn('domain/labels.ts', 'set'),
   ],
   'GET /api/groups': [route('http/label-routes.ts', '/api/groups')],
+  'GET /api/me': [route('http/me-routes.ts', '/api/me')],
+  'POST /auth/logout': [route('http/me-routes.ts', '/auth/logout')],
   'GET /api/silences': [route('http/selector-silence-routes.ts', '/api/silences', 'get')],
   'POST /api/silences': [
     route('http/selector-silence-routes.ts', '/api/silences', 'post'),
@@ -234,7 +236,7 @@ describe('every status the code of an operation names is in its OpenAPI descript
     ]);
     expect(statusesIn(placeText(fn('notify/silences.ts', 'set')))).toEqual([503]);
     expect(statusesIn(placeText(fn('enroll/enroller.ts', 'enroll')))).toEqual([503]);
-    expect(statusesIn(placeText(fn('http/auth.ts', 'authenticate')))).toEqual([401, 429]);
+    expect(statusesIn(placeText(fn('auth/guard.ts', 'guard')))).toEqual([401, 403, 429]);
     expect(statusesIn(placeText(fn('notify/push.ts', 'subscribe')))).toEqual([409, 422]);
     expect(statusesIn(placeText(fn('notify/push.ts', 'renew')))).toEqual([404, 409, 422, 503]);
   });

@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BoardApp, buildBoard } from '../src/board/app.js';
 import { boardSettings } from '../src/board/config/config.js';
+import { registrationWho } from '../src/board/domain/who.js';
 import { REPORT_LIMIT_BYTES } from '../src/board/http/action-routes.js';
 import { subscriptionId } from '../src/board/notify/push.js';
 import { ManualClock } from '../src/shared/clock.js';
@@ -108,6 +109,8 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
       ],
     },
     'GET /api/groups': { path: '/api/groups', provocations: [] },
+    'GET /api/me': { path: '/api/me', provocations: [] },
+    'POST /auth/logout': { path: '/auth/logout', provocations: [] },
     'GET /api/cluster': { path: '/api/cluster', provocations: [] },
     'GET /api/journal': { path: '/api/journal?limit=5', provocations: [] },
     'GET /api/health': { path: '/api/health', provocations: [{ status: 200, why: 'up' }] },
@@ -274,7 +277,10 @@ describe('every status a board operation answers is in its OpenAPI description',
       agentFiles: dirname(dir.write('panoptes-agent.mjs', AGENT_BYTES)),
     });
     const url = await b.app.listen({ host: '127.0.0.1', port: 0 });
-    await b.board.report('registration', { name: 'lab1', location: 'http://127.0.0.1:1/lab1' });
+    await b.board.report(registrationWho(''), {
+      name: 'lab1',
+      location: 'http://127.0.0.1:1/lab1',
+    });
     program = {
       url,
       token: TOKEN,

@@ -121,7 +121,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   const coordinator = wireCluster(state, domain, cluster, notifier, logger);
   const exporter = wireObservers(state, domain, notifier, coordinator, cluster, history, logger);
   const stopListening = await joinCluster(state, cluster, coordinator, settings);
-  const http = await openHttp(settings, logger, domain.board, clock);
+  const http = await openHttp(current, logger, domain, clock);
   const { membership } = cluster;
   const served = {
     domain,
@@ -149,7 +149,10 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     identities: domain.identities,
     settings: () => current.get(),
     applySettings: (next) =>
-      applySettings({ current, http, notifier, polling, board, labels: domain.labels }, next),
+      applySettings(
+        { current, http, notifier, polling, board, labels: domain.labels, access: domain.access },
+        next,
+      ),
     trustedProxies: http.trustedProxies,
     notifier,
     membership,

@@ -136,6 +136,24 @@ export const JournalEntry = Type.Object({
     ],
     { description: "the token presented, or machine: the target machine's own report said it" },
   ),
+  actor: Type.Object(
+    {
+      kind: Type.Union([
+        Type.Literal('person'),
+        Type.Literal('token'),
+        Type.Literal('board_token'),
+        Type.Literal('machine'),
+        Type.Literal('mcp'),
+        Type.Literal('anonymous'),
+      ]),
+      name: Type.String(),
+    },
+    {
+      description:
+        'who did it (the audit): a person, an API token (its name), the board token, a machine, ' +
+        'MCP (with the name of the credential it came with), or anonymous (no credential accepted)',
+    },
+  ),
   op: Type.String({
     description:
       'do, forget, report, auth, announce, expire, notify, silence, enroll, ack, update, labels',
@@ -152,7 +170,17 @@ export const JournalEntry = Type.Object({
   board: Type.Optional(Type.String({ description: 'the board (board_id) that wrote the entry' })),
 });
 export type JournalEntry = Static<typeof JournalEntry>;
-export type Who = JournalEntry['who'];
+/** The specification's word for the credential an entry came with. */
+export type WhoWord = JournalEntry['who'];
+/** Who did what a journal entry says (the audit). */
+export type ActorRef = JournalEntry['actor'];
+export type ActorKind = ActorRef['kind'];
+
+/** Who did something: the specification's word and the audit's actor, journaled together. */
+export interface Who {
+  readonly word: WhoWord;
+  readonly actor: ActorRef;
+}
 
 export const JournalPage = Type.Object({ entries: Type.Array(JournalEntry) });
 

@@ -13,6 +13,21 @@ export interface Selector {
   matches(labels: Labels, name: string): boolean;
   /** The empty selector: everything. */
   readonly everything: boolean;
+  /**
+   * Whether this selector asks at least what `other` asks (each of its requirements, written
+   * alike), so it selects no machine `other` does not: a narrower or equal selector.
+   */
+  narrows(other: Selector): boolean;
+}
+
+/** A requirement written one way (values sorted), to compare two selectors' requirements. */
+const TERMS = new WeakMap<Selector, ReadonlySet<string>>();
+
+function termOf(r: Requirement): string {
+  if (r.op === 'in' || r.op === 'notin')
+    return `${r.key} ${r.op} (${[...r.values].sort().join(',')})`;
+  if (r.op === 'eq' || r.op === 'ne') return `${r.key} ${r.op} ${r.value}`;
+  return `${r.op} ${r.key}`;
 }
 
 /** A selector that does not parse: what is wrong and where (0-based, in characters). */
@@ -44,11 +59,18 @@ export function parseSelector(text: string): Selector {
     throw new SelectorError(SELECTOR_MAX, `longer than ${SELECTOR_MAX} characters`);
   const requirements = new Parser(text).requirements();
   const trimmed = text.trim();
-  return {
+  const terms = new Set(requirements.map(termOf));
+  const selector: Selector = {
     text: trimmed,
     everything: requirements.length === 0,
     matches: (labels, name) => requirements.every((r) => holds(r, labels, name)),
+    narrows: (other) => {
+      const asked = TERMS.get(other);
+      return asked !== undefined && [...asked].every((t) => terms.has(t));
+    },
   };
+  TERMS.set(selector, terms);
+  return selector;
 }
 
 function holds(r: Requirement, labels: Labels, name: string): boolean {

@@ -2,6 +2,7 @@
 import { vi } from 'vitest';
 import type { BoardApp } from '../../src/board/app.js';
 import type { RelayOutcome } from '../../src/board/domain/agent-client.js';
+import { BOARD_WHO, registrationWho } from '../../src/board/domain/who.js';
 import { AgentFiles } from '../../src/board/enroll/agent-files.js';
 import { StoreHealth } from '../../src/board/store/store-health.js';
 import type { FakeClient } from './board-kit.js';
@@ -42,14 +43,14 @@ export function agentFileMissing() {
  */
 export function machineOperations(b: BoardApp, client: FakeClient): Record<string, OperationEntry> {
   const report = async (name: string) =>
-    b.board.report('registration', { name, location: `http://127.0.0.1:1/${name}` } as never);
+    b.board.report(registrationWho(''), { name, location: `http://127.0.0.1:1/${name}` } as never);
   const reported = (name: string) => async () => {
     await report(name);
     return () => undefined;
   };
   /** An announced machine whose session `claude · webshop` wants a person. */
   const rang = (name: string) => async () => {
-    await b.board.report('registration', {
+    await b.board.report(registrationWho(''), {
       name,
       location: `http://127.0.0.1:1/${name}`,
       sessions: [
@@ -67,7 +68,7 @@ export function machineOperations(b: BoardApp, client: FakeClient): Record<strin
   const optedIn = { updates: 'on', agent_file: 'panoptes-agent.mjs', agent_sha256: OLD_SHA };
   /** An announced machine that takes updates and runs an older file than the board's. */
   const behind = (name: string) => async () => {
-    await b.board.report('registration', {
+    await b.board.report(registrationWho(''), {
       name,
       location: `http://127.0.0.1:1/${name}`,
       ...optedIn,
@@ -298,7 +299,7 @@ export function machineOperations(b: BoardApp, client: FakeClient): Record<strin
           // A configured machine (an unverified announced name is never in "update all").
           arrange: async () => {
             const undo = web1Behind({ kind: 'answer', status: 202, body: { accepted: true } })();
-            await b.updates.requestAll('board');
+            await b.updates.requestAll(BOARD_WHO);
             return undo;
           },
         },

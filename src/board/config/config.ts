@@ -17,6 +17,7 @@ import type { DomainSettings } from '../domain/settings.js';
 import { HistoryConfig, type HistorySettings, historySettings } from '../history/settings.js';
 import { NotifyConfigFile, type NotifySettings, notifySettings } from '../notify/config.js';
 import { PushConfigFile, type PushSettings, pushSettings } from '../notify/push-config.js';
+import { AuthConfig, type AuthSettings, authSettings } from './auth-config.js';
 import { GroupsConfig, LabelsConfig, readGroups, readLabels } from './label-config.js';
 
 const Seconds = Type.Number({ exclusiveMinimum: 0 });
@@ -70,6 +71,7 @@ export const BoardConfigFile = Type.Object(
     notify: Type.Optional(NotifyConfigFile),
     push: Type.Optional(PushConfigFile),
     history: Type.Optional(HistoryConfig),
+    auth: Type.Optional(AuthConfig),
     announced_keys: Type.Optional(
       Type.Record(Type.String({ pattern: NAME_PATTERN }), Token, { additionalProperties: false }),
     ),
@@ -114,6 +116,8 @@ export interface BoardSettings extends DomainSettings {
   push: PushSettings;
   /** Retention of each history tier; null: history off; absent: the defaults. */
   history?: HistorySettings | null;
+  /** People: sessions, the identity provider, the authenticating proxy (`auth:`). */
+  auth: AuthSettings;
 }
 
 /** `store:` in board.yaml: absent or `sqlite` = embedded; a `postgres://` URL = PostgreSQL. */
@@ -201,6 +205,9 @@ export function boardSettings(
   const store = storeSettings(raw.store, configDir, problems);
   const notify = notifySettings(raw.notify, problems);
   const push = pushSettings(raw.push, problems);
+  const auth = authSettings(raw.auth, problems, (f) =>
+    isAbsolute(f) || configDir === null ? f : join(configDir, f),
+  );
   for (const [i, c] of (raw.notify?.channels ?? []).entries()) {
     const kind = notify.channels.find((n) => n.name === c.name)?.parsed.kind;
     if (kind === 'webpush' && push.subject === null && raw.push?.subject === undefined) {
@@ -247,6 +254,7 @@ export function boardSettings(
     notify,
     push,
     history: historySettings(raw.history),
+    auth,
   };
 }
 

@@ -1,13 +1,15 @@
 import { fieldName, logRestartFields, readForReload } from '../../shared/config/reload-read.js';
 import type { ReloadReason } from '../../shared/config/reload-trigger.js';
 import type { Logger } from '../../shared/logger.js';
+import { BOARD_WHO } from '../domain/who.js';
+import type { Who } from '../schemas.js';
 import type { BoardSettings } from './config.js';
 import { diffSettings, keepRestartFields } from './settings-diff.js';
 
 /** Where a reload's outcome is written: the board's journal, one entry per reload. */
 export interface ReloadJournal {
   record(entry: {
-    who: 'board';
+    who: Who;
     op: 'reload';
     target: string;
     outcome: 'done' | 'failed';
@@ -38,7 +40,7 @@ export async function reloadBoard(deps: ReloadDeps, why: ReloadReason): Promise<
   if (!('next' in read)) {
     const listed = read.problems.map((p) => `${fieldName(p)}: ${p.problem}`);
     await journal.record({
-      who: 'board',
+      who: BOARD_WHO,
       op: 'reload',
       target: running.source,
       outcome: 'failed',
@@ -70,7 +72,7 @@ export async function reloadBoard(deps: ReloadDeps, why: ReloadReason): Promise<
     'config reloaded',
   );
   await journal.record({
-    who: 'board',
+    who: BOARD_WHO,
     op: 'reload',
     target: running.source,
     outcome: 'done',

@@ -12,6 +12,7 @@ import { EventHub } from './events.js';
 import { Journal } from './journal.js';
 import { JournalPolicy } from './journal-policy.js';
 import { Registry } from './registry.js';
+import { BOARD_WHO, registrationWho } from './who.js';
 
 const OLD = 'a'.repeat(64);
 const NEW = 'b'.repeat(64);
@@ -59,7 +60,7 @@ function kit(store = new MemoryStore()) {
     handOver: (name) => updates.handOver(name),
   });
   const report = (name: string, self: Record<string, unknown>) =>
-    board.report('registration', {
+    board.report(registrationWho(''), {
       name,
       location: `http://127.0.0.1:1/${name}`,
       version: '1.0.0',
@@ -137,10 +138,10 @@ describe('updating one machine', () => {
     await k.report('nofile', { updates: 'on' });
     await k.report('binary', { ...optedIn(), agent_file: 'panoptes-agent-linux-arm64' });
     await k.report('current', optedIn(NEW));
-    expect((await k.updates.request('board', 'nosuch')).status).toBe(404);
+    expect((await k.updates.request(BOARD_WHO, 'nosuch')).status).toBe(404);
     const details = [];
     for (const name of ['off', 'nofile', 'binary', 'current']) {
-      const a = await k.updates.request('board', name);
+      const a = await k.updates.request(BOARD_WHO, name);
       expect(a.status).toBe(409);
       details.push((a.body as { detail: string }).detail);
     }
@@ -153,9 +154,9 @@ describe('updating one machine', () => {
   it("queues an announced machine's update for its next report, and journals it updated", async () => {
     const k = kit();
     await k.report('lab1', optedIn());
-    const asked = await k.updates.request('board', 'lab1');
+    const asked = await k.updates.request(BOARD_WHO, 'lab1');
     expect(asked).toMatchObject({ status: 202, body: { handed: 'queued' } });
-    expect((await k.updates.request('board', 'lab1')).status).toBe(409);
+    expect((await k.updates.request(BOARD_WHO, 'lab1')).status).toBe(409);
     const answer = await k.report('lab1', optedIn());
     const update = (answer.body as { update?: { id: string } }).update;
     expect(update?.id).toBe((asked.body as { id: string }).id);
@@ -173,7 +174,7 @@ describe('updating one machine', () => {
       ok: true,
       overview: { version: '1.0.0', ...optedIn() },
     });
-    const asked = await k.updates.request('board', 'web1');
+    const asked = await k.updates.request(BOARD_WHO, 'web1');
     expect(asked).toMatchObject({ status: 202, body: { handed: 'relayed' } });
     expect(k.client.updates).toEqual([{ url: WEB1, key: 'k' }]);
     k.client.updateAnswers.set(WEB1, {
@@ -182,7 +183,7 @@ describe('updating one machine', () => {
       body: { detail: 'updates are off' },
     });
     k.clock.advance(UPDATE_BATCH_WAIT_MAX_MS);
-    const refused = await k.updates.request('board', 'web1');
+    const refused = await k.updates.request(BOARD_WHO, 'web1');
     expect(refused).toEqual({
       status: 409,
       body: { detail: 'the agent refused: updates are off' },
@@ -192,7 +193,7 @@ describe('updating one machine', () => {
   it("journals the agent's outcome once per outcome", async () => {
     const k = kit();
     await k.report('lab1', optedIn());
-    await k.updates.request('board', 'lab1');
+    await k.updates.request(BOARD_WHO, 'lab1');
     await k.report('lab1', optedIn());
     const outcome = {
       state: 'rolled_back',
@@ -217,7 +218,7 @@ describe("what machines' reports cause in the journal", () => {
     const k = kit();
     const names = Array.from({ length: 90 }, (_, i) => `m${i}`);
     for (const name of names) await k.report(name, optedIn());
-    for (const name of names) await k.updates.request('board', name);
+    for (const name of names) await k.updates.request(BOARD_WHO, name);
     // Each hand-over and each outcome is caused by a report: 180 entries asked for.
     for (const name of names) await k.report(name, optedIn());
     const outcome = (i: number) => ({
@@ -238,7 +239,7 @@ describe("what machines' reports cause in the journal", () => {
     expect(caused().filter((e) => e.who === 'machine')).toHaveLength(10);
     k.clock.advance(60_000);
     await k.report('m0', { ...optedIn(), update_outcome: outcome(999) });
-    await k.updates.request('board', 'm0');
+    await k.updates.request(BOARD_WHO, 'm0');
     await k.report('m0', optedIn());
     await flush();
     const summary = k.journal.recent(10_000).find((e) => e.outcome === 'counted');
@@ -254,9 +255,9 @@ describe('updating all machines', () => {
     for (const name of names) await k.report(name, optedIn());
     for (const name of names) k.verify(name);
     await k.report('current', optedIn(NEW));
-    const all = await k.updates.requestAll('board');
+    const all = await k.updates.requestAll(BOARD_WHO);
     expect(all).toEqual({ status: 202, body: { machines: names } });
-    expect((await k.updates.requestAll('board')).status).toBe(409);
+    expect((await k.updates.requestAll(BOARD_WHO)).status).toBe(409);
     const handed = async () => {
       const got: string[] = [];
       for (const name of names) {
@@ -319,7 +320,7 @@ describe('updating all machines', () => {
     k.registry.markStale(60_000);
     k.verify('lab2');
     k.verify('lab3');
-    const some = await k.updates.requestAll('board', ['lab1', 'lab2']);
+    const some = await k.updates.requestAll(BOARD_WHO, ['lab1', 'lab2']);
     expect(some).toEqual({ status: 202, body: { machines: ['lab2'] } });
   });
 });

@@ -9,6 +9,7 @@ import type { Machine } from './machine.js';
 import { clip, summary } from './outcome.js';
 import type { PendingUpdateRecord, PendingUpdateTable } from './pending-updates.js';
 import type { Registry } from './registry.js';
+import { BOARD_WHO, machineWho } from './who.js';
 
 /** Machines "update all" hands an update to at a time. */
 export const UPDATE_BATCH = 10;
@@ -272,7 +273,7 @@ export class AgentUpdates {
     }
     if (!won) return undefined;
     const note = this.deps.notes.reported(
-      'board',
+      BOARD_WHO,
       'update',
       name,
       'delivered',
@@ -310,7 +311,9 @@ export class AgentUpdates {
     this.forget(p)
       .catch(() => true)
       .then((won) =>
-        won ? this.deps.notes.reported('machine', 'update', p.name, outcome, detail) : undefined,
+        won
+          ? this.deps.notes.reported(machineWho(p.name), 'update', p.name, outcome, detail)
+          : undefined,
       )
       .catch(this.deps.onError);
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
 import { keyProof } from '../../shared/wire/key-proof.js';
 import { boardSettings } from '../config/config.js';
+import { BOARD_WHO, registrationWho } from './who.js';
 
 const KEY = 'machine-key-0123456789';
 const TOKEN = 'board-token-0123456789';
@@ -39,7 +40,7 @@ describe('Board.reconfigure (a reload)', () => {
 
   it('an announced machine named in the new config becomes the configured one', async () => {
     const t = testBoard({ registration_token: 'registration-0123456789' });
-    await t.board.report('registration', { name: 'web1', location: 'http://127.0.0.1:9/' });
+    await t.board.report(registrationWho(''), { name: 'web1', location: 'http://127.0.0.1:9/' });
     expect(t.registry.get('web1')?.origin).toBe('announced');
     t.board.reconfigure(settings({ machines: [web1] }));
     expect(t.registry.get('web1')?.origin).toBe('configured');
@@ -48,24 +49,24 @@ describe('Board.reconfigure (a reload)', () => {
 
   it('uses new announced keys from the next request on, once a report proves them', async () => {
     const t = testBoard({ registration_token: 'registration-0123456789' });
-    await t.board.report('registration', { name: 'lab1', location: 'http://127.0.0.1:8/' });
-    const before = await t.board.doAction('board', 'lab1', 'backup', 'start');
+    await t.board.report(registrationWho(''), { name: 'lab1', location: 'http://127.0.0.1:8/' });
+    const before = await t.board.doAction(BOARD_WHO, 'lab1', 'backup', 'start');
     expect(before.body).toMatchObject({ queued: true });
     expect(t.client.relays).toEqual([]);
     t.board.reconfigure(settings({ announced_keys: { lab1: KEY } }));
     // The location no report proved with the key is forgotten, not trusted with it.
     expect(t.registry.get('lab1')).toBeUndefined();
-    const unproved = await t.board.doAction('board', 'lab1', 'backup', 'start');
+    const unproved = await t.board.doAction(BOARD_WHO, 'lab1', 'backup', 'start');
     expect(unproved.body).toMatchObject({ queued: true });
     expect(t.client.relays).toEqual([]);
     const location = 'http://127.0.0.1:9/';
-    const proved = await t.board.report('registration', {
+    const proved = await t.board.report(registrationWho(''), {
       name: 'lab1',
       location,
       key_proof: keyProof(KEY, 'lab1', location),
     });
     expect(proved.status).toBe(200);
-    await t.board.doAction('board', 'lab1', 'backup', 'start');
+    await t.board.doAction(BOARD_WHO, 'lab1', 'backup', 'start');
     expect(t.client.relays.map((r) => r.target)).toEqual([
       { url: 'http://127.0.0.1:9', key: KEY, ca: null },
     ]);
@@ -75,10 +76,10 @@ describe('Board.reconfigure (a reload)', () => {
     const t = testBoard({ announced_keys: { lab1: KEY } });
     const location = 'http://127.0.0.1:9/';
     const proof = { name: 'lab1', location, key_proof: keyProof(KEY, 'lab1', location) };
-    expect((await t.board.report('registration', proof)).status).toBe(200);
+    expect((await t.board.report(registrationWho(''), proof)).status).toBe(200);
     t.board.reconfigure(settings({ announced_keys: { lab1: `${KEY}-new` } }));
     expect(t.registry.get('lab1')?.verified).toBe(false);
-    const answer = await t.board.doAction('board', 'lab1', 'backup', 'start');
+    const answer = await t.board.doAction(BOARD_WHO, 'lab1', 'backup', 'start');
     expect(answer.body).toMatchObject({ queued: true });
     expect(t.client.relays).toEqual([]);
   });

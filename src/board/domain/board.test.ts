@@ -5,6 +5,7 @@ import { keyProof } from '../../shared/wire/key-proof.js';
 import type { Report } from '../../shared/wire/report.js';
 import { overviewOf } from '../view/machine-record.js';
 import { QUEUE_EXPIRY_MS } from './action-queue.js';
+import { BOARD_WHO, registrationWho } from './who.js';
 
 /** The overview the board keeps for `name`, as its JSON text. */
 function keptOverview(name: string, t: ReturnType<typeof testBoard>): string | undefined {
@@ -25,7 +26,7 @@ describe('Board.doAction', () => {
     const t = testBoard({ machines });
     const body = { what: 'backup', action: 'start', ok: true, exit_code: 0, output: '' };
     t.client.answers.set('http://127.0.0.1:1', { kind: 'answer', status: 200, body });
-    expect(await t.board.doAction('board', 'web1', 'backup', 'start')).toEqual({
+    expect(await t.board.doAction(BOARD_WHO, 'web1', 'backup', 'start')).toEqual({
       status: 200,
       body,
     });
@@ -46,7 +47,7 @@ describe('Board.doAction', () => {
       status: 403,
       body: { detail: 'no' },
     });
-    expect(await t.board.doAction('board', 'web1', 'backup', 'stop')).toEqual({
+    expect(await t.board.doAction(BOARD_WHO, 'web1', 'backup', 'stop')).toEqual({
       status: 403,
       body: { detail: 'no' },
     });
@@ -55,7 +56,7 @@ describe('Board.doAction', () => {
       status: 200,
       body: { ok: false, exit_code: 3 },
     });
-    await t.board.doAction('board', 'web1', 'backup', 'start');
+    await t.board.doAction(BOARD_WHO, 'web1', 'backup', 'start');
     expect(journal(t)).toEqual([
       'board do web1/backup/start failed 200',
       'board do web1/backup/stop refused 403',
@@ -65,12 +66,12 @@ describe('Board.doAction', () => {
 
   it('answers 502 when a configured machine is unreachable and 504 on a time-out', async () => {
     const t = testBoard({ machines });
-    expect(await t.board.doAction('board', 'web1', 'x', 'start')).toEqual({
+    expect(await t.board.doAction(BOARD_WHO, 'web1', 'x', 'start')).toEqual({
       status: 502,
       body: { detail: "Machine 'web1' is unreachable: connection refused" },
     });
     t.client.answers.set('http://127.0.0.1:1', { kind: 'timeout', error: 'no answer within 3 s' });
-    expect((await t.board.doAction('board', 'web1', 'x', 'start')).status).toBe(504);
+    expect((await t.board.doAction(BOARD_WHO, 'web1', 'x', 'start')).status).toBe(504);
     expect(journal(t)).toEqual([
       'board do web1/x/start failed 504',
       'board do web1/x/start failed 502',
@@ -79,7 +80,7 @@ describe('Board.doAction', () => {
 
   it('answers 404 for an unknown machine, journaled', async () => {
     const t = testBoard({ machines });
-    expect((await t.board.doAction('board', 'nope', 'x', 'start')).status).toBe(404);
+    expect((await t.board.doAction(BOARD_WHO, 'nope', 'x', 'start')).status).toBe(404);
     expect(journal(t)).toEqual(['board do nope/x/start refused 404']);
     expect(t.client.relays).toEqual([]);
   });
@@ -87,22 +88,22 @@ describe('Board.doAction', () => {
   it('relays to an announced machine when it holds a key and reaches it, else queues', async () => {
     const t = testBoard({ announced_keys: { lab3: LAB_KEY } });
     const key_proof = keyProof(LAB_KEY, 'lab3', 'http://lab3:8701/');
-    await t.board.report('registration', {
+    await t.board.report(registrationWho(''), {
       name: 'lab3',
       location: 'http://lab3:8701/',
       key_proof,
     });
-    await t.board.report('registration', { name: 'lab4', location: 'http://lab4:8701' });
+    await t.board.report(registrationWho(''), { name: 'lab4', location: 'http://lab4:8701' });
     t.client.answers.set('http://lab3:8701', { kind: 'answer', status: 200, body: { ok: true } });
-    expect(await t.board.doAction('board', 'lab3', 'job', 'start')).toEqual({
+    expect(await t.board.doAction(BOARD_WHO, 'lab3', 'job', 'start')).toEqual({
       status: 200,
       body: { ok: true },
     });
     expect(t.client.relays[0]?.target).toEqual({ url: 'http://lab3:8701', key: LAB_KEY, ca: null });
     t.client.answers.delete('http://lab3:8701');
-    const queued = await t.board.doAction('board', 'lab3', 'job', 'stop');
+    const queued = await t.board.doAction(BOARD_WHO, 'lab3', 'job', 'stop');
     expect(queued.body).toMatchObject({ queued: true, name: 'lab3', what: 'job', action: 'stop' });
-    const noKey = await t.board.doAction('board', 'lab4', 'job', 'start');
+    const noKey = await t.board.doAction(BOARD_WHO, 'lab4', 'job', 'start');
     expect(noKey.body).toMatchObject({ queued: true, name: 'lab4' });
     expect(t.client.relays).toHaveLength(2);
     expect(t.journal.recent(1)[0]?.detail).toContain('the board holds no key for it');
@@ -136,10 +137,10 @@ describe('how long the board waits for a relayed action', () => {
       json: JSON.stringify(overview),
     });
     // Before any poll: nothing is known of the service.
-    await t.board.doAction('board', 'web1', 'web', 'stop');
+    await t.board.doAction(BOARD_WHO, 'web1', 'web', 'stop');
     await t.board.sweep();
     for (const what of ['web', 'huge', 'bad', 'old', 'unknown']) {
-      await t.board.doAction('board', 'web1', what, 'stop');
+      await t.board.doAction(BOARD_WHO, 'web1', what, 'stop');
     }
     expect(t.client.relayTimeouts).toEqual([3000, 21_000, 600_000, 3000, 3000, 3000]);
   });
@@ -149,9 +150,11 @@ describe('how long the board waits for a relayed action', () => {
     const location = 'http://lab3:8701';
     const key_proof = keyProof(LAB_KEY, 'lab3', location);
     const report = { name: 'lab3', location, key_proof, services: [service('web', 20)] };
-    expect((await t.board.report('registration', report as unknown as Report)).status).toBe(200);
+    expect((await t.board.report(registrationWho(''), report as unknown as Report)).status).toBe(
+      200,
+    );
     t.client.answers.set(location, { kind: 'answer', status: 200, body: { ok: true } });
-    await t.board.doAction('board', 'lab3', 'web', 'stop');
+    await t.board.doAction(BOARD_WHO, 'lab3', 'web', 'stop');
     expect(t.client.relayTimeouts).toEqual([22_000]);
   });
 });
@@ -160,16 +163,16 @@ describe('Board.report', () => {
   it('believes a location for a name it holds a key for only with a valid key_proof', async () => {
     const t = testBoard({ announced_keys: { lab3: LAB_KEY } });
     const location = 'http://lab3:8701';
-    const missing = await t.board.report('registration', { name: 'lab3', location });
+    const missing = await t.board.report(registrationWho(''), { name: 'lab3', location });
     expect(missing.status).toBe(403);
     // A proof for another location (or made with another key) does not count.
-    const moved = await t.board.report('registration', {
+    const moved = await t.board.report(registrationWho(''), {
       name: 'lab3',
       location: 'http://attacker.example',
       key_proof: keyProof(LAB_KEY, 'lab3', location),
     });
     expect(moved.status).toBe(403);
-    const wrongKey = await t.board.report('registration', {
+    const wrongKey = await t.board.report(registrationWho(''), {
       name: 'lab3',
       location,
       key_proof: keyProof('some-other-key-0123456789', 'lab3', location),
@@ -181,7 +184,7 @@ describe('Board.report', () => {
       'registration report lab3 refused 403',
       'registration report lab3 refused 403',
     ]);
-    const ok = await t.board.report('registration', {
+    const ok = await t.board.report(registrationWho(''), {
       name: 'lab3',
       location,
       key_proof: keyProof(LAB_KEY, 'lab3', location),
@@ -189,12 +192,17 @@ describe('Board.report', () => {
     expect(ok.status).toBe(200);
     expect(JSON.parse(keptOverview('lab3', t) ?? 'null')).toEqual({});
     // Names the board holds no key for need no proof.
-    expect((await t.board.report('registration', { name: 'lab4', location })).status).toBe(200);
+    expect((await t.board.report(registrationWho(''), { name: 'lab4', location })).status).toBe(
+      200,
+    );
   });
 
   it('refuses a report naming a configured machine, journaled', async () => {
     const t = testBoard({ machines });
-    const answer = await t.board.report('registration', { name: 'web1', location: 'http://x' });
+    const answer = await t.board.report(registrationWho(''), {
+      name: 'web1',
+      location: 'http://x',
+    });
     expect(answer.status).toBe(409);
     expect(journal(t)).toEqual(['registration report web1 refused 409']);
     expect(t.registry.get('web1')?.origin).toBe('configured');
@@ -202,12 +210,18 @@ describe('Board.report', () => {
 
   it('hands queued actions over until a report carries their result (at least once)', async () => {
     const t = testBoard();
-    await t.board.report('registration', { name: 'lab3', location: 'http://lab3' });
-    const q = (await t.board.doAction('board', 'lab3', 'job', 'start')).body as { id: string };
+    await t.board.report(registrationWho(''), { name: 'lab3', location: 'http://lab3' });
+    const q = (await t.board.doAction(BOARD_WHO, 'lab3', 'job', 'start')).body as { id: string };
     expect(t.registry.get('lab3')?.queued).toBe(1);
 
-    const first = await t.board.report('registration', { name: 'lab3', location: 'http://lab3' });
-    const second = await t.board.report('registration', { name: 'lab3', location: 'http://lab3' });
+    const first = await t.board.report(registrationWho(''), {
+      name: 'lab3',
+      location: 'http://lab3',
+    });
+    const second = await t.board.report(registrationWho(''), {
+      name: 'lab3',
+      location: 'http://lab3',
+    });
     const handed = [{ id: q.id, what: 'job', action: 'start', requested_at: expect.any(String) }];
     expect(first.body).toEqual({ ok: true, actions: handed });
     expect(second.body).toEqual({ ok: true, actions: handed });
@@ -217,7 +231,7 @@ describe('Board.report', () => {
       status: 200,
       body: { what: 'job', action: 'start', ok: true, exit_code: 0, output: '' },
     };
-    const third = await t.board.report('registration', {
+    const third = await t.board.report(registrationWho(''), {
       name: 'lab3',
       location: 'http://lab3',
       results: [result, { id: 'unknown-id', status: 200, body: {} }],
@@ -234,10 +248,10 @@ describe('Board.report', () => {
 
   it("does not take another machine's result for an action", async () => {
     const t = testBoard();
-    await t.board.report('registration', { name: 'lab3', location: 'http://lab3' });
-    await t.board.report('registration', { name: 'lab4', location: 'http://lab4' });
-    const q = (await t.board.doAction('board', 'lab3', 'job', 'start')).body as { id: string };
-    await t.board.report('registration', {
+    await t.board.report(registrationWho(''), { name: 'lab3', location: 'http://lab3' });
+    await t.board.report(registrationWho(''), { name: 'lab4', location: 'http://lab4' });
+    const q = (await t.board.doAction(BOARD_WHO, 'lab3', 'job', 'start')).body as { id: string };
+    await t.board.report(registrationWho(''), {
       name: 'lab4',
       location: 'http://lab4',
       results: [{ id: q.id, status: 200, body: {} }],
@@ -247,7 +261,7 @@ describe('Board.report', () => {
 
   it('keeps the overview but not the name, location or results in it', async () => {
     const t = testBoard();
-    await t.board.report('registration', {
+    await t.board.report(registrationWho(''), {
       name: 'lab3',
       location: 'http://lab3',
       hostname: 'lab3.local',
@@ -271,11 +285,11 @@ describe('Board.report', () => {
     };
     const text = JSON.stringify(report);
     const t = testBoard();
-    await t.board.report('registration', { ...report });
+    await t.board.report(registrationWho(''), { ...report });
     const serialised = keptOverview('lab3', t);
     const u = testBoard();
     const parsed = parseJsonBody(Buffer.from(text)) as Report;
-    await u.board.report('registration', parsed);
+    await u.board.report(registrationWho(''), parsed);
     const cut = keptOverview('lab3', u);
     expect(cut).toBe(serialised);
     expect(u.registry.roomFor('other', 0)).toBe(true);
@@ -285,8 +299,8 @@ describe('Board.report', () => {
 
   it('expires queued actions after 24 h, journaled', async () => {
     const t = testBoard();
-    await t.board.report('registration', { name: 'lab3', location: 'http://lab3' });
-    await t.board.doAction('board', 'lab3', 'job', 'start');
+    await t.board.report(registrationWho(''), { name: 'lab3', location: 'http://lab3' });
+    await t.board.doAction(BOARD_WHO, 'lab3', 'job', 'start');
     t.clock.advance(QUEUE_EXPIRY_MS - 1);
     await t.board.upkeep();
     expect(t.registry.get('lab3')?.queued).toBe(1);
@@ -298,15 +312,15 @@ describe('Board.report', () => {
 
   it('journals cap refusals at most once a minute, with a count', async () => {
     const t = testBoard({ max_announced: 1 });
-    await t.board.report('registration', { name: 'a', location: 'http://a' });
+    await t.board.report(registrationWho(''), { name: 'a', location: 'http://a' });
     for (let i = 0; i < 50; i += 1) {
       expect(
-        (await t.board.report('registration', { name: `n${i}`, location: 'http://x' })).status,
+        (await t.board.report(registrationWho(''), { name: `n${i}`, location: 'http://x' })).status,
       ).toBe(409);
     }
     expect(journal(t).filter((l) => l.includes('refused'))).toHaveLength(1);
     t.clock.advance(60_000);
-    await t.board.report('registration', { name: 'late', location: 'http://x' });
+    await t.board.report(registrationWho(''), { name: 'late', location: 'http://x' });
     const latest = t.journal.recent(1)[0];
     expect(latest?.detail).toContain('(50 report(s) of new names refused)');
   });
@@ -314,7 +328,7 @@ describe('Board.report', () => {
   it('refuses reports past max_announced_mb, new names and grown ones alike (found by the flood test)', async () => {
     const t = testBoard({ max_announced_mb: 0.01 }); // 10,485 characters of overview JSON
     const report = (name: string, size: number) =>
-      t.board.report('registration', {
+      t.board.report(registrationWho(''), {
         name,
         location: `http://${name}`,
         pad: 'p'.repeat(size),
@@ -328,7 +342,7 @@ describe('Board.report', () => {
     expect((await report('b', 6000)).status).toBe(409);
     // A report no bigger than what the machine holds replaces it: it fits.
     expect((await report('a', 6000)).status).toBe(200);
-    await t.board.forget('board', 'a');
+    await t.board.forget(BOARD_WHO, 'a');
     expect((await report('b', 6000)).status).toBe(200);
     // Journaled at most once a minute, as refusals past the cap are.
     const refusals = t.journal.recent(100).filter((e) => e.outcome === 'refused');
@@ -341,18 +355,18 @@ describe('Board.report', () => {
 describe('Board.forget', () => {
   it('forgets an announced machine and drops its queue; refuses configured and unknown ones', async () => {
     const t = testBoard({ machines });
-    await t.board.report('registration', { name: 'lab3', location: 'http://lab3' });
-    await t.board.doAction('board', 'lab3', 'job', 'start');
-    expect(await t.board.forget('board', 'lab3')).toEqual({
+    await t.board.report(registrationWho(''), { name: 'lab3', location: 'http://lab3' });
+    await t.board.doAction(BOARD_WHO, 'lab3', 'job', 'start');
+    expect(await t.board.forget(BOARD_WHO, 'lab3')).toEqual({
       status: 200,
       body: { ok: true, name: 'lab3', forgotten: true, dropped: 1 },
     });
     expect(t.registry.get('lab3')).toBeUndefined();
     expect(t.removed).toEqual(['lab3']);
-    const configured = await t.board.forget('board', 'web1');
+    const configured = await t.board.forget(BOARD_WHO, 'web1');
     expect(configured.status).toBe(409);
     expect((configured.body as { detail: string }).detail).toContain('/etc/panoptes/board.yaml');
-    expect((await t.board.forget('board', 'lab3')).status).toBe(404);
+    expect((await t.board.forget(BOARD_WHO, 'lab3')).status).toBe(404);
   });
 });
 

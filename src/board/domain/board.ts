@@ -19,6 +19,7 @@ import { handOver, type ReportGate, refusedReport } from './report-checks.js';
 import type { DomainSettings, MachineConfig } from './settings.js';
 import { isStoreUnavailable } from './store-unavailable.js';
 import { sweep } from './sweep.js';
+import { ANONYMOUS_WHO, BOARD_WHO, registrationWho } from './who.js';
 
 /**
  * The board's use cases: relay or queue an action, take a report, forget a machine, sweep,
@@ -157,8 +158,10 @@ export class Board {
   }
 
   /** POST /api/report: remember the machine, hand over its queued actions, take its results. */
-  async report(who: Who, report: Report): Promise<Answer> {
+  async report(sender: Who, report: Report): Promise<Answer> {
     const { registry, queue, settings } = this.deps;
+    // A registration-token holder is the machine it announces (the audit names it).
+    const who = sender.word === 'registration' ? registrationWho(report.name) : sender;
     const {
       name,
       location,
@@ -239,7 +242,7 @@ export class Board {
     this.deps.registry.forget(name);
     this.background(this.deps.forgotten?.(name, false) ?? Promise.resolve());
     const detail = `an unproven announcement, forgotten: '${keyed}' was given a key`;
-    this.background(this.notes.note('board', 'forget', name, 'forgotten', null, detail));
+    this.background(this.notes.note(BOARD_WHO, 'forget', name, 'forgotten', null, detail));
   }
 
   /** DELETE /api/machines/{name}: an enrolled machine's key is revoked first. */
@@ -281,7 +284,7 @@ export class Board {
   /** Journals a request refused for its token, by address only. */
   async refusedToken(address: string, method: string, path: string, status: number): Promise<void> {
     const detail = `${status === 403 ? 'token not valid here' : 'wrong token'}: ${method} ${clip(path)} from ${address}`;
-    await this.notes.refuse('anonymous', 'auth', address, status, detail, address);
+    await this.notes.refuse(ANONYMOUS_WHO, 'auth', address, status, detail, address);
   }
 
   /**
@@ -321,7 +324,7 @@ export class Board {
       // Of several boards, the one that took it out journals it.
       if (taken === undefined) continue;
       await this.notes.note(
-        'board',
+        BOARD_WHO,
         'do',
         targetOf(a),
         'expired',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
 import type { ChangeSet } from './change-set.js';
+import { BOARD_WHO, registrationWho } from './who.js';
 
 const KEY = 'machine-key-0123456789';
 const machines = [{ name: 'web1', url: 'http://127.0.0.1:1', key: KEY }];
@@ -27,7 +28,7 @@ describe('the per-sweep change set', () => {
     const t = testBoard({ machines, registration_token: 'registration-token-0123' });
     const sets = collect(t);
     t.client.overviews.set('http://127.0.0.1:1', { ok: true, overview: overview() });
-    await t.board.report('registration', { name: 'lab1', location: 'http://lab1:1/' });
+    await t.board.report(registrationWho(''), { name: 'lab1', location: 'http://lab1:1/' });
     await t.board.sweep();
     expect(sets).toHaveLength(1);
     const [first] = sets;
@@ -66,7 +67,7 @@ describe('the per-sweep change set', () => {
     const sets = collect(t);
     const bell = (session: string, at: string) => ({ session, why: 'attention', text: 'hi', at });
     const report = (sessions: unknown[]) =>
-      t.board.report('registration', {
+      t.board.report(registrationWho(''), {
         name: 'lab1',
         location: 'http://lab1:1/',
         ...overview({ sessions }),
@@ -89,7 +90,7 @@ describe('the per-sweep change set', () => {
   it('an announced machine is late after twice its interval, up until stale_after', async () => {
     const t = testBoard({ registration_token: 'registration-token-0123', stale_after: 60 });
     const sets = collect(t);
-    await t.board.report('registration', {
+    await t.board.report(registrationWho(''), {
       name: 'lab1',
       location: 'http://lab1:1/',
       interval_s: 10,
@@ -113,14 +114,14 @@ describe('the per-sweep change set', () => {
   it('carries removed names and failed actions', async () => {
     const t = testBoard({ machines, registration_token: 'registration-token-0123' });
     const sets = collect(t);
-    await t.board.report('registration', { name: 'lab1', location: 'http://lab1:1/' });
-    await t.board.forget('board', 'lab1');
+    await t.board.report(registrationWho(''), { name: 'lab1', location: 'http://lab1:1/' });
+    await t.board.forget(BOARD_WHO, 'lab1');
     t.client.answers.set('http://127.0.0.1:1', {
       kind: 'answer',
       status: 500,
       body: { detail: 'boom' },
     });
-    await t.board.doAction('board', 'web1', 'job', 'start');
+    await t.board.doAction(BOARD_WHO, 'web1', 'job', 'start');
     await t.board.sweep();
     expect(sets[0]?.removed).toEqual(['lab1']);
     expect(sets[0]?.changed.has('lab1')).toBe(false);

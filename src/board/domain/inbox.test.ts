@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
 import { type AckRecord, type AckStore, Inbox, type SessionKey, sessionKey } from './inbox.js';
 import { StoreUnavailable } from './store-unavailable.js';
+import { BOARD_WHO, registrationWho } from './who.js';
 
 const KEY = 'machine-key-0123456789';
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -146,7 +147,7 @@ describe('Inbox', () => {
     ]);
     await b.board.sweep();
     b.clock.advance(60_000);
-    const answer = await b.inbox.acknowledge('board', 'web1', 'a');
+    const answer = await b.inbox.acknowledge(BOARD_WHO, 'web1', 'a');
     const ackedAt = iso(b.clock.now());
     expect(answer).toEqual({
       status: 200,
@@ -175,7 +176,7 @@ describe('Inbox', () => {
 
     // Acknowledging again keeps the first time (and journals it).
     b.clock.advance(5_000);
-    const again = await b.inbox.acknowledge('board', 'web1', 'a');
+    const again = await b.inbox.acknowledge(BOARD_WHO, 'web1', 'a');
     expect(again.body).toMatchObject({ acknowledged_at: ackedAt });
 
     // The session rings again: open, the old ack forgotten (in the store too).
@@ -194,7 +195,7 @@ describe('Inbox', () => {
     const b = inboxBoard();
     b.sessions('web1', [{ session: 'a', why: 'attention', at: 1_000 }]);
     await b.board.sweep();
-    await b.inbox.acknowledge('board', 'web1', 'a');
+    await b.inbox.acknowledge(BOARD_WHO, 'web1', 'a');
     b.sessions('web1', [{ session: 'a', why: 'finished', at: 2_000 }]);
     await b.board.sweep();
     expect(b.names('open')).toEqual([]);
@@ -206,17 +207,17 @@ describe('Inbox', () => {
     b.sessions('web1', [{ session: 'a · b', why: 'attention', at: 1_000 }]);
     await b.board.sweep();
     const before = b.journal.recent(100).length;
-    expect(await b.inbox.acknowledge('board', 'nosuch', 'a · b')).toEqual({
+    expect(await b.inbox.acknowledge(BOARD_WHO, 'nosuch', 'a · b')).toEqual({
       status: 404,
       body: { detail: "No machine named 'nosuch' on this board" },
     });
-    expect(await b.inbox.acknowledge('board', 'web1', 'a')).toEqual({
+    expect(await b.inbox.acknowledge(BOARD_WHO, 'web1', 'a')).toEqual({
       status: 404,
       body: { detail: "Machine 'web1' lists no session named 'a'" },
     });
     expect(b.journal.recent(100).length).toBe(before);
     expect(await b.store.acks.load()).toEqual([]);
-    expect((await b.inbox.acknowledge('board', 'web1', 'a · b')).status).toBe(200);
+    expect((await b.inbox.acknowledge(BOARD_WHO, 'web1', 'a · b')).status).toBe(200);
   });
 
   it('a down machine keeps its last sessions, marked down; its acks stay', async () => {
@@ -226,7 +227,7 @@ describe('Inbox', () => {
       { session: 'b', why: 'attention', at: 2_000 },
     ]);
     await b.board.sweep();
-    await b.inbox.acknowledge('board', 'web1', 'a');
+    await b.inbox.acknowledge(BOARD_WHO, 'web1', 'a');
     b.sessions('web1', null);
     await b.board.sweep();
     expect(b.inbox.list('all', 10).sessions.map((s) => [s.session, s.machine_state])).toEqual([
@@ -244,21 +245,21 @@ describe('Inbox', () => {
       { session: 'b', why: 'attention', at: 2_000 },
     ]);
     await b.board.sweep();
-    await b.inbox.acknowledge('board', 'web1', 'a');
-    await b.inbox.acknowledge('board', 'web1', 'b');
+    await b.inbox.acknowledge(BOARD_WHO, 'web1', 'a');
+    await b.inbox.acknowledge(BOARD_WHO, 'web1', 'b');
     b.sessions('web1', [{ session: 'b', why: 'attention', at: 2_000 }]);
     await b.board.sweep();
     expect((await b.store.acks.load()).map((r) => r.session)).toEqual(['b']);
 
-    await b.board.report('registration', {
+    await b.board.report(registrationWho(''), {
       name: 'lab1',
       location: 'http://127.0.0.1:9/',
       sessions: [{ session: 'x', why: 'error', text: 'boom', at: iso(T0 + 500) }],
     } as never);
     await b.board.sweep();
-    await b.inbox.acknowledge('board', 'lab1', 'x');
+    await b.inbox.acknowledge(BOARD_WHO, 'lab1', 'x');
     expect(b.inbox.size()).toBe(2);
-    await b.board.forget('board', 'lab1');
+    await b.board.forget(BOARD_WHO, 'lab1');
     await b.board.sweep();
     expect((await b.store.acks.load()).map((r) => `${r.machine}/${r.session}`)).toEqual(['web1/b']);
     expect(b.inbox.size()).toBe(1);
@@ -288,7 +289,7 @@ describe('Inbox', () => {
       acked_at: T0 + 7_000,
     };
     const stale = b.inbox.version;
-    await b.inbox.acknowledge('board', 'web1', 'a');
+    await b.inbox.acknowledge(BOARD_WHO, 'web1', 'a');
     b.inbox.sync([], stale);
     expect(b.names('open')).toEqual([]);
     b.inbox.sync([elsewhere], b.inbox.version);
@@ -305,7 +306,7 @@ describe('Inbox', () => {
     const b = inboxBoard(refusing);
     b.sessions('web1', [{ session: 'a', why: 'attention', at: 1_000 }]);
     await b.board.sweep();
-    await expect(b.inbox.acknowledge('board', 'web1', 'a')).rejects.toBeInstanceOf(
+    await expect(b.inbox.acknowledge(BOARD_WHO, 'web1', 'a')).rejects.toBeInstanceOf(
       StoreUnavailable,
     );
     expect(b.names('open')).toEqual(['web1/a']);
@@ -346,7 +347,7 @@ describe('Inbox', () => {
     const web1 = b.registry.get('web1');
     expect(web1?.heldSessions.map((s) => s.session)).toEqual(['a', 'b']);
     // Acknowledged: gone at the next overview (and so is its ack, which covers nothing then).
-    await b.inbox.acknowledge('board', 'web1', 'a');
+    await b.inbox.acknowledge(BOARD_WHO, 'web1', 'a');
     await b.board.sweep();
     expect(b.names()).toEqual(['web1/b']);
     expect(b.inbox.size()).toBe(0);
@@ -368,7 +369,7 @@ describe('Inbox', () => {
       JSON.parse(b.registry.memory.recordBytes(web1).toString('utf8')) as Record<string, unknown>;
     expect(record().acknowledged).toBeUndefined();
     b.changes.length = 0;
-    await b.inbox.acknowledge('board', 'web1', 'a');
+    await b.inbox.acknowledge(BOARD_WHO, 'web1', 'a');
     expect(b.changes).toEqual(['web1']);
     expect(record().acknowledged).toEqual([{ session: 'a', at: iso(T0 + 1_000) }]);
     // The same acks read again (a cluster's sync, every second): no change.

@@ -3,6 +3,7 @@ import type { JournalEntry, Who } from '../schemas.js';
 import type { Journal } from './journal.js';
 import { clip } from './outcome.js';
 import { REFUSALS_PER_MINUTE, RefusalBudget } from './refusal-budget.js';
+import { ANONYMOUS_WHO, machineWho, registrationWho } from './who.js';
 
 /** How many refused reports (cap reached) are journaled per minute at most. */
 const CAP_JOURNAL_INTERVAL_MS = 60_000;
@@ -61,7 +62,7 @@ export class JournalPolicy {
       await this.note(who, op, target, 'refused', status, detail);
       if (taken === 'last') {
         await this.note(
-          'anonymous',
+          ANONYMOUS_WHO,
           op,
           '*',
           'refused',
@@ -110,7 +111,7 @@ export class JournalPolicy {
     await this.note(who, op, name, outcome, null, detail);
     if (taken === 'last') {
       await this.note(
-        'machine',
+        machineWho('*'),
         op,
         '*',
         'counted',
@@ -140,7 +141,7 @@ export class JournalPolicy {
     const now = this.clock.now();
     for (const s of this.announcements.close(now)) {
       await this.note(
-        'registration',
+        registrationWho('*'),
         'announce',
         '*',
         'announced',
@@ -150,7 +151,7 @@ export class JournalPolicy {
     }
     for (const s of this.reports.close(now)) {
       await this.note(
-        'machine',
+        machineWho('*'),
         s.kind,
         '*',
         'counted',
@@ -163,7 +164,7 @@ export class JournalPolicy {
       const what = s.kind === 'auth' ? 'refused tokens' : `refused ${s.kind} requests`;
       const sources = s.kind === 'auth' ? 'address(es)' : 'target(s)';
       await this.note(
-        'anonymous',
+        ANONYMOUS_WHO,
         s.kind,
         '*',
         'refused',

@@ -4,9 +4,10 @@ import type { JournalEntry } from '../schemas.js';
 import { MemoryStore } from '../store/memory/state-store.js';
 import { EventHub } from './events.js';
 import { Journal } from './journal.js';
+import { BOARD_WHO } from './who.js';
 
 const entry = (outcome: string, detail = 'x') => ({
-  who: 'board' as const,
+  who: BOARD_WHO,
   op: 'do',
   target: 'web1/job/start',
   outcome,

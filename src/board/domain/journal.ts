@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock.js';
 import { safeText } from '../../shared/wire/free-text.js';
-import type { JournalEntry } from '../schemas.js';
+import type { JournalEntry, Who } from '../schemas.js';
 import type { BoardEvents } from './events.js';
 import { clip } from './outcome.js';
 
@@ -18,7 +18,8 @@ export const JOURNAL_ID_BLOCK = 64;
 /** Entries pushed out of the bound are dropped from the store this many at a time. */
 const REMOVE_BATCH = 500;
 
-export type JournalInput = Omit<JournalEntry, 'id' | 'at'>;
+/** What an entry is made of: `who` names both the specification's word and the actor. */
+export type JournalInput = Omit<JournalEntry, 'id' | 'at' | 'who' | 'actor'> & { who: Who };
 
 /** Entries an outsider (a wrong token, a registration-token holder) can cause at will. */
 function outsiders(e: JournalEntry): boolean {
@@ -97,7 +98,11 @@ export class Journal {
     const entry: JournalEntry = {
       id: await this.allocate(),
       at: new Date(this.clock.now()).toISOString(),
-      ...input,
+      who: input.who.word,
+      actor: input.who.actor,
+      op: input.op,
+      outcome: input.outcome,
+      status: input.status,
       // The last line of defence: callers already cut what a client supplied to 200.
       target: clip(input.target, TARGET_MAX),
       // A detail may quote a client or a machine's answer: no control or bidi characters.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
 import { toLabels } from '../../shared/labels.js';
+import { BOARD_WHO } from './who.js';
 
 const KEY = 'machine-key-0123456789';
 
@@ -18,7 +19,7 @@ describe('board labels', () => {
     const t = board();
     const web1 = t.registry.get('web1');
     expect({ ...web1?.labels }).toEqual({ env: 'prod', site: 'fra' });
-    await t.labels.set('board', 'web1', toLabels({ env: 'staging' }));
+    await t.labels.set(BOARD_WHO, 'web1', toLabels({ env: 'staging' }));
     t.registry.observe(web1 as never, {
       ok: true,
       overview: { labels: { env: 'dev', team: 'ml', Bad: 'x', ok: 'pr od' } },
@@ -26,7 +27,7 @@ describe('board labels', () => {
     expect({ ...web1?.labels }).toEqual({ env: 'staging', site: 'fra', team: 'ml' });
     expect(Object.keys(web1?.boardLabels ?? {})).toEqual(['env', 'site']);
     expect({ ...web1?.agentLabels }).toEqual({ env: 'dev', team: 'ml' });
-    await t.labels.set('board', 'web1', toLabels({}));
+    await t.labels.set(BOARD_WHO, 'web1', toLabels({}));
     expect({ ...web1?.labels }).toEqual({ env: 'prod', site: 'fra', team: 'ml' });
   });
 
@@ -45,7 +46,7 @@ describe('board labels', () => {
     t.labels.sync([{ name: 'web2', labels: toLabels({ env: 'dev' }) }], seen);
     expect({ ...t.registry.get('web2')?.labels }).toEqual({ env: 'dev' });
     const before = t.labels.version;
-    await t.labels.set('board', 'web2', toLabels({ env: 'prod' }));
+    await t.labels.set(BOARD_WHO, 'web2', toLabels({ env: 'prod' }));
     // A read made before that save: it does not undo it.
     t.labels.sync([{ name: 'web2', labels: toLabels({ env: 'dev' }) }], before);
     expect({ ...t.registry.get('web2')?.labels }).toEqual({ env: 'prod' });
@@ -55,7 +56,7 @@ describe('board labels', () => {
 
   it('apply a reload of board.yaml, keeping what the store holds over it', async () => {
     const t = board();
-    await t.labels.set('board', 'web2', toLabels({ owner: 'ml' }));
+    await t.labels.set(BOARD_WHO, 'web2', toLabels({ owner: 'ml' }));
     t.labels.configure([
       { name: 'web1', url: 'http://127.0.0.1:1', location: 'x', key: KEY },
       {

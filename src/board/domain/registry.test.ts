@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
+import { registrationWho } from './who.js';
 
 const KEY = 'machine-key-0123456789';
 const machines = [
@@ -78,7 +79,7 @@ describe('Registry', () => {
 
   it('announced machines go down after stale_after and stay listed', async () => {
     const t = testBoard({ stale_after: 60 });
-    await t.board.report('registration', { name: 'lab3', location: 'http://lab3:8701' });
+    await t.board.report(registrationWho(''), { name: 'lab3', location: 'http://lab3:8701' });
     expect(view(t).machines[0]).toMatchObject({ name: 'lab3', origin: 'announced', state: 'up' });
     t.clock.advance(59_000);
     t.registry.markStale(60_000);

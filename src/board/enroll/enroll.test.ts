@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
 import { keyProof } from '../../shared/wire/key-proof.js';
+import { BOARD_WHO, registrationWho } from '../domain/who.js';
 import { MemoryStore } from '../store/memory/state-store.js';
 import type { AgentFiles } from './agent-files.js';
 import { boardAddress, CANNOT_RUN_MESSAGE, enrollCommand, shellQuote } from './command.js';
@@ -172,7 +173,7 @@ describe('the command', () => {
 describe('Enroller and the board', () => {
   it('enrolls, journals without the key, and the machine then reports verified', async () => {
     const t = testBoard({ registration_token: REGISTRATION });
-    const answer = await enroller(t).enroll('board', 'lab7', 'http://board:8700');
+    const answer = await enroller(t).enroll(BOARD_WHO, 'lab7', 'http://board:8700');
     expect(answer.status).toBe(200);
     const body = answer.body as { key: string; command: string; agent_sha256: string };
     expect(body.agent_sha256).toBe('ab'.repeat(32));
@@ -186,9 +187,9 @@ describe('Enroller and the board', () => {
     expect(`${entry?.op} ${entry?.outcome} ${entry?.detail}`).toBe('enroll enrolled key made');
     expect(JSON.stringify(t.journal.recent(10))).not.toContain(body.key);
     const location = 'http://lab7:8701';
-    const refused = await t.board.report('registration', { name: 'lab7', location });
+    const refused = await t.board.report(registrationWho(''), { name: 'lab7', location });
     expect(refused.status).toBe(403);
-    const ok = await t.board.report('registration', {
+    const ok = await t.board.report(registrationWho(''), {
       name: 'lab7',
       location,
       key_proof: keyProof(body.key, 'lab7', location),
@@ -204,9 +205,9 @@ describe('Enroller and the board', () => {
       announced_keys: { lab3: 'lab-key-0123456789ab' },
     });
     const e = enroller(t);
-    expect((await e.enroll('board', 'Lab4', 'http://b')).status).toBe(200);
+    expect((await e.enroll(BOARD_WHO, 'Lab4', 'http://b')).status).toBe(200);
     const detail = async (name: string, board: string | null = 'http://b') => {
-      const a = await e.enroll('board', name, board);
+      const a = await e.enroll(BOARD_WHO, name, board);
       expect(a.status).toBe(409);
       return (a.body as { detail: string }).detail;
     };
@@ -215,36 +216,36 @@ describe('Enroller and the board', () => {
     expect(await detail('lab4')).toContain("differs only in case from 'Lab4'");
     expect(await detail('lab5', null)).toContain('public_url');
     const off = testBoard();
-    const offAnswer = await enroller(off).enroll('board', 'lab5', 'http://b');
+    const offAnswer = await enroller(off).enroll(BOARD_WHO, 'lab5', 'http://b');
     expect((offAnswer.body as { detail: string }).detail).toContain('registration_token');
     expect(t.enrollments.list().map((r) => r.name)).toEqual(['Lab4']);
   });
 
   it('an announcement no key proved gives way to the name enrolled in another case', async () => {
     const t = testBoard({ registration_token: REGISTRATION });
-    await t.board.report('registration', { name: 'Lab4', location: 'http://lab4' });
-    expect((await enroller(t).enroll('board', 'lab4', 'http://b')).status).toBe(200);
+    await t.board.report(registrationWho(''), { name: 'Lab4', location: 'http://lab4' });
+    expect((await enroller(t).enroll(BOARD_WHO, 'lab4', 'http://b')).status).toBe(200);
     expect(t.registry.get('Lab4')).toBeUndefined();
-    const squat = await t.board.report('registration', { name: 'LAB4', location: 'http://x' });
+    const squat = await t.board.report(registrationWho(''), { name: 'LAB4', location: 'http://x' });
     expect(squat.status).toBe(409);
   });
 
   it('revokes through forget: the name leaves, its reports are refused until enrolled again', async () => {
     const t = testBoard({ registration_token: REGISTRATION });
-    const { key } = (await enroller(t).enroll('board', 'lab7', 'http://b')).body as {
+    const { key } = (await enroller(t).enroll(BOARD_WHO, 'lab7', 'http://b')).body as {
       key: string;
     };
     const location = 'http://lab7:8701';
     const report = (k: string) =>
-      t.board.report('registration', {
+      t.board.report(registrationWho(''), {
         name: 'lab7',
         location,
         key_proof: keyProof(k, 'lab7', location),
       });
-    const first = await t.board.report('registration', { name: 'lab7', location });
+    const first = await t.board.report(registrationWho(''), { name: 'lab7', location });
     expect(first.status).toBe(403);
     expect((await report(key)).status).toBe(200);
-    expect((await t.board.forget('board', 'lab7')).status).toBe(200);
+    expect((await t.board.forget(BOARD_WHO, 'lab7')).status).toBe(200);
     expect(t.registry.get('lab7')).toBeUndefined();
     const refused = await report(key);
     expect(refused.status).toBe(403);
@@ -252,8 +253,10 @@ describe('Enroller and the board', () => {
     expect(refused.body).toEqual({ detail: expect.stringContaining('revoked'), revoked: true });
     expect(first.body).not.toHaveProperty('revoked');
     // Without a proof too: a revoked name does not come back as an unverified machine.
-    expect((await t.board.report('registration', { name: 'lab7', location })).status).toBe(403);
-    const fresh = (await enroller(t).enroll('board', 'lab7', 'http://b')).body as {
+    expect((await t.board.report(registrationWho(''), { name: 'lab7', location })).status).toBe(
+      403,
+    );
+    const fresh = (await enroller(t).enroll(BOARD_WHO, 'lab7', 'http://b')).body as {
       key: string;
     };
     t.clock.advance(1000);

@@ -1,6 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Journal } from '../domain/journal.js';
+import { BOARD_WHO } from '../domain/who.js';
 import { History } from './history.js';
 import type { HistoryStore } from './history-store.js';
 import { HISTORY_DEFAULTS, type HistorySettings } from './settings.js';
@@ -60,7 +61,7 @@ export async function openHistory(deps: {
         history.recorder.shed = 0;
         journal
           .record({
-            who: 'board',
+            who: BOARD_WHO,
             op: 'history',
             target: 'store',
             outcome: 'failed',

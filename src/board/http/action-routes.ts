@@ -20,6 +20,7 @@ export async function actionRoutes(app: FastifyInstance, options: { board: Board
   app.post(
     '/api/do/:name/:what/:action',
     {
+      config: { access: 'operator', machine: 'name' },
       schema: {
         operationId: 'do_action',
         summary: 'Relay start or stop of a published service to a machine',

@@ -13,6 +13,7 @@ export async function boardRoutes(app: FastifyInstance, options: { board: Board 
   app.get(
     '/api/board',
     {
+      config: { access: 'viewer' },
       schema: {
         operationId: 'get_board',
         summary: 'Every machine, as of the last sweep',
@@ -59,6 +60,7 @@ export async function boardRoutes(app: FastifyInstance, options: { board: Board 
   app.delete(
     '/api/machines/:name',
     {
+      config: { access: 'admin', machine: 'name' },
       schema: {
         operationId: 'delete_machine',
         summary: 'Forget an announced machine for good',

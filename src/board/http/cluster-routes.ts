@@ -24,6 +24,7 @@ export async function clusterRoutes(
   app.get(
     '/api/cluster',
     {
+      config: { access: 'viewer', fleet: true },
       schema: {
         operationId: 'get_cluster',
         summary: "The boards that share this board's store, alive or not",

@@ -87,6 +87,7 @@ export async function historyRoutes(
   app.get(
     '/api/machines/:name/history',
     {
+      config: { access: 'viewer', machine: 'name' },
       schema: {
         operationId: 'get_history',
         summary: "A machine's recorded metrics over a window, as column arrays (uPlot's layout)",
@@ -128,6 +129,7 @@ export async function historyRoutes(
   app.get(
     '/api/machines/:name/events',
     {
+      config: { access: 'viewer', machine: 'name' },
       schema: {
         operationId: 'get_events',
         summary: "A machine's state changes, most recent first",
@@ -148,6 +150,7 @@ export async function historyRoutes(
   app.get(
     '/api/uptime',
     {
+      config: { access: 'viewer' },
       schema: {
         operationId: 'get_uptime',
         summary: 'Every machine: the share of the last 24 h, 7 d and 30 d it was up',

@@ -10,6 +10,7 @@ export async function journalRoutes(
   app.get(
     '/api/journal',
     {
+      config: { access: 'viewer' },
       schema: {
         operationId: 'get_journal',
         summary: 'What was done on the board and what it refused, most recent first',

@@ -47,6 +47,7 @@ export async function labelRoutes(
   app.put(
     '/api/machines/:name/labels',
     {
+      config: { access: 'admin', machine: 'name' },
       schema: {
         operationId: 'set_machine_labels',
         summary: "Set a machine's board labels (the whole map; {} clears them)",
@@ -70,6 +71,7 @@ export async function labelRoutes(
   app.get(
     '/api/groups',
     {
+      config: { access: 'viewer' },
       schema: {
         operationId: 'list_groups',
         summary: "The groups (board.yaml's saved selectors) with their machines counted",

@@ -3,12 +3,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { presentedToken } from '../../shared/http/tokens.js';
 import type { Selector } from '../../shared/selector.js';
+import type { TokenChanges, TokenRule } from '../auth/guard.js';
 import type { EventHub } from '../domain/events.js';
 import type { Machine } from '../domain/machine.js';
 import type { Registry } from '../domain/registry.js';
 import { Detail } from '../schemas.js';
 import { recordBytes } from '../view/machine-record.js';
-import type { TokenChanges, TokenRule } from './auth.js';
 import { LiveClient } from './live-client.js';
 import { LiveSelection, selectRequest } from './live-selection.js';
 import { selectorOrIssue, unprocessable } from './selector-query.js';
@@ -136,6 +136,7 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
   app.route({
     method: 'GET',
     url: '/api/live',
+    config: { access: 'viewer' },
     // A WebSocket, which FastAPI leaves out of the document too; info.description names it.
     schema: {
       hide: true,

@@ -76,6 +76,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpDomain): Promi
   app.post(
     '/mcp',
     {
+      config: { access: 'viewer' },
       bodyLimit: BODY_LIMIT_BYTES,
       // A protocol endpoint, not an HTTP operation: the document's description names it.
       schema: {

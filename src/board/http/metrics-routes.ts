@@ -10,6 +10,7 @@ export async function metricsRoutes(
   app.get(
     '/metrics',
     {
+      config: { access: 'viewer' },
       schema: {
         operationId: 'metrics',
         summary: 'Prometheus metrics: every machine and the board itself',

@@ -56,6 +56,7 @@ export async function notifyRoutes(
   app.get(
     '/api/notify',
     {
+      config: { access: 'viewer', fleet: true },
       schema: {
         operationId: 'get_notify',
         summary: 'The notification channels (name and kind) and rules',
@@ -68,6 +69,7 @@ export async function notifyRoutes(
   app.post(
     '/api/notify/test',
     {
+      config: { access: 'admin' },
       schema: {
         operationId: 'test_notify',
         summary: 'Send a test message through one channel (a real delivery, one try)',
@@ -81,7 +83,7 @@ export async function notifyRoutes(
     },
     async (request, reply) => {
       const { channel } = request.body as { channel: string };
-      const result = await notifier.test(channel, 'board');
+      const result = await notifier.test(channel, request.who);
       if (!result.found) {
         return reply.code(404).send({ detail: `No notification channel named '${channel}'` });
       }

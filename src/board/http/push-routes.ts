@@ -70,6 +70,7 @@ export async function pushRoutes(app: FastifyInstance, options: { push: WebPush 
   app.post(
     '/api/push/subscriptions',
     {
+      config: { access: 'viewer', fleet: true },
       schema: {
         operationId: 'subscribe_push',
         summary: "Subscribe a browser to the board's Web Push messages",
@@ -87,6 +88,7 @@ export async function pushRoutes(app: FastifyInstance, options: { push: WebPush 
   app.delete(
     '/api/push/subscriptions/:id',
     {
+      config: { access: 'viewer', fleet: true },
       schema: {
         operationId: 'unsubscribe_push',
         summary: 'Delete a push subscription',

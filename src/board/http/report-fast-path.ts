@@ -8,10 +8,11 @@ import { isJsonContentType } from '../../shared/http/route-answer.js';
 import { checkBody, isPlainBody, parseJsonBody } from '../../shared/http/validation-hook.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Report } from '../../shared/wire/report.js';
+import type { TokenRule } from '../auth/guard.js';
 import type { Board } from '../domain/board.js';
+import type { Who } from '../schemas.js';
 import { REPORT_LIMIT_BYTES, REPORT_SCHEMA } from './action-routes.js';
 import { AnswerBatch } from './answer-batch.js';
-import type { TokenRule } from './auth.js';
 import { reportBodyIssues } from './report-text.js';
 
 export interface ReportFastPathOptions {
@@ -25,7 +26,7 @@ type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
 /** Who sends a report the fast path takes, and from where. */
 interface Sender {
-  who: 'board' | 'registration';
+  who: Who;
   address: string;
 }
 
@@ -80,7 +81,7 @@ function acceptedReport(request: IncomingMessage, options: ReportFastPathOptions
     options.trustedProxies,
   );
   const who = options.tokens.acceptedAs(address, headers.authorization, 'report');
-  return who === 'board' || who === 'registration' ? { who, address } : null;
+  return who === null ? null : { who, address };
 }
 
 function takeReport(
@@ -113,7 +114,7 @@ function takeReport(
 
 async function answer(
   bytes: Buffer,
-  who: 'board' | 'registration',
+  who: Who,
   options: ReportFastPathOptions,
 ): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
   const parsed = parseJsonBody(bytes);

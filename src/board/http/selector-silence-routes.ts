@@ -46,6 +46,7 @@ export async function selectorSilenceRoutes(
   app.get(
     '/api/silences',
     {
+      config: { access: 'viewer' },
       schema: {
         operationId: 'list_selector_silences',
         summary: 'The running silences that name a label selector',
@@ -60,6 +61,7 @@ export async function selectorSilenceRoutes(
   app.post(
     '/api/silences',
     {
+      config: { access: 'operator', fleet: true },
       schema: {
         operationId: 'silence_selector',
         summary: 'Silence notifications for every machine a label selector selects, for a while',
@@ -95,6 +97,7 @@ export async function selectorSilenceRoutes(
   app.delete(
     '/api/silences/:id',
     {
+      config: { access: 'operator', fleet: true },
       schema: {
         operationId: 'end_selector_silence',
         summary: 'End a selector silence',

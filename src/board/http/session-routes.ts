@@ -71,6 +71,7 @@ export async function sessionRoutes(
   app.get(
     '/api/sessions',
     {
+      config: { access: 'viewer' },
       schema: {
         operationId: 'list_sessions',
         summary: 'The sessions of every machine: those waiting for a person first',
@@ -102,14 +103,22 @@ export async function sessionRoutes(
     params: AckParams,
     response: { 200: AckAnswer, 404: Detail, 503: Detail },
   };
-  app.post('/api/sessions/:machine/:session/ack', { schema: ackSchema }, acknowledge);
+  app.post(
+    '/api/sessions/:machine/:session/ack',
+    { schema: ackSchema, config: { access: 'operator', machine: 'machine' } },
+    acknowledge,
+  );
   // A name with a `/`: its `%2F` is decoded with the path (as uvicorn does), so the name spans
   // segments; find-my-way has no such parameter, so a wildcard takes it, Starlette-style.
   app.post(
     '/api/sessions/:machine/*',
     {
       schema: { ...ackSchema, hide: true },
-      config: { path: '/api/sessions/:machine/:session{path}/ack' },
+      config: {
+        path: '/api/sessions/:machine/:session{path}/ack',
+        access: 'operator',
+        machine: 'machine',
+      },
       onRequest: async (request) => {
         const params = request.params as Record<string, string>;
         const rest = params['*'] ?? '';
@@ -122,6 +131,7 @@ export async function sessionRoutes(
   app.post(
     '/api/sessions/:machine/ack',
     {
+      config: { access: 'operator', machine: 'machine' },
       schema: {
         operationId: 'acknowledge_session_by_query',
         summary: 'Acknowledge a session’s bell, the session named in the query',

@@ -35,6 +35,7 @@ export async function silenceRoutes(
   app.post(
     '/api/machines/:name/silence',
     {
+      config: { access: 'operator', machine: 'name' },
       schema: {
         operationId: 'silence_machine',
         summary: 'Silence notifications for a machine for a while (maintenance)',
@@ -55,6 +56,7 @@ export async function silenceRoutes(
   app.delete(
     '/api/machines/:name/silence',
     {
+      config: { access: 'operator', machine: 'name' },
       schema: {
         operationId: 'end_silence',
         summary: "End a machine's silence",

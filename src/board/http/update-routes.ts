@@ -43,6 +43,7 @@ export async function updateRoutes(
   app.post(
     '/api/machines/:name/update',
     {
+      config: { access: 'operator', machine: 'name' },
       schema: {
         operationId: 'update_agent',
         summary: "Hand a machine's agent the board's agent file",
@@ -64,6 +65,7 @@ export async function updateRoutes(
   app.post(
     '/api/machines/update',
     {
+      config: { access: 'operator', fleet: true },
       schema: {
         operationId: 'update_all_agents',
         summary: 'Update every machine that can be updated, in batches',

@@ -7,6 +7,7 @@ import { createLogger } from '../../shared/logger.js';
 import { EventHub } from '../domain/events.js';
 import { Journal, type JournalStore } from '../domain/journal.js';
 import { Registry } from '../domain/registry.js';
+import { BOARD_WHO } from '../domain/who.js';
 import type { JournalEntry } from '../schemas.js';
 import { MemoryStore as MemoryState } from '../store/memory/state-store.js';
 import { SilenceStore } from '../store/silence-store.js';
@@ -139,7 +140,7 @@ describe('notifier', () => {
       rules: [{ events: ['down', 'up'], channels: ['hook'] }],
     });
     registry.announce('lab1', 'http://lab1:8701');
-    const answer = await silences.set('board', 'lab1', 10, 'disk swap');
+    const answer = await silences.set(BOARD_WHO, 'lab1', 10, 'disk swap');
     expect(answer.status).toBe(200);
     const lab1 = registry.get('lab1');
     expect(lab1 === undefined ? '' : recordBytes(lab1).toString()).toContain(
@@ -167,8 +168,8 @@ describe('notifier', () => {
     const first = setup({});
     first.registry.announce('lab1', 'http://lab1:8701');
     first.registry.announce('lab2', 'http://lab2:8701');
-    await first.silences.set('board', 'lab1', 60, 'maintenance');
-    await first.silences.set('board', 'lab2', 1, '');
+    await first.silences.set(BOARD_WHO, 'lab1', 60, 'maintenance');
+    await first.silences.set(BOARD_WHO, 'lab2', 1, '');
     // A new board over the same data directory, two minutes later.
     const clock = new ManualClock(T0 + 2 * 60_000);
     const registry = new Registry(clock, new EventHub(), [], 100, machineMemory(clock));

@@ -4,6 +4,8 @@ import type { Logger } from '../../shared/logger.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { Journal } from '../domain/journal.js';
 import { isStoreUnavailable } from '../domain/store-unavailable.js';
+import { BOARD_WHO } from '../domain/who.js';
+import type { Who } from '../schemas.js';
 import type { Channel, NotifySettings } from './config.js';
 import { deliver } from './deliver.js';
 import { DeliveryQueue } from './delivery-queue.js';
@@ -196,7 +198,7 @@ export class Notifier {
   }
 
   /** POST /api/notify/test: one real delivery of a test event, one try, journaled. */
-  async test(name: string, who: 'board'): Promise<TestResult> {
+  async test(name: string, who: Who): Promise<TestResult> {
     const channel = this.channels.get(name);
     if (channel === undefined) return { found: false };
     const event: NotifyEvent = {
@@ -316,7 +318,7 @@ export class Notifier {
 
   /** Journals behind the tick (the listener is synchronous); a failure is logged. */
   private note(name: string, outcome: string, status: number | null, detail: string): void {
-    this.record('board', name, outcome, status, detail).catch((error: unknown) => {
+    this.record(BOARD_WHO, name, outcome, status, detail).catch((error: unknown) => {
       // A store that cannot write has said so once already (StoreHealth).
       if (!isStoreUnavailable(error))
         this.deps.logger.error({ err: error }, 'journal write failed');
@@ -324,7 +326,7 @@ export class Notifier {
   }
 
   private async record(
-    who: 'board',
+    who: Who,
     name: string,
     outcome: string,
     status: number | null,

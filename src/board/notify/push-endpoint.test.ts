@@ -6,6 +6,7 @@ import { PushService, type Subscriber } from '../../../harness/push-service.js';
 import { ManualClock } from '../../shared/clock.js';
 import { EventHub } from '../domain/events.js';
 import { Journal } from '../domain/journal.js';
+import { BOARD_WHO } from '../domain/who.js';
 import { MemoryStore } from '../store/memory/state-store.js';
 import { parseChannelUrl } from './channels/index.js';
 import { deliver, type SendResult } from './deliver.js';
@@ -97,7 +98,7 @@ describe('WebPush: endpoints at internal addresses are refused at subscribe and 
       push: { channel: 'phone', port: async () => push },
     });
   const subscribe = (endpoint: string, who: Subscriber) =>
-    push.subscribe('board', { ...who.json, endpoint });
+    push.subscribe(BOARD_WHO, { ...who.json, endpoint });
 
   beforeAll(() => service.start());
   afterAll(() => service.stop());

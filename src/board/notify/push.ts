@@ -3,6 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import { tokenEquals } from '../../shared/http/tokens.js';
 import type { Answer } from '../domain/answer.js';
 import type { Journal } from '../domain/journal.js';
+import { ANONYMOUS_WHO, BOARD_WHO } from '../domain/who.js';
 import type { Who } from '../schemas.js';
 import type { HttpRequestSpec, PushSpec } from './channels/types.js';
 import type { PushKeys, PushSubscriptionRecord, PushTable } from './ports.js';
@@ -242,7 +243,7 @@ export class WebPush implements PushPort {
     const kept = await this.keep(input, settings);
     if ('status' in kept) return kept;
     await this.deps.journal.record({
-      who: 'anonymous',
+      who: ANONYMOUS_WHO,
       op: 'push',
       target: `subscription ${kept.id}`,
       outcome: 'renewed',
@@ -313,7 +314,7 @@ export class WebPush implements PushPort {
     // Of several boards (or deliveries) that hear it, the one that removes it journals it.
     if (!(await this.deps.table.unsubscribe(id))) return;
     await this.deps.journal.record({
-      who: 'board',
+      who: BOARD_WHO,
       op: 'push',
       target: `subscription ${id}`,
       outcome: 'dropped',

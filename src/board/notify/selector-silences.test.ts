@@ -6,6 +6,7 @@ import { EventHub } from '../domain/events.js';
 import { Journal, type JournalStore } from '../domain/journal.js';
 import { relabel } from '../domain/machine-labels.js';
 import { Registry } from '../domain/registry.js';
+import { BOARD_WHO } from '../domain/who.js';
 import type { JournalEntry } from '../schemas.js';
 import { MemoryStore } from '../store/memory/state-store.js';
 import { machineMemory } from '../view/machine-memory.js';
@@ -43,7 +44,7 @@ function setup() {
 describe('selector silences', () => {
   it('cover the machines selected when judged (one relabelled into it too), run out journaled once, records cleared', async () => {
     const { clock, registry, entries, state, silences } = setup();
-    const answer = await silences.start('board', parseSelector('site=fra'), 10, 'rack move');
+    const answer = await silences.start(BOARD_WHO, parseSelector('site=fra'), 10, 'rack move');
     expect(answer.status).toBe(201);
     const until = clock.now() + 10 * MINUTE;
     expect(silences.covers('fra1', clock.now())).toBe(true);
@@ -92,10 +93,10 @@ describe('selector silences', () => {
 
   it('end: 404 for an unknown id; ended by a person, journaled', async () => {
     const { silences, entries } = setup();
-    expect((await silences.end('board', 'nosuch')).status).toBe(404);
-    const started = await silences.start('board', parseSelector('site=ams'), 5, '');
+    expect((await silences.end(BOARD_WHO, 'nosuch')).status).toBe(404);
+    const started = await silences.start(BOARD_WHO, parseSelector('site=ams'), 5, '');
     const { id } = started.body as { id: string };
-    expect((await silences.end('board', id)).status).toBe(200);
+    expect((await silences.end(BOARD_WHO, id)).status).toBe(200);
     expect(silences.list()).toEqual([]);
     expect(entries.entries.map((e) => e.outcome)).toEqual(['silenced', 'unsilenced']);
   });

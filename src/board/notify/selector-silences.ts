@@ -5,6 +5,7 @@ import type { Answer } from '../domain/answer.js';
 import type { Journal } from '../domain/journal.js';
 import type { Machine } from '../domain/machine.js';
 import type { Registry } from '../domain/registry.js';
+import { BOARD_WHO } from '../domain/who.js';
 import type { Who } from '../schemas.js';
 import type { SelectorSilenceRecord, SelectorSilenceTable } from './selector-silence-table.js';
 
@@ -148,7 +149,7 @@ export class SelectorSilences {
       for (const s of ended) {
         if (!(await this.written(() => this.table.remove(s.id)))) continue;
         await this.journal.record({
-          who: 'board',
+          who: BOARD_WHO,
           op: 'silence',
           target: `selector ${s.selector.text}`,
           outcome: 'unsilenced',

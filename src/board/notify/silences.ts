@@ -2,6 +2,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { Answer } from '../domain/answer.js';
 import type { Journal } from '../domain/journal.js';
 import type { Registry } from '../domain/registry.js';
+import { BOARD_WHO } from '../domain/who.js';
 import type { Who } from '../schemas.js';
 import type { SilenceKeeper, SilenceRecord } from './ports.js';
 
@@ -155,7 +156,7 @@ export class Silences {
       // Of several boards, each ends it; the machine's owner journals it.
       for (const name of ended.filter((n) => this.owns(n))) {
         await this.journal.record({
-          who: 'board',
+          who: BOARD_WHO,
           op: 'silence',
           target: name,
           outcome: 'unsilenced',

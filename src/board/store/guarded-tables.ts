@@ -1,4 +1,5 @@
 import type { Labels } from '../../shared/labels.js';
+import type { AuthKind, AuthRecord } from '../auth/auth-table.js';
 import type { QueuedAction } from '../domain/action-queue.js';
 import { isStoreUnavailable } from '../domain/store-unavailable.js';
 import type { SelectorSilenceRecord } from '../notify/selector-silence-table.js';
@@ -146,6 +147,18 @@ export class GuardedTables {
     remove: (id: string): Promise<boolean> =>
       this.health.guard('selector silences', () => this.store.selectorSilences.remove(id)),
     load: (): Promise<SelectorSilenceRecord[]> => this.store.selectorSilences.load(),
+  };
+
+  /** Auth records: a sign-in, token or person change is kept before it is answered. */
+  readonly auth = {
+    put: (record: AuthRecord): Promise<void> =>
+      this.health.guard('auth', () => this.store.auth.put(record)),
+    get: (kind: AuthKind, id: string, now: number): Promise<AuthRecord | null> =>
+      this.store.auth.get(kind, id, now),
+    remove: (kind: AuthKind, id: string): Promise<boolean> =>
+      this.health.guard('auth', () => this.store.auth.remove(kind, id)),
+    list: (kind: AuthKind, now: number): Promise<AuthRecord[]> => this.store.auth.list(kind, now),
+    sweep: (now: number): Promise<number> => this.store.auth.sweep(now),
   };
 
   /** Board labels: kept before they are shown (refused with 503 while the store is away). */

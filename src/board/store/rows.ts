@@ -1,5 +1,6 @@
 import type { ActionName } from '../../shared/wire/common.js';
 import type { QueuedAction } from '../domain/action-queue.js';
+import { actorOfWord } from '../domain/who.js';
 import type { Pending } from '../notify/ports.js';
 import type { JournalEntry } from '../schemas.js';
 
@@ -14,6 +15,8 @@ export interface JournalRow {
   status: number | null;
   detail: string;
   board?: string | null;
+  /** JSON `{kind, name}`; null in rows written before actors were kept. */
+  actor?: string | null;
 }
 
 /** A journal entry from its row (`board` only where one was written). */
@@ -22,6 +25,7 @@ export function fromJournalRow(r: JournalRow): JournalEntry {
     id: Number(r.id),
     at: r.at,
     who: r.who as JournalEntry['who'],
+    actor: readActor(r.actor, r.who as JournalEntry['who'], r.target),
     op: r.op,
     target: r.target,
     outcome: r.outcome,
@@ -29,6 +33,28 @@ export function fromJournalRow(r: JournalRow): JournalEntry {
     detail: r.detail,
     ...(typeof r.board === 'string' ? { board: r.board } : {}),
   };
+}
+
+/** The stored actor, or (an older row) what its `who` says. */
+function readActor(
+  text: string | null | undefined,
+  who: JournalEntry['who'],
+  target: string,
+): JournalEntry['actor'] {
+  if (typeof text === 'string') {
+    try {
+      const parsed = JSON.parse(text) as JournalEntry['actor'];
+      if (typeof parsed?.kind === 'string' && typeof parsed.name === 'string') return parsed;
+    } catch {
+      // An unreadable actor is read as the word says.
+    }
+  }
+  return actorOfWord(who, target);
+}
+
+/** The actor as a journal row keeps it. */
+export function actorText(entry: JournalEntry): string {
+  return JSON.stringify({ kind: entry.actor.kind, name: entry.actor.name });
 }
 
 /** A queue row as either engine reads it back. */

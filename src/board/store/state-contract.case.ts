@@ -11,6 +11,7 @@ const entry = (id: number, detail = `entry ${id}`): JournalEntry => ({
   id,
   at: new Date(1_700_000_000_000 + id * 1000).toISOString(),
   who: 'board',
+  actor: { kind: 'board_token', name: 'board_token' },
   op: 'do',
   target: 'lab1/backup/start',
   outcome: 'queued',

@@ -104,6 +104,15 @@ const SELECTOR_SILENCES = (int: string) =>
   `CREATE TABLE selector_silences (id TEXT PRIMARY KEY, selector TEXT NOT NULL,
     until ${int} NOT NULL, reason TEXT NOT NULL);`;
 
+/**
+ * Migration 15: who did what (the journal's actor, JSON) and the records of people, their
+ * sign-in sessions and API tokens (`kind` says which; `body` is JSON; secrets only as digests).
+ */
+const PEOPLE = (int: string) =>
+  `ALTER TABLE journal ADD COLUMN actor TEXT;
+  CREATE TABLE auth_records (kind TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL,
+    expires_at ${int}, PRIMARY KEY (kind, id));`;
+
 /** The state schema's migrations, per engine, in order. */
 export const STATE_TABLES = {
   sqlite: [
@@ -121,6 +130,7 @@ export const STATE_TABLES = {
     PENDING_UPDATES('INTEGER'),
     BOARD_LABELS,
     SELECTOR_SILENCES('INTEGER'),
+    PEOPLE('INTEGER'),
   ],
   postgres: [
     tables('BIGSERIAL PRIMARY KEY', 'BIGINT'),
@@ -137,5 +147,6 @@ export const STATE_TABLES = {
     PENDING_UPDATES('BIGINT'),
     BOARD_LABELS,
     SELECTOR_SILENCES('BIGINT'),
+    PEOPLE('BIGINT'),
   ],
 } as const;

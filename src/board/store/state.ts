@@ -1,3 +1,4 @@
+import type { AuthTable } from '../auth/auth-table.js';
 import type { QueuedAction } from '../domain/action-queue.js';
 import type { BoardLabelTable } from '../domain/board-label-table.js';
 import type { AckRecord } from '../domain/inbox.js';
@@ -250,6 +251,8 @@ export interface BoardStore {
   readonly labels: BoardLabelTable;
   /** Silences naming a label selector. */
   readonly selectorSilences: SelectorSilenceTable;
+  /** People, their sessions and API tokens, one-time sign-up links. */
+  readonly auth: AuthTable;
   readonly deliveries: DeliveryTable;
   readonly boards: BoardsTable;
   readonly records: RecordsTable;

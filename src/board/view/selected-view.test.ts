@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { testBoard } from '../../../test/helpers/board-kit.js';
 import { parseSelector } from '../../shared/selector.js';
 import type { Report } from '../../shared/wire/report.js';
+import { registrationWho } from '../domain/who.js';
 
 const names = (bytes: Buffer) =>
   (JSON.parse(bytes.toString('utf8')) as { machines: { name: string }[] }).machines.map(
@@ -12,7 +13,7 @@ describe('GET /api/board?selector= answers', () => {
   it('are made in memory used again once read, and never written while read', async () => {
     const t = testBoard();
     for (const [i, site] of ['fra', 'ams', 'fra'].entries())
-      await t.board.report('registration', {
+      await t.board.report(registrationWho(''), {
         name: `lab${i}`,
         location: `http://lab${i}:8701`,
         hostname: `h${i}`,
@@ -39,7 +40,7 @@ describe('GET /api/board?selector= answers', () => {
   it('are given again while no machine changed, and made again after a change', async () => {
     const t = testBoard();
     const report = (site: string) =>
-      t.board.report('registration', {
+      t.board.report(registrationWho(''), {
         name: 'lab0',
         location: 'http://lab0:8701',
         hostname: 'h0',

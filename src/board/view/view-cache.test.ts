@@ -5,6 +5,7 @@ import { testBoard } from '../../../test/helpers/board-kit.js';
 import { ManualClock } from '../../shared/clock.js';
 import type { Report } from '../../shared/wire/report.js';
 import { type Machine, newMachine } from '../domain/machine.js';
+import { registrationWho } from '../domain/who.js';
 import { keepOverview } from './machine-record.js';
 import { ViewCache } from './view-cache.js';
 
@@ -16,10 +17,10 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 describe('ViewCache', () => {
   it('while GETs keep coming, refreshes a report in the background when the 250 ms are up', async () => {
     const t = testBoard();
-    await t.board.report('registration', report(1));
+    await t.board.report(registrationWho(''), report(1));
     const first = t.registry.view();
     expect(marks(first.bytes)).toEqual(['1']);
-    await t.board.report('registration', report(2));
+    await t.board.report(registrationWho(''), report(2));
     // Within the coalescing delay: the bytes before the report, at once.
     expect(t.registry.view().etag).toBe(first.etag);
     // The board's clock does not move: only the background refresh can make the new bytes.
@@ -35,19 +36,19 @@ describe('ViewCache', () => {
 
   it('rebuilds at once for a GET after a quiet spell, and after a machine is added', async () => {
     const t = testBoard();
-    await t.board.report('registration', report(1));
+    await t.board.report(registrationWho(''), report(1));
     expect(marks(t.registry.view().bytes)).toEqual(['1']);
     t.clock.advance(10_000);
-    await t.board.report('registration', report(2));
+    await t.board.report(registrationWho(''), report(2));
     expect(marks(t.registry.view().bytes)).toEqual(['2']);
-    await t.board.report('registration', { ...report(3), name: 'lab2' } as Report);
+    await t.board.report(registrationWho(''), { ...report(3), name: 'lab2' } as Report);
     expect(marks(t.registry.view().bytes)).toEqual(['2', '3']);
     await settle();
   });
 
   it('never writes a view again while it is lent, and uses its memory again once given back', async () => {
     const t = testBoard();
-    await t.board.report('registration', report(1));
+    await t.board.report(registrationWho(''), report(1));
     const lent = t.registry.view();
     const copy = Buffer.from(lent.bytes);
     // Rebuilt at once each time (the clock moves past the coalescing delay), and the first view
@@ -55,7 +56,7 @@ describe('ViewCache', () => {
     const seen = new Set<ArrayBufferLike>([lent.bytes.buffer]);
     for (let mark = 2; mark <= 5; mark += 1) {
       t.clock.advance(10_000);
-      await t.board.report('registration', report(mark));
+      await t.board.report(registrationWho(''), report(mark));
       const next = t.registry.view();
       expect(marks(next.bytes)).toEqual([String(mark)]);
       expect(next.bytes.buffer).not.toBe(lent.bytes.buffer);
@@ -68,7 +69,7 @@ describe('ViewCache', () => {
     lent.release();
     lent.release();
     t.clock.advance(10_000);
-    await t.board.report('registration', report(6));
+    await t.board.report(registrationWho(''), report(6));
     const reused = t.registry.view();
     expect(marks(reused.bytes)).toEqual(['6']);
     reused.release();
@@ -79,13 +80,13 @@ describe('ViewCache', () => {
     const t = testBoard();
     const named = (i: number, mark: number) =>
       ({ ...report(mark), name: `lab${String(i).padStart(3, '0')}` }) as Report;
-    for (let i = 0; i < 300; i += 1) await t.board.report('registration', named(i, 1));
+    for (let i = 0; i < 300; i += 1) await t.board.report(registrationWho(''), named(i, 1));
     const first = t.registry.view();
     // Every 64 records look like a slice's worth of work: the refresh yields between them.
     let now = performance.now();
     const clock = vi.spyOn(performance, 'now').mockImplementation(() => (now += 5));
     try {
-      await t.board.report('registration', named(0, 2));
+      await t.board.report(registrationWho(''), named(0, 2));
       // Past the coalescing delay the refresh runs; meanwhile lab000, whose record the first
       // slice copied, reports again and again, its overview longer or shorter each time.
       let mark = 2;
@@ -93,7 +94,7 @@ describe('ViewCache', () => {
       for (const until = Date.now() + 5000; Date.now() < until && after.etag === first.etag; ) {
         await new Promise((resolve) => setImmediate(resolve));
         mark = mark === 2 ? 123456789 : 2;
-        await t.board.report('registration', named(0, mark));
+        await t.board.report(registrationWho(''), named(0, mark));
         after = t.registry.view();
       }
       expect(after.etag).not.toBe(first.etag);

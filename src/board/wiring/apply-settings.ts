@@ -1,4 +1,5 @@
 import { setServerCertificate } from '../../shared/tls/server-certificate.js';
+import type { Access } from '../auth/access.js';
 import type { BoardSettings } from '../config/config.js';
 import type { Board } from '../domain/board.js';
 import type { BoardLabels } from '../domain/labels.js';
@@ -15,6 +16,7 @@ export interface Reloadable {
   polling: Polling;
   board: Board;
   labels: BoardLabels;
+  access: Access;
 }
 
 /**
@@ -32,6 +34,8 @@ export function applySettings(
   http.auth.registrationToken = next.registrationToken;
   if (next.boardToken !== previous.boardToken) http.tokenChanges.changed();
   http.trustedProxies.set(next.trustedProxies ?? []);
+  http.headerProxies.set(next.auth.trustedHeader?.proxies ?? []);
+  parts.access.configure(next.auth);
   notifier.configure(next.notify);
   polling.reload(previous, next);
   if (next.tls !== null && next.tls !== previous.tls)

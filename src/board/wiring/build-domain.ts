@@ -1,6 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import { KeyProofCheck } from '../../shared/wire/key-proof.js';
+import { Access } from '../auth/access.js';
 import type { BoardSettings } from '../config/config.js';
 import { ActionQueue } from '../domain/action-queue.js';
 import type { AgentClient, AgentTarget } from '../domain/agent-client.js';
@@ -40,6 +41,8 @@ export interface Domain {
   updates: AgentUpdates;
   /** The labels the board sets on machines. */
   labels: BoardLabels;
+  /** People, sessions, API tokens and the `auth:` settings. */
+  access: Access;
 }
 
 /** What the domain reads as it runs: the settings in use (a reload replaces them), the files served. */
@@ -147,7 +150,10 @@ export function buildDomain(
     logger.warn({ err: error }, 'forgetting acknowledgements failed'),
   );
   const labels = new BoardLabels(book, { registry, journal, table: tables.labels });
+  const access = new Access(tables.auth, clock, journal);
+  access.configure(settings.auth);
   return {
+    access,
     labels,
     events,
     registry,

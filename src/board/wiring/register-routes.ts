@@ -5,16 +5,15 @@ import { FailureLimiter } from '../../shared/http/failure-limiter.js';
 import { createHttpApp } from '../../shared/http/http-app.js';
 import type { Logger } from '../../shared/logger.js';
 import { VERSION } from '../../shared/version.js';
+import { type GuardOptions, installGuard, TokenChanges, type TokenRule } from '../auth/guard.js';
 import type { Membership } from '../cluster/membership.js';
 import type { BoardSettings } from '../config/config.js';
-import type { Board } from '../domain/board.js';
 import type { AgentFiles } from '../enroll/agent-files.js';
 import { enrollRoutes } from '../enroll/enroll-routes.js';
 import { Enroller } from '../enroll/enroller.js';
 import type { SumsSigner } from '../enroll/sums-signer.js';
 import type { History } from '../history/history.js';
 import { actionRoutes } from '../http/action-routes.js';
-import { type AuthOptions, installAuth, TokenChanges, type TokenRule } from '../http/auth.js';
 import { boardRoutes } from '../http/board-routes.js';
 import { clusterRoutes } from '../http/cluster-routes.js';
 import { historyRoutes } from '../http/history-routes.js';
@@ -22,6 +21,7 @@ import { journalRoutes } from '../http/journal-routes.js';
 import { labelRoutes } from '../http/label-routes.js';
 import { liveRoutes } from '../http/live-routes.js';
 import { mcpRoutes } from '../http/mcp-routes.js';
+import { meRoutes } from '../http/me-routes.js';
 import { metaRoutes } from '../http/meta-routes.js';
 import { metricsRoutes } from '../http/metrics-routes.js';
 import { notifyRoutes } from '../http/notify-routes.js';
@@ -44,8 +44,10 @@ export interface Http {
   app: FastifyInstance;
   /** The reverse proxies the board believes (`set()` swaps the list). */
   trustedProxies: TrustedProxies;
-  /** Read by the token rule at each request: a reload replaces the two tokens in place. */
-  auth: AuthOptions;
+  /** Read by the guard at each request: a reload replaces the two tokens in place. */
+  auth: GuardOptions;
+  /** auth.trusted_header's proxies (`set()` swaps the list). */
+  headerProxies: TrustedProxies;
   tokens: TokenRule;
   /** Told when the board token changes (live clients holding the old one are closed). */
   tokenChanges: TokenChanges;
@@ -53,11 +55,12 @@ export interface Http {
 
 /** Builds the HTTP app (TLS, keep-alive, OpenAPI) and its token rule, before any route. */
 export async function openHttp(
-  settings: BoardSettings,
+  current: CurrentSettings,
   logger: Logger,
-  board: Board,
+  domain: Domain,
   clock: Clock,
 ): Promise<Http> {
+  const settings = current.get();
   const trustedProxies = new TrustedProxies(settings.trustedProxies ?? []);
   const app = await createHttpApp({
     logger,
@@ -83,14 +86,35 @@ export async function openHttp(
         '?token=<board token> (or the registration token, for POST /api/report only)',
     },
   });
-  const auth: AuthOptions = {
+  const headerProxies = new TrustedProxies(settings.auth.trustedHeader?.proxies ?? []);
+  const auth: GuardOptions = {
     boardToken: settings.boardToken,
     registrationToken: settings.registrationToken,
-    board,
+    board: domain.board,
     limiter: new FailureLimiter(() => clock.now()),
+    access: domain.access,
+    machine: (name) => domain.registry.get(name),
+    secure: () => isSecure(current.get()),
+    publicOrigin: () => {
+      const url = current.get().publicUrl;
+      return url === null ? null : new URL(url).origin;
+    },
+    headerProxy: (address) => headerProxies.trusts(address),
   };
-  const tokens = installAuth(app, auth);
-  return { app, trustedProxies, auth, tokens, tokenChanges: new TokenChanges() };
+  const tokens = installGuard(app, auth);
+  return {
+    app,
+    trustedProxies,
+    headerProxies,
+    auth,
+    tokens,
+    tokenChanges: new TokenChanges(),
+  };
+}
+
+/** Whether browsers reach the board over HTTPS (its own TLS, or a proxy's: `public_url`). */
+export function isSecure(settings: BoardSettings): boolean {
+  return settings.tls !== null || (settings.publicUrl?.startsWith('https:') ?? false);
 }
 
 /** What the routes serve. */
@@ -148,6 +172,10 @@ export async function registerRoutes(
   await app.register(mcpRoutes, { board, inbox });
   await app.register(historyRoutes, { registry, history, unavailable: served.historyUnavailable });
   await app.register(clusterRoutes, { membership });
+  await app.register(meRoutes, {
+    access: served.domain.access,
+    secure: () => isSecure(current.get()),
+  });
   const { agentFiles, signer } = files;
   await app.register(enrollRoutes, {
     enroller: new Enroller({

@@ -10,6 +10,7 @@ import {
 import { ManualClock } from '../../../shared/clock.js';
 import { EventHub } from '../../domain/events.js';
 import { Journal } from '../../domain/journal.js';
+import { BOARD_WHO } from '../../domain/who.js';
 import type { JournalEntry } from '../../schemas.js';
 import { MemoryStore } from '../../store/memory/state-store.js';
 import { deliver } from '../deliver.js';
@@ -92,7 +93,7 @@ describe('webpush://: to a push service that checks VAPID and decrypts as a brow
       backoffMs: options.backoffMs ?? [1, 1],
       push: { channel: 'phone', port: async () => push },
     });
-  const subscribe = async (json: unknown) => push.subscribe('board', json as never);
+  const subscribe = async (json: unknown) => push.subscribe(BOARD_WHO, json as never);
 
   beforeAll(() => service.start());
   afterAll(() => service.stop());
@@ -227,7 +228,7 @@ describe('webpush://: to a push service that checks VAPID and decrypts as a brow
     for (const answer of [
       await push.publicKey(),
       await subscribe(service.subscriber().json),
-      await push.unsubscribe('board', 'x'),
+      await push.unsubscribe(BOARD_WHO, 'x'),
     ])
       expect(answer).toMatchObject({
         status: 409,
@@ -264,8 +265,8 @@ describe('webpush://: to a push service that checks VAPID and decrypts as a brow
     // A known endpoint still renews (the bound counts subscriptions, not requests).
     expect((await subscribe(https)).status).toBe(200);
     const id = ((await subscribe(https)).body as { id: string }).id;
-    expect(await push.unsubscribe('board', id)).toEqual({ status: 200, body: { id } });
-    expect((await push.unsubscribe('board', id)).status).toBe(404);
+    expect(await push.unsubscribe(BOARD_WHO, id)).toEqual({ status: 200, body: { id } });
+    expect((await push.unsubscribe(BOARD_WHO, id)).status).toBe(404);
   });
 });
 
@@ -298,7 +299,7 @@ describe('WebPush.renew: the service worker replaces a subscription its push ser
       endpoint: 'https://push.example/send/new',
       keys: { ...keys, auth: 'bmV3LWF1dGgtc2VjcmV0MQ' },
     };
-    const id = ((await push.subscribe('board', old)).body as { id: string }).id;
+    const id = ((await push.subscribe(BOARD_WHO, old)).body as { id: string }).id;
     for (const [who, auth] of [
       [id, 'AAAAAAAAAAAAAAAAAAAAAA'],
       ['nosuch', keys.auth],

@@ -1,4 +1,5 @@
 import type { Labels } from '../../../shared/labels.js';
+import type { AuthKind, AuthRecord } from '../../auth/auth-table.js';
 import type { QueuedAction } from '../../domain/action-queue.js';
 import type { HistoryStore } from '../../history/history-store.js';
 import type { Pending } from '../../notify/ports.js';
@@ -108,6 +109,35 @@ export class MemoryStore implements BoardStore {
       [...this.enrollmentRows.values()]
         .map((r) => ({ ...r }))
         .sort((a, b) => (a.name < b.name ? -1 : 1)),
+  };
+
+  private readonly authRows = new Map<string, AuthRecord>();
+
+  readonly auth = {
+    put: async (r: AuthRecord) => {
+      this.writes += 1;
+      this.authRows.set(`${r.kind}\n${r.id}`, { ...r });
+    },
+    get: async (kind: AuthKind, id: string, now: number) => {
+      const r = this.authRows.get(`${kind}\n${id}`);
+      return r === undefined || (r.expires_at !== null && r.expires_at <= now) ? null : { ...r };
+    },
+    remove: async (kind: AuthKind, id: string) => {
+      this.writes += 1;
+      return this.authRows.delete(`${kind}\n${id}`);
+    },
+    list: async (kind: AuthKind, now: number) =>
+      [...this.authRows.values()]
+        .filter((r) => r.kind === kind && (r.expires_at === null || r.expires_at > now))
+        .map((r) => ({ ...r }))
+        .sort((a, b) => (a.id < b.id ? -1 : 1)),
+    sweep: async (now: number) => {
+      let gone = 0;
+      for (const [key, r] of this.authRows) {
+        if (r.expires_at !== null && r.expires_at <= now) gone += Number(this.authRows.delete(key));
+      }
+      return gone;
+    },
   };
 
   private readonly selectorSilenceRows = new Map<string, SelectorSilenceRecord>();

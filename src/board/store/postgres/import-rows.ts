@@ -1,15 +1,16 @@
 import type pg from 'pg';
+import { actorText } from '../rows.js';
 import type { Imported, StoredIdentity } from '../state.js';
 
 /** The journal's columns, in the order every insert and select names them. */
-export const JOURNAL_COLUMNS = 'id, at, who, op, target, outcome, status, detail, board';
+export const JOURNAL_COLUMNS = 'id, at, who, op, target, outcome, status, detail, board, actor';
 
 /** Writes what an import carries (inside the caller's transaction); rows already there are kept. */
 export async function importRows(client: pg.PoolClient, data: Imported): Promise<void> {
   const j = data.journal;
   await client.query(
     `INSERT INTO journal (${JOURNAL_COLUMNS}) SELECT * FROM unnest($1::bigint[], $2::text[],
-     $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[])
+     $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[])
      ON CONFLICT DO NOTHING`,
     [
       j.map((e) => e.id),
@@ -21,6 +22,7 @@ export async function importRows(client: pg.PoolClient, data: Imported): Promise
       j.map((e) => e.status),
       j.map((e) => e.detail),
       j.map((e) => e.board ?? null),
+      j.map(actorText),
     ],
   );
   const q = data.queue;

@@ -42,6 +42,7 @@ describe('PostgreSQL: journal ids of several boards', () => {
       id,
       at: '2026-11-24T00:00:00.000Z',
       who: 'board' as const,
+      actor: { kind: 'board_token' as const, name: 'board_token' },
       op: 'do',
       target: 'lab1/job/start',
       outcome: 'done',

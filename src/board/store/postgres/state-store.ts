@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { AuthTable } from '../../auth/auth-table.js';
 import type { QueuedAction } from '../../domain/action-queue.js';
 import type { HistoryStore } from '../../history/history-store.js';
 import type { Pending } from '../../notify/ports.js';
@@ -6,6 +7,7 @@ import type { SelectorSilenceTable } from '../../notify/selector-silence-table.j
 import type { JournalEntry } from '../../schemas.js';
 import { IdentityDiff } from '../identity-diff.js';
 import {
+  actorText,
   fromJournalRow,
   fromQueueRow,
   type JournalRow,
@@ -30,6 +32,7 @@ import type {
 } from '../state.js';
 import { STATE_TABLES } from '../state-tables.js';
 import { postgresAlertsTable } from './alerts-table.js';
+import { postgresAuthTable } from './auth-table.js';
 import { describePostgres, openPool, type PostgresSettings } from './connection.js';
 import { openPostgresHistory } from './history-store.js';
 import { importRows, JOURNAL_COLUMNS, upsertIdentities } from './import-rows.js';
@@ -62,6 +65,7 @@ export class PostgresStore implements BoardStore {
   readonly updates: PendingUpdateTable;
   readonly labels: BoardLabelTable;
   readonly selectorSilences: SelectorSilenceTable;
+  readonly auth: AuthTable;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -74,6 +78,7 @@ export class PostgresStore implements BoardStore {
     this.updates = postgresUpdateTable(pool);
     this.labels = postgresLabelTable(pool, WAKE_CHANNEL);
     this.selectorSilences = postgresSelectorSilenceTable(pool);
+    this.auth = postgresAuthTable(pool);
   }
 
   /** Connects and migrates (under an advisory lock: boards that start at once do not race). */
@@ -100,9 +105,20 @@ export class PostgresStore implements BoardStore {
     append: async (e: JournalEntry) => {
       const insert = (id: number) =>
         this.pool.query(
-          `INSERT INTO journal (${JOURNAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+          `INSERT INTO journal (${JOURNAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
            ON CONFLICT (id) DO NOTHING`,
-          [id, e.at, e.who, e.op, e.target, e.outcome, e.status, e.detail, e.board ?? null],
+          [
+            id,
+            e.at,
+            e.who,
+            e.op,
+            e.target,
+            e.outcome,
+            e.status,
+            e.detail,
+            e.board ?? null,
+            actorText(e),
+          ],
         );
       if (((await insert(e.id)).rowCount ?? 0) > 0) return;
       // The id is taken: the same entry written before (a retry), or, for an id a board numbered

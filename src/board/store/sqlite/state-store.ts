@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'libsql';
+import type { AuthTable } from '../../auth/auth-table.js';
 import type { QueuedAction } from '../../domain/action-queue.js';
 import type { HistoryStore } from '../../history/history-store.js';
 import type { Pending } from '../../notify/ports.js';
@@ -8,6 +9,7 @@ import type { SelectorSilenceTable } from '../../notify/selector-silence-table.j
 import type { JournalEntry } from '../../schemas.js';
 import { IdentityDiff } from '../identity-diff.js';
 import {
+  actorText,
   fromJournalRow,
   fromQueueRow,
   type JournalRow,
@@ -31,6 +33,7 @@ import type {
   StoredIdentity,
 } from '../state.js';
 import { sqliteAlertsTable } from './alerts-table.js';
+import { sqliteAuthTable } from './auth-table.js';
 import { GroupCommit } from './group-commit.js';
 import { openLibsqlHistory } from './history-store.js';
 import { sqliteLabelTable } from './label-table.js';
@@ -67,6 +70,7 @@ export class SqliteStore implements BoardStore {
   readonly updates: PendingUpdateTable;
   readonly labels: BoardLabelTable;
   readonly selectorSilences: SelectorSilenceTable;
+  readonly auth: AuthTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -77,7 +81,7 @@ export class SqliteStore implements BoardStore {
     this.walSync = new WalSync(`${this.where}-wal`, onFailure);
     this.commits = new GroupCommit(db, this.walSync);
     this.appendJournal = db.prepare(
-      'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail, board) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT OR IGNORE INTO journal (id, at, who, op, target, outcome, status, detail, board, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.push = sqlitePushTable(db, this.commits);
     this.signing = sqliteSigningTable(db, this.commits);
@@ -85,6 +89,7 @@ export class SqliteStore implements BoardStore {
     this.updates = sqliteUpdateTable(db, this.commits);
     this.labels = sqliteLabelTable(db, this.commits);
     this.selectorSilences = sqliteSelectorSilenceTable(db, this.commits);
+    this.auth = sqliteAuthTable(db, this.commits);
   }
 
   /**
@@ -129,6 +134,7 @@ export class SqliteStore implements BoardStore {
       e.status,
       e.detail,
       e.board ?? null,
+      actorText(e),
     );
   }
 

@@ -1,0 +1,68 @@
+import type { Clock } from '../../shared/clock.js';
+import type { AuthSettings } from '../config/auth-config.js';
+import { NO_AUTH } from '../config/auth-config.js';
+import type { Journal } from '../domain/journal.js';
+import type { Who } from '../schemas.js';
+import { TokenBook } from './api-tokens.js';
+import type { AuthTable } from './auth-table.js';
+import { PersonBook } from './people.js';
+import { type Binding, readBindings, Scope } from './roles.js';
+import { SessionBook } from './sessions.js';
+
+/**
+ * People, their browser sessions and API tokens, and the `auth:` settings: what the guard asks
+ * to turn a request into an actor, and what the sign-in, people and token routes change.
+ */
+export class Access {
+  readonly people: PersonBook;
+  readonly sessions: SessionBook;
+  readonly tokens: TokenBook;
+  private current: AuthSettings = NO_AUTH;
+
+  constructor(
+    table: AuthTable,
+    readonly clock: Clock,
+    private readonly journal: Pick<Journal, 'record'>,
+  ) {
+    this.people = new PersonBook(table, clock);
+    this.sessions = new SessionBook(table, clock);
+    this.tokens = new TokenBook(table, clock, (maker, bindings) =>
+      this.personCovers(maker, bindings),
+    );
+  }
+
+  settings(): AuthSettings {
+    return this.current;
+  }
+
+  configure(settings: AuthSettings): void {
+    this.current = settings;
+    this.sessions.setLimits(settings.sessions);
+  }
+
+  /** Whether a person (still there) holds every one of `bindings`. */
+  async personCovers(name: string, bindings: readonly Binding[]): Promise<boolean> {
+    const person = await this.people.get(name);
+    if (person === null) return false;
+    return new Scope(readBindings(person.bindings)).covers(bindings);
+  }
+
+  /** Removes a person with every session and token they had; whether they were there. */
+  async removePerson(name: string): Promise<boolean> {
+    const removed = await this.people.remove(name);
+    await this.sessions.endPerson(name);
+    await this.tokens.removeMadeBy(name);
+    return removed;
+  }
+
+  /** Journals a sign-in, sign-out, token or person change (`op` auth; never a secret). */
+  async note(
+    who: Who,
+    target: string,
+    outcome: string,
+    status: number | null,
+    detail: string,
+  ): Promise<void> {
+    await this.journal.record({ who, op: 'auth', target, outcome, status, detail });
+  }
+}

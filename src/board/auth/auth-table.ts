@@ -1,0 +1,26 @@
+/** What the auth records are: people, browser sessions, API tokens, one-time sign-up links. */
+export type AuthKind = 'person' | 'session' | 'token' | 'invite';
+
+/** One record as the store keeps it: `body` is JSON; a secret is only ever kept as a digest. */
+export interface AuthRecord {
+  kind: AuthKind;
+  /** The person's name, or the digest (hex) of a session's or link's secret, or a token's id. */
+  id: string;
+  body: string;
+  /** ms since the epoch after which it is gone, or null. */
+  expires_at: number | null;
+}
+
+/** The auth records, shared by every board on the store (a session works on each of them). */
+export interface AuthTable {
+  /** Keeps one, replacing one of the same kind and id. */
+  put(record: AuthRecord): Promise<void>;
+  /** One, or null (also when it expired at `now`). */
+  get(kind: AuthKind, id: string, now: number): Promise<AuthRecord | null>;
+  /** Drops one; whether it was there. */
+  remove(kind: AuthKind, id: string): Promise<boolean>;
+  /** Every one of a kind not expired at `now`, by id. */
+  list(kind: AuthKind, now: number): Promise<AuthRecord[]>;
+  /** Drops what expired by `now`; how many. */
+  sweep(now: number): Promise<number>;
+}
