@@ -211,6 +211,7 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/silences/{id}',
       '/api/uptime',
       '/auth/logout',
+      '/auth/methods',
       '/metrics',
     ]);
     expect(doc.components.schemas).toHaveProperty('HTTPValidationError');

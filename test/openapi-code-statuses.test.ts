@@ -126,6 +126,7 @@ const BOARD_CODE: Record<string, Place[]> = {
   ],
   'GET /api/groups': [route('http/label-routes.ts', '/api/groups')],
   'GET /api/me': [route('http/me-routes.ts', '/api/me')],
+  'GET /auth/methods': [route('http/me-routes.ts', '/auth/methods')],
   'POST /auth/logout': [route('http/me-routes.ts', '/auth/logout')],
   'GET /api/silences': [route('http/selector-silence-routes.ts', '/api/silences', 'get')],
   'POST /api/silences': [

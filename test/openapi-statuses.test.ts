@@ -110,6 +110,7 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
     },
     'GET /api/groups': { path: '/api/groups', provocations: [] },
     'GET /api/me': { path: '/api/me', provocations: [] },
+    'GET /auth/methods': { path: '/auth/methods', provocations: [] },
     'POST /auth/logout': { path: '/auth/logout', provocations: [] },
     'GET /api/cluster': { path: '/api/cluster', provocations: [] },
     'GET /api/journal': { path: '/api/journal?limit=5', provocations: [] },

@@ -31,6 +31,7 @@ const OPERATIONS: Record<string, string> = {
   'PUT /api/machines/{name}/labels': 'set_machine_labels_api_machines__name__labels_put',
   'GET /api/groups': 'list_groups_api_groups_get',
   'GET /api/me': 'get_me_api_me_get',
+  'GET /auth/methods': 'sign_in_methods_auth_methods_get',
   'POST /auth/logout': 'sign_out_auth_logout_post',
   'GET /api/silences': 'list_selector_silences_api_silences_get',
   'POST /api/silences': 'silence_selector_api_silences_post',

@@ -60,3 +60,38 @@ export async function meRoutes(
     },
   );
 }
+
+/** GET /auth/methods: how one may sign in here (the sign-in page asks before anyone is known). */
+export async function methodRoutes(
+  app: FastifyInstance,
+  options: { access: Access },
+): Promise<void> {
+  app.get(
+    '/auth/methods',
+    {
+      config: { access: 'open' },
+      schema: {
+        operationId: 'sign_in_methods',
+        summary:
+          'How one signs in on this board: the identity provider (its button), passkeys, passwords, the board token',
+        response: {
+          200: Type.Object({
+            oidc: Type.Union([Type.Object({ name: Type.String() }), Type.Null()]),
+            passkey: Type.Boolean(),
+            password: Type.Boolean(),
+            board_token: Type.Boolean(),
+          }),
+        },
+      },
+    },
+    async () => {
+      const { oidc } = options.access.settings();
+      return {
+        oidc: oidc === null ? null : { name: oidc.name },
+        passkey: true,
+        password: true,
+        board_token: true,
+      };
+    },
+  );
+}

@@ -21,7 +21,7 @@ import { journalRoutes } from '../http/journal-routes.js';
 import { labelRoutes } from '../http/label-routes.js';
 import { liveRoutes } from '../http/live-routes.js';
 import { mcpRoutes } from '../http/mcp-routes.js';
-import { meRoutes } from '../http/me-routes.js';
+import { meRoutes, methodRoutes } from '../http/me-routes.js';
 import { metaRoutes } from '../http/meta-routes.js';
 import { metricsRoutes } from '../http/metrics-routes.js';
 import { notifyRoutes } from '../http/notify-routes.js';
@@ -176,6 +176,7 @@ export async function registerRoutes(
     access: served.domain.access,
     secure: () => isSecure(current.get()),
   });
+  await app.register(methodRoutes, { access: served.domain.access });
   const { agentFiles, signer } = files;
   await app.register(enrollRoutes, {
     enroller: new Enroller({
