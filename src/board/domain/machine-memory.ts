@@ -19,6 +19,17 @@ export interface BoardView {
   get(machines: ReadonlyMap<string, Machine>): ViewLease;
   /** The view of the machines `selector` selects, made now, lent until `release` is called. */
   select(machines: ReadonlyMap<string, Machine>, selector: Selector): ViewLease;
+  /** The view of the machines `pick` picks (an actor's scope, a selector), made now, lent. */
+  pick(machines: ReadonlyMap<string, Machine>, pick: MachinePick): ViewLease;
+}
+
+/**
+ * Which machines a partial view holds (a selector, an actor's scope, or both); its `text` keys
+ * the view's cache and ETag, so two picks with different texts never share a body.
+ */
+export interface MachinePick {
+  readonly text: string;
+  picks(m: Machine): boolean;
 }
 
 /**

@@ -9,7 +9,7 @@ import { heldSessions } from './held-sessions.js';
 import { type AnnounceRefusal, foldName, type Identity } from './identity.js';
 import { type Machine, NO_SESSIONS, newMachine, type Observation, type Origin } from './machine.js';
 import { relabel } from './machine-labels.js';
-import type { BoardView, MachineMemory, ViewLease } from './machine-memory.js';
+import type { BoardView, MachineMemory, MachinePick, ViewLease } from './machine-memory.js';
 import { watchMachine } from './machine-watch.js';
 import { emptyMetrics, prepareOverview } from './metrics.js';
 import type { MachineConfig } from './settings.js';
@@ -365,6 +365,11 @@ export class Registry {
   /** The view of the machines `selector` selects (GET /api/board?selector=), made now. */
   selectedView(selector: Selector): ViewLease {
     return this.viewCache.select(this.machines, selector);
+  }
+
+  /** The view of the machines `pick` picks (a scope, with or without a selector), made now. */
+  pickedView(pick: MachinePick): ViewLease {
+    return this.viewCache.pick(this.machines, pick);
   }
 
   private add(init: {

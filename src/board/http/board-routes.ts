@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { SELECTOR_MAX } from '../../shared/selector.js';
+import { SELECTOR_MAX, type Selector } from '../../shared/selector.js';
 import { Type } from '../../shared/typebox.js';
+import { boardPick } from '../auth/scope-pick.js';
 import type { Board } from '../domain/board.js';
 import { BoardView, Detail, ForgetAnswer, NameParams } from '../schemas.js';
 import { selectorOrIssue, unprocessable } from './selector-query.js';
@@ -32,19 +33,16 @@ export async function boardRoutes(app: FastifyInstance, options: { board: Board 
     },
     async (request, reply) => {
       const { selector } = request.query as { selector?: string };
+      let chosen: Selector | null = null;
       if (selector !== undefined && selector.trim() !== '') {
         const parsed = selectorOrIssue(selector, ['query', 'selector']);
         if ('issue' in parsed) return unprocessable(reply, [parsed.issue]);
-        const { bytes, etag, release } = board.registry.selectedView(parsed.selector);
-        reply.header('etag', etag).header('cache-control', 'no-cache');
-        if (request.headers['if-none-match'] === etag) {
-          release();
-          return reply.code(304).send();
-        }
-        reply.raw.once('finish', release);
-        return reply.type('application/json; charset=utf-8').send(bytes);
+        chosen = parsed.selector;
       }
-      const { bytes, etag, release } = board.registry.view();
+      // Only what the actor's scope sees: its own view (and ETag), never another scope's body.
+      const pick = boardPick(request.actor.scope, chosen);
+      const { bytes, etag, release } =
+        pick === null ? board.registry.view() : board.registry.pickedView(pick);
       reply.header('etag', etag).header('cache-control', 'no-cache');
       if (request.headers['if-none-match'] === etag) {
         release();

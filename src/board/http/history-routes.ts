@@ -159,10 +159,11 @@ export async function historyRoutes(
         response: { 200: UptimeView, 503: Detail },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
       if (history === null) return off(reply);
+      const { scope } = request.actor;
       const names = (function* () {
-        for (const m of registry.all()) yield m.name;
+        for (const m of registry.all()) if (scope.sees(m)) yield m.name;
       })();
       return { machines: await history.uptime(names) };
     },

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Board } from '../domain/board.js';
 import { JournalPage, JournalQuery } from '../schemas.js';
+import { scopedJournal } from './journal-scope.js';
 
 /** GET /api/journal. */
 export async function journalRoutes(
@@ -20,7 +21,9 @@ export async function journalRoutes(
     },
     async (request) => {
       const { limit } = request.query as { limit: number };
-      return { entries: await options.board.journal.served(limit) };
+      const { board } = options;
+      const machine = (name: string) => board.registry.get(name);
+      return { entries: await scopedJournal(board.journal, request.actor.scope, limit, machine) };
     },
   );
 }

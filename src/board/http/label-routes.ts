@@ -78,10 +78,12 @@ export async function labelRoutes(
         response: { 200: GroupsAnswer },
       },
     },
-    async () => {
+    async (request) => {
+      const { scope } = request.actor;
       const list = groups().map((g) => ({ group: g, machines: 0, up: 0, down: 0 }));
       if (list.length > 0) {
         for (const m of registry.all()) {
+          if (!scope.sees(m)) continue;
           for (const row of list) {
             if (!row.group.selector.matches(m.labels, m.name)) continue;
             row.machines += 1;

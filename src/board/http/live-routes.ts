@@ -4,11 +4,14 @@ import type { WebSocket } from 'ws';
 import { presentedToken } from '../../shared/http/tokens.js';
 import type { Selector } from '../../shared/selector.js';
 import type { TokenChanges, TokenRule } from '../auth/guard.js';
+import type { Scope } from '../auth/roles.js';
+import { boardPick } from '../auth/scope-pick.js';
 import type { EventHub } from '../domain/events.js';
 import type { Machine } from '../domain/machine.js';
 import type { Registry } from '../domain/registry.js';
-import { Detail } from '../schemas.js';
+import { Detail, type JournalEntry } from '../schemas.js';
 import { recordBytes } from '../view/machine-record.js';
+import { journalSeen } from './journal-scope.js';
 import { LiveClient } from './live-client.js';
 import { LiveSelection, selectRequest } from './live-selection.js';
 import { selectorOrIssue, unprocessable } from './selector-query.js';
@@ -19,6 +22,10 @@ export interface LiveOptions {
   /** Which token opens the board now, and when that changes (feeds of an old one are closed). */
   tokens: Pick<TokenRule, 'opensBoard'>;
   tokenChanges: TokenChanges;
+  /** Whether a feed's session or API token still holds (asked every `recheckMs`), or null. */
+  credentialCheck(request: FastifyRequest): (() => Promise<boolean>) | null;
+  /** How often feeds opened by a session or API token ask whether it still holds. */
+  recheckMs?: number;
   /** How often changed machines are sent (they are coalesced in between). */
   flushMs?: number;
   /** A client with more than this many bytes unsent is dropped. */
@@ -46,11 +53,34 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
       socket.close(1008, 'the board token changed');
     }
   });
+  // What each feed's actor sees, and how its session or token is asked whether it still holds.
+  const scopes = new WeakMap<WebSocket, Scope>();
+  const checks = new Map<WebSocket, () => Promise<boolean>>();
+  const rechecker = setInterval(() => {
+    for (const [socket, check] of checks) {
+      check().then(
+        (ok) => {
+          if (ok || !clients.has(socket)) return;
+          clients.delete(socket);
+          checks.delete(socket);
+          socket.close(1008, 'signed out');
+        },
+        () => undefined, // The store is away: the feed stays until it can answer.
+      );
+    }
+  }, options.recheckMs ?? 2000);
+  const seen = (name: string) => options.registry.get(name);
   // Changed machines by name, serialised at the flush (once however often they changed).
   const changed = new Map<string, Machine>();
 
-  const broadcast = (message: string): void => {
-    for (const client of clients.values()) client.send(message);
+  const journalToAll = (entry: JournalEntry): void => {
+    let message: string | undefined;
+    for (const [socket, client] of clients) {
+      const scope = scopes.get(socket);
+      if (scope !== undefined && !journalSeen(scope, entry, seen)) continue;
+      message ??= JSON.stringify({ type: 'journal', entry });
+      client.send(message);
+    }
   };
   // The selector of each handshake's ?selector=, parsed once before the upgrade.
   const selectors = new WeakMap<FastifyRequest, Selector>();
@@ -58,16 +88,12 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
   const sendBoard = (client: LiveClient): void => {
     const { selection } = client;
     const view =
-      selection === null
-        ? options.registry.view()
-        : options.registry.selectedView(selection.selector);
+      selection === null ? options.registry.view() : options.registry.pickedView(selection.pick);
     client.sendBoard(view.bytes, view.release);
   };
-  const select = (client: LiveClient, selector: Selector | undefined): void => {
-    client.selection =
-      selector === undefined || selector.everything
-        ? null
-        : LiveSelection.of(selector, options.registry.all());
+  const select = (client: LiveClient, scope: Scope, selector: Selector | undefined): void => {
+    const pick = boardPick(scope, selector ?? null);
+    client.selection = pick === null ? null : LiveSelection.of(pick, options.registry.all());
   };
 
   const unsubscribe = options.events.subscribe({
@@ -80,7 +106,7 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
       for (const client of clients.values())
         if (client.selection === null || client.selection.removed(name)) client.send(message);
     },
-    journalAppended: (entry) => broadcast(JSON.stringify({ type: 'journal', entry })),
+    journalAppended: journalToAll,
   });
   const flusher = setInterval(() => {
     if (changed.size === 0) return;
@@ -113,6 +139,7 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
   app.addHook('onClose', async () => {
     clearInterval(flusher);
     clearInterval(pinger);
+    clearInterval(rechecker);
     unsubscribe();
     stopWatching();
     for (const socket of clients.keys()) socket.close(1001, 'board shutting down');
@@ -183,10 +210,18 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
         clients.delete(socket);
       });
       clients.set(socket, client);
+      const { scope } = request.actor;
+      scopes.set(socket, scope);
+      const check = options.credentialCheck(request);
+      if (check !== null) checks.set(socket, check);
+      const gone = () => {
+        clients.delete(socket);
+        checks.delete(socket);
+      };
       alive.add(socket);
       socket.on('pong', () => alive.add(socket));
-      socket.on('close', () => clients.delete(socket));
-      socket.on('error', () => clients.delete(socket));
+      socket.on('close', gone);
+      socket.on('error', gone);
       // A client says only which machines it selects; anything else it sends is ignored.
       socket.on('message', (data, isBinary) => {
         const request = selectRequest(data, isBinary);
@@ -195,10 +230,10 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
           client.send(JSON.stringify({ type: 'error', detail: request.error }));
           return;
         }
-        select(client, request.selector);
+        select(client, scope, request.selector);
         sendBoard(client);
       });
-      select(client, selectors.get(request));
+      select(client, scope, selectors.get(request));
       sendBoard(client);
     },
   });

@@ -1,28 +1,29 @@
 import type { RawData } from 'ws';
 import { parseSelector, type Selector, SelectorError } from '../../shared/selector.js';
 import type { Machine } from '../domain/machine.js';
+import type { MachinePick } from '../domain/machine-memory.js';
 
 /**
- * What one live-feed client selected (`?selector=` or a `select` message): the selector, parsed
- * once, and the names it was last shown as selected, so that a machine whose labels no longer
+ * What one live-feed client is sent (`?selector=` or a `select` message, within its scope): the
+ * pick, and the names it was last shown as selected, so that a machine whose labels no longer
  * match gets a `left` message (not `removed`: it is still on the board, only not selected).
  */
 export class LiveSelection {
   private constructor(
-    readonly selector: Selector,
+    readonly pick: MachinePick,
     private readonly shown: Set<string>,
   ) {}
 
-  /** The selection of `selector` among `machines` now (what the board message lists). */
-  static of(selector: Selector, machines: Iterable<Machine>): LiveSelection {
+  /** The selection of `pick` among `machines` now (what the board message lists). */
+  static of(pick: MachinePick, machines: Iterable<Machine>): LiveSelection {
     const shown = new Set<string>();
-    for (const m of machines) if (selector.matches(m.labels, m.name)) shown.add(m.name);
-    return new LiveSelection(selector, shown);
+    for (const m of machines) if (pick.picks(m)) shown.add(m.name);
+    return new LiveSelection(pick, shown);
   }
 
   /** What the client is sent of a changed machine: its record, that it left, or nothing. */
   changed(m: Machine): 'machine' | 'left' | null {
-    if (this.selector.matches(m.labels, m.name)) {
+    if (this.pick.picks(m)) {
       this.shown.add(m.name);
       return 'machine';
     }

@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '../../shared/typebox.js';
+import type { Scoped } from '../auth/roles.js';
 import { METRICS_CONTENT_TYPE, type MetricsExporter } from '../metrics/metrics-exporter.js';
+import { metricsInScope } from '../metrics/scoped-metrics.js';
 
 /** GET /metrics: Prometheus' text format, board token as Bearer (as Prometheus sends it). */
 export async function metricsRoutes(
   app: FastifyInstance,
-  options: { exporter: MetricsExporter },
+  options: { exporter: MetricsExporter; machine: (name: string) => Scoped | undefined },
 ): Promise<void> {
   app.get(
     '/metrics',
@@ -22,7 +24,15 @@ export async function metricsRoutes(
         response: { 200: Type.String({ description: 'text/plain; version=0.0.4' }) },
       },
     },
-    async (_request, reply) =>
-      reply.type(METRICS_CONTENT_TYPE).send(await options.exporter.scrape()),
+    async (request, reply) => {
+      const text = await options.exporter.scrape();
+      const { scope } = request.actor;
+      if (scope.whole('viewer')) return reply.type(METRICS_CONTENT_TYPE).send(text);
+      const sees = (name: string) => {
+        const m = options.machine(name);
+        return m !== undefined && scope.sees(m);
+      };
+      return reply.type(METRICS_CONTENT_TYPE).send(metricsInScope(text, sees));
+    },
   );
 }

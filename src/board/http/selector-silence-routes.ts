@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { SELECTOR_MAX } from '../../shared/selector.js';
+import { SELECTOR_MAX, type Selector } from '../../shared/selector.js';
 import { Type } from '../../shared/typebox.js';
 import { ONE_LINE_PATTERN } from '../../shared/wire/free-text.js';
+import type { Machine } from '../domain/machine.js';
 import type { SelectorSilences } from '../notify/selector-silences.js';
 import { SILENCE_MINUTES_MAX } from '../notify/silences.js';
 import { Detail } from '../schemas.js';
@@ -39,7 +40,7 @@ const IdParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$
 /** GET, POST /api/silences and DELETE /api/silences/{id}: silences naming a label selector. */
 export async function selectorSilenceRoutes(
   app: FastifyInstance,
-  options: { silences: SelectorSilences },
+  options: { silences: SelectorSilences; machines: () => Iterable<Machine> },
 ): Promise<void> {
   const { silences } = options;
 
@@ -55,7 +56,14 @@ export async function selectorSilenceRoutes(
         response: { 200: Type.Object({ silences: Type.Array(SelectorSilence) }) },
       },
     },
-    async () => ({ silences: silences.list() }),
+    async (request) => {
+      const { scope } = request.actor;
+      if (scope.whole('viewer')) return { silences: silences.list() };
+      // A scoped actor sees a silence only through a machine in its scope that it silences.
+      const inSight = [...options.machines()].filter((m) => scope.sees(m));
+      const shown = (s: Selector) => inSight.some((m) => s.matches(m.labels, m.name));
+      return { silences: silences.list(shown) };
+    },
   );
 
   app.post(

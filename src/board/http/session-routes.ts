@@ -85,7 +85,8 @@ export async function sessionRoutes(
     },
     async (request) => {
       const { state, limit } = request.query as { state: SessionState; limit: number };
-      return inbox.list(state, limit);
+      const { scope } = request.actor;
+      return inbox.list(state, limit, null, (m) => scope.sees(m));
     },
   );
 

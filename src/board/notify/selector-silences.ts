@@ -68,10 +68,10 @@ export class SelectorSilences {
   }
 
   /** GET /api/silences: the running ones, ending soonest first. */
-  list(): SelectorSilenceView[] {
+  list(shown: (selector: Selector) => boolean = () => true): SelectorSilenceView[] {
     const now = this.clock.now();
     return [...this.running.values()]
-      .filter((s) => s.until > now)
+      .filter((s) => s.until > now && shown(s.selector))
       .sort((a, b) => a.until - b.until || (a.id < b.id ? -1 : 1))
       .map(view);
   }

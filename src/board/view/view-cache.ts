@@ -3,9 +3,14 @@ import type { Clock } from '../../shared/clock.js';
 import type { Selector } from '../../shared/selector.js';
 import { inSlices } from '../../shared/slices.js';
 import type { Machine } from '../domain/machine.js';
-import type { BoardView, ViewLease } from '../domain/machine-memory.js';
+import type { BoardView, MachinePick, ViewLease } from '../domain/machine-memory.js';
 import { recordBytes } from './machine-record.js';
 import { ViewBuffers } from './view-buffers.js';
+
+/** The pick of a label selector (GET /api/board?selector=). */
+export function selectorPick(selector: Selector): MachinePick {
+  return { text: selector.text, picks: (m) => selector.matches(m.labels, m.name) };
+}
 
 /**
  * The view's bytes, lent: `release` once they have been read to the end (written to the
@@ -142,6 +147,11 @@ export class ViewCache implements BoardView {
   }
 
   select(machines: ReadonlyMap<string, Machine>, selector: Selector): ViewLease {
+    return this.pick(machines, selectorPick(selector));
+  }
+
+  /** The view of the machines `pick` picks (a selector, a scope, or both), made now. */
+  pick(machines: ReadonlyMap<string, Machine>, selector: MachinePick): ViewLease {
     this.selectedAt = performance.now();
     this.watchSelections();
     const last = this.lastSelected;
@@ -152,7 +162,7 @@ export class ViewCache implements BoardView {
     let length = head.length + CLOSE.length;
     for (const name of this.names(machines)) {
       const m = machines.get(name);
-      if (m === undefined || !selector.matches(m.labels, m.name)) continue;
+      if (m === undefined || !selector.picks(m)) continue;
       const record = recordBytes(m);
       parts.push(record);
       length += record.length + 1;

@@ -6,6 +6,7 @@ import { createHttpApp } from '../../shared/http/http-app.js';
 import type { Logger } from '../../shared/logger.js';
 import { VERSION } from '../../shared/version.js';
 import { type GuardOptions, installGuard, TokenChanges, type TokenRule } from '../auth/guard.js';
+import { credentialCheck } from '../auth/still-valid.js';
 import type { Membership } from '../cluster/membership.js';
 import type { BoardSettings } from '../config/config.js';
 import type { AgentFiles } from '../enroll/agent-files.js';
@@ -156,11 +157,21 @@ export async function registerRoutes(
   await app.register(boardRoutes, { board });
   await app.register(actionRoutes, { board });
   await app.register(journalRoutes, { board });
-  await app.register(liveRoutes, { registry, events, tokens, tokenChanges });
-  await app.register(metricsRoutes, { exporter });
+  await app.register(liveRoutes, {
+    registry,
+    events,
+    tokens,
+    tokenChanges,
+    credentialCheck: (request) =>
+      credentialCheck(served.domain.access, request, isSecure(current.get())),
+  });
+  await app.register(metricsRoutes, { exporter, machine: (name) => registry.get(name) });
   await app.register(notifyRoutes, { notifier });
   await app.register(silenceRoutes, { silences });
-  await app.register(selectorSilenceRoutes, { silences: served.domain.selectorSilences });
+  await app.register(selectorSilenceRoutes, {
+    silences: served.domain.selectorSilences,
+    machines: () => registry.all(),
+  });
   await app.register(labelRoutes, {
     labels: served.domain.labels,
     registry,
