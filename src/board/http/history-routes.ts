@@ -165,7 +165,14 @@ export async function historyRoutes(
       const names = (function* () {
         for (const m of registry.all()) if (scope.sees(m)) yield m.name;
       })();
-      return { machines: await history.uptime(names) };
+      const rows = await history.uptime(names);
+      if (scope.whole('viewer')) return { machines: rows };
+      // The history holds machines no longer on the board too: a scope sees only its own.
+      const seen = (name: string) => {
+        const m = registry.get(name);
+        return m !== undefined && scope.sees(m);
+      };
+      return { machines: rows.filter((r) => seen(r.name)) };
     },
   );
 }
