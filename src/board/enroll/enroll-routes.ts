@@ -168,6 +168,8 @@ export async function enrollRoutes(app: FastifyInstance, options: EnrollRouteOpt
   app.post(
     '/api/machines/:name/enroll',
     {
+      // Enrolling gives a name a new key (one out of an admin's scope too): unscoped admins only.
+      config: { access: 'admin', fleet: true },
       schema: {
         operationId: 'enroll_machine',
         summary: 'Add a machine: a fresh key for the name, and the command to paste on it',
