@@ -20,7 +20,7 @@ export interface ScopedBoard {
   clock: ManualClock;
   client: FakeClient;
   url: string;
-  /** A session for `person` with these bindings: its cookie header value (plain HTTP). */
+  /** A session for `person` with these bindings: its Cookie header (`__Host-` on HTTPS). */
   session(person: string, bindings: BindingView[]): Promise<string>;
   /** An API token with these bindings. */
   token(name: string, bindings: BindingView[]): Promise<string>;
@@ -54,7 +54,7 @@ export async function scopedBoard(dir: TempDir, extra: Record<string, unknown> =
     b,
     clock,
     client,
-    url: `http://127.0.0.1:${port}`,
+    url: `${extra.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     session: async (person, bindings) => {
       await b.access.people.put({
         name: person,
@@ -63,7 +63,8 @@ export async function scopedBoard(dir: TempDir, extra: Record<string, unknown> =
         created_at: clock.now(),
         signed_in_at: null,
       });
-      return `panoptes=${await b.access.sessions.start(person, 'password', bindings)}`;
+      const secret = await b.access.sessions.start(person, 'password', bindings);
+      return `${extra.tls === undefined ? 'panoptes' : '__Host-panoptes'}=${secret}`;
     },
     token: async (name, bindings) =>
       (await b.access.tokens.create(name, readBindings(bindings), null, null)).token,
