@@ -17,6 +17,7 @@ import { inboxScenario } from './scenarios/inbox.js';
 import { labelsScenario } from './scenarios/labels.js';
 import { machinesNowScenario } from './scenarios/machines-now.js';
 import { notifyScenario } from './scenarios/notify.js';
+import { peopleScenario } from './scenarios/people.js';
 import { reportsScenario } from './scenarios/reports.js';
 import { soakScenario } from './scenarios/soak.js';
 import { storeScenario } from './scenarios/store.js';
@@ -130,6 +131,7 @@ async function main(): Promise<number> {
       if (part('inbox')) await attempt('inbox', () => inboxScenario(ctx));
       if (part('machines-now')) await attempt('machines-now', () => machinesNowScenario(ctx));
       if (part('labels')) await attempt('labels', () => labelsScenario(ctx));
+      if (part('people')) await attempt('people', () => peopleScenario(ctx));
       if (part('agent-update')) await attempt('agent-update', () => agentUpdateScenario(ctx));
       if (part('agent-footprint'))
         await attempt('agent-footprint', () => agentFootprintScenario(ctx));
@@ -190,6 +192,8 @@ function expectedRows(options: BenchOptions): number {
   // and RSS with many and with 0 containers, its container read and its list call);
   // labels 6 (RSS at rest per 1,000 machines, GET ?selector= beside the whole view, report
   // capacity and bare's with the same bodies, sweep time and CPU per sweep; with ÷ without);
+  // people 4 (GET /api/board and /api/journal with an unscoped and a scoped viewer's session,
+  // each ÷ the board token);
   // agent-update 1 (every announcing agent updated from the board, beside plain downloads).
   // agent-footprint 10 (the .mjs and the binary each: RSS at rest, RSS and CPU under load, start;
   // the binary's size raw and gzipped).
@@ -205,6 +209,7 @@ function expectedRows(options: BenchOptions): number {
     inbox: 3,
     'machines-now': 11,
     labels: 6,
+    people: 4,
     'agent-update': 1,
     'agent-footprint': 10,
   };

@@ -9,7 +9,7 @@ export interface BenchOptions {
   boardScript: string | null;
   /** Arguments to node for every board the bench starts (not the baselines), e.g. V8 flags. */
   boardNodeArgs: string[];
-  /** Run only these parts (development aid): fleet, reports, tls, notify, history (or history-reads), store, gpu, inbox, machines-now, labels, agent-update, agent-footprint. */
+  /** Run only these parts (development aid): fleet, reports, tls, notify, history (or history-reads), store, gpu, inbox, machines-now, labels, people, agent-update, agent-footprint. */
   only: Set<string> | null;
   /** Configured fleets: the small one (GET throughput, relay) and the large one (p99 under sweep). */
   fleetSizes: [number, number];
@@ -59,7 +59,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--soak] [--check] [--cpu-prof 
   --soak      the 10-minute soak only (1 minute with --quick): board RSS growth under load
   --check     verify that every figure was produced and the board answered correctly; exit 1 if not
   --cpu-prof  start each board with --cpu-prof, writing .cpuprofile files to DIR
-  --only      fleet (or fleet-small, fleet-large), reports, tls, notify, history (or history-reads), store, gpu, inbox, machines-now, labels, agent-update, agent-footprint; and cluster (three boards on one PostgreSQL: only when named)
+  --only      fleet (or fleet-small, fleet-large), reports, tls, notify, history (or history-reads), store, gpu, inbox, machines-now, labels, people, agent-update, agent-footprint; and cluster (three boards on one PostgreSQL: only when named)
   --board     the board program to measure instead of dist/board/main.js (an older build, to compare)
   --board-node-arg ARG
               an argument to node for every board (not the baselines), e.g. a V8 flag; repeatable`;

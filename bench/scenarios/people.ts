@@ -1,0 +1,148 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import Database from 'libsql';
+import { request } from 'undici';
+import { token, writeBoardConfig } from '../board-kit.js';
+import { sleep } from '../stats.js';
+import { best, type WrkResult, wrk } from '../wrk.js';
+import { type BenchContext, count, launchBoard, scenarioDir } from './context.js';
+
+/** The credentials measured, each against the board token in the same rounds. */
+type Who = 'board' | 'unscoped' | 'scoped';
+
+/**
+ * People (DESIGN.md 15): what a browser session costs a reader beside the board token. One
+ * board with configured machines, half of them `env=prod` by their board labels; GET
+ * /api/board and GET /api/journal with the board token, with the session of an unscoped viewer
+ * and with the session of a viewer scoped to `env=prod`, in alternating rounds.
+ */
+export async function peopleScenario(ctx: BenchContext): Promise<void> {
+  const { options } = ctx;
+  const machines = options.mode === 'quick' ? 1000 : 5000;
+  const dir = scenarioDir(ctx, 'people');
+  const boardToken = token();
+  const dataDir = join(dir, 'data');
+  const config = writeBoardConfig(dir, {
+    board_token: boardToken,
+    data_dir: dataDir,
+    // The machines answer nowhere: the view at rest is what is read, not sweeps.
+    sweep_interval: 600,
+    history: false,
+    machines: Array.from({ length: machines }, (_, i) => ({
+      name: `m${String(i).padStart(5, '0')}`,
+      url: 'http://127.0.0.1:9',
+      key: `people-bench-key-${i}-0123456789`,
+      labels: { env: i % 2 === 0 ? 'prod' : 'dev' },
+    })),
+  });
+  const board = await launchBoard(ctx, config, 'people');
+  try {
+    const sessions = {
+      unscoped: startSession(dataDir, 'una', [{ role: 'viewer', selector: null }]),
+      scoped: startSession(dataDir, 'pat', [{ role: 'viewer', selector: 'env=prod' }]),
+    };
+    const headers: Record<Who, Record<string, string>> = {
+      board: { authorization: `Bearer ${boardToken}` },
+      unscoped: { cookie: `panoptes=${sessions.unscoped}` },
+      scoped: { cookie: `panoptes=${sessions.scoped}` },
+    };
+    // The first sweep (every machine refused) over before anything is measured.
+    await sleep(3000);
+    const expected: Record<Who, number> = {
+      board: machines,
+      unscoped: machines,
+      scoped: machines / 2,
+    };
+    for (const who of ['board', 'unscoped', 'scoped'] as const) {
+      const listed = await listedCount(`${board.url}/api/board`, headers[who]);
+      if (listed !== expected[who])
+        ctx.problems.push(`people: ${who} was shown ${listed} machines, not ${expected[who]}`);
+    }
+    for (const path of ['/api/board', '/api/journal?limit=50']) {
+      await rates(ctx, board.url, path, headers, machines);
+    }
+  } finally {
+    await board.stop(10_000);
+  }
+}
+
+/** Requests a second on `path` with each credential, best of the rounds, ÷ the board token's. */
+async function rates(
+  ctx: BenchContext,
+  url: string,
+  path: string,
+  headers: Record<Who, Record<string, string>>,
+  machines: number,
+): Promise<void> {
+  const { wrkRounds: rounds, wrkSeconds: seconds } = ctx.options;
+  const get = (who: Who, durationS: number) =>
+    wrk({ url: `${url}${path}`, connections: 8, durationS, headers: headers[who] });
+  const order: Who[] = ['board', 'unscoped', 'scoped'];
+  for (const who of order) await get(who, 1); // warm-up, not measured
+  const runs: Record<Who, WrkResult[]> = { board: [], unscoped: [], scoped: [] };
+  for (let r = 0; r < rounds; r++) for (const who of order) runs[who].push(await get(who, seconds));
+  const [base, unscoped, scoped] = order.map((who) => best(runs[who])) as [
+    WrkResult,
+    WrkResult,
+    WrkResult,
+  ];
+  for (const [who, result] of [
+    ['board', base],
+    ['unscoped', unscoped],
+    ['scoped', scoped],
+  ] as const) {
+    if (result.errors > 0) ctx.problems.push(`people: ${who} GET ${path}: ${result.errors} errors`);
+  }
+  const what = `GET ${path.split('?')[0]} requests/s, ${count(machines)} configured machines (wrk -c8, best of ${rounds} rounds of ${seconds} s alternating with the board token)`;
+  for (const [label, result] of [
+    [`a session of an unscoped viewer`, unscoped],
+    [`a session of a viewer scoped to env=prod (half the machines)`, scoped],
+  ] as const) {
+    ctx.rows.push({
+      what: `${what}: ${label}`,
+      board: result.requestsPerSec,
+      unit: 'req/s',
+      baselineLabel: 'board token',
+      baseline: base.requestsPerSec,
+      ratio: result.requestsPerSec / base.requestsPerSec,
+      goal: '≥ 0.95 × the board token',
+      met: result.requestsPerSec >= 0.95 * base.requestsPerSec,
+    });
+  }
+}
+
+/**
+ * A browser session written straight into the board's state.db, as a sign-in keeps it
+ * (src/board/auth/sessions.ts: the cookie's secret kept as its SHA-256 in hex): the bench cannot
+ * import the board, and a sign-in route is not what is measured here.
+ */
+function startSession(
+  dataDir: string,
+  person: string,
+  bindings: { role: string; selector: string | null }[],
+): string {
+  const secret = randomBytes(32).toString('base64url');
+  const now = Date.now();
+  const body = { person, via: 'password', bindings, created_at: now, seen_at: now };
+  const db = new Database(join(dataDir, 'state.db'));
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.prepare('INSERT INTO auth_records (kind, id, body, expires_at) VALUES (?, ?, ?, ?)').run(
+      'session',
+      createHash('sha256').update(secret).digest('hex'),
+      JSON.stringify(body),
+      now + 12 * 3600_000,
+    );
+  } finally {
+    db.close();
+  }
+  return secret;
+}
+
+/** How many machines one GET of the board lists. */
+async function listedCount(url: string, headers: Record<string, string>): Promise<number> {
+  const response = await request(url, { headers, headersTimeout: 30_000, bodyTimeout: 30_000 });
+  const text = await response.body.text();
+  if (response.statusCode !== 200) throw new Error(`GET ${url}: ${response.statusCode}`);
+  return (JSON.parse(text) as { machines: unknown[] }).machines.length;
+}
