@@ -84,7 +84,7 @@ describe('attacks on scopes and sessions (an in-process board on 127.0.0.1)', ()
       const r = await fetch(`${s.url}${filled(op, machine)}`, {
         method: op.method,
         headers,
-        body: hasBody ? '{}' : undefined,
+        body: hasBody ? '{}' : null,
       });
       return `${r.status} ${(await r.text()).replaceAll(machine, '<m>')}`;
     };
@@ -113,7 +113,7 @@ describe('attacks on scopes and sessions (an in-process board on 127.0.0.1)', ()
       const r = await fetch(`${s.url}${filled(op, 'nosuch9')}`, {
         method: op.method,
         headers: { cookie, 'content-type': 'application/json', ...extra },
-        body: op.method === 'DELETE' ? undefined : '{}',
+        body: op.method === 'DELETE' ? null : '{}',
       });
       await r.arrayBuffer();
       return r.status;
