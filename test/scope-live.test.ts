@@ -111,4 +111,21 @@ describe('the live feed of a scoped actor (an in-process board on 127.0.0.1)', (
     expect(whole.socket.readyState).toBe(WebSocket.OPEN);
     whole.socket.close();
   });
+
+  it('a new board token (a reload) closes the old token’s feeds, not those of API tokens or sessions', async () => {
+    const token = await s.token('kept', PROD);
+    const byToken = await open({ authorization: `Bearer ${token}` });
+    const cookie = await s.session('ned', PROD);
+    const bySession = await open({ cookie, origin: s.url });
+    const old = await open({ authorization: `Bearer ${TOKEN}` });
+    const settings = s.b.settings();
+    s.b.applySettings({ ...settings, boardToken: 'another-board-token-0123456789' });
+    expect(await old.closed).toBe(1008);
+    await new Promise((r) => setTimeout(r, 2500)); // past a recheck of the others
+    expect(byToken.socket.readyState).toBe(WebSocket.OPEN);
+    expect(bySession.socket.readyState).toBe(WebSocket.OPEN);
+    byToken.socket.close();
+    bySession.socket.close();
+    s.b.applySettings(settings);
+  });
 });

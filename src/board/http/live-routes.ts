@@ -47,8 +47,9 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
   const openedWith = new WeakMap<WebSocket, string>();
   const stopWatching = options.tokenChanges.subscribe(() => {
     for (const socket of clients.keys()) {
+      // A session's or an API token's feed is not the board token's: the recheck asks about it.
       const token = openedWith.get(socket);
-      if (token !== undefined && options.tokens.opensBoard(token)) continue;
+      if (token === undefined || options.tokens.opensBoard(token)) continue;
       clients.delete(socket);
       socket.close(1008, 'the board token changed');
     }
@@ -204,7 +205,8 @@ export async function liveRoutes(app: FastifyInstance, options: LiveOptions): Pr
         .send({ detail: 'Upgrade Required: this is a WebSocket' }),
     wsHandler: (socket, request) => {
       const token = presentedToken(request.headers.authorization, request.query);
-      if (token !== null) openedWith.set(socket, token);
+      // Only the board token's feeds end with it; an API token's are asked about it (recheck).
+      if (token !== null && request.actor.via === 'board_token') openedWith.set(socket, token);
       const client = new LiveClient(socket, maxBuffered, (buffered) => {
         app.log.warn({ buffered }, 'live client too slow; dropped');
         clients.delete(socket);
