@@ -1,9 +1,9 @@
 import type { Clock } from '../../shared/clock.js';
-import type { AuthSettings } from '../config/auth-config.js';
-import { NO_AUTH } from '../config/auth-config.js';
 import type { Journal } from '../domain/journal.js';
 import type { Who } from '../schemas.js';
 import { TokenBook } from './api-tokens.js';
+import type { AuthSettings } from './auth-config.js';
+import { NO_AUTH } from './auth-config.js';
 import type { AuthTable } from './auth-table.js';
 import { PersonBook } from './people.js';
 import { type Binding, readBindings, Scope } from './roles.js';
