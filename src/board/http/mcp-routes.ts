@@ -93,7 +93,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpDomain): Promi
         return rpcError(reply, INVALID_REQUEST, `Invalid Request: ${most}, not ${message.length}`);
       }
       const [{ boardMcpServer }, { StreamableHTTPServerTransport }] = await loadMcp();
-      const server = boardMcpServer(options, request.who, request.log);
+      const server = boardMcpServer(options, request.actor, request.log);
       // No sessionIdGenerator: stateless, no session id and no session to keep.
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
       reply.hijack();

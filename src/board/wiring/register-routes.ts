@@ -29,6 +29,7 @@ import { pushRoutes } from '../http/push-routes.js';
 import { installReportFastPath } from '../http/report-fast-path.js';
 import { selectorSilenceRoutes } from '../http/selector-silence-routes.js';
 import { sessionRoutes } from '../http/session-routes.js';
+import { tokenRoutes } from '../http/token-routes.js';
 import { silenceRoutes } from '../http/silence-routes.js';
 import { uiRoutes } from '../http/ui-routes.js';
 import { updateRoutes } from '../http/update-routes.js';
@@ -177,6 +178,7 @@ export async function registerRoutes(
     secure: () => isSecure(current.get()),
   });
   await app.register(methodRoutes, { access: served.domain.access });
+  await app.register(tokenRoutes, { access: served.domain.access });
   const { agentFiles, signer } = files;
   await app.register(enrollRoutes, {
     enroller: new Enroller({
