@@ -35,9 +35,12 @@ const TokenRequest = Type.Object(
         description: 'the machines it holds its role over, by board labels (absent: every machine)',
       }),
     ),
+    // No null: the validator would read 0 as null, and "0 seconds" as "for ever".
     expires_in_s: Type.Optional(
-      Type.Union([Type.Integer({ minimum: 1, maximum: TOKEN_LIFETIME_MAX_S }), Type.Null()], {
-        description: `seconds it lasts, 1 to ${TOKEN_LIFETIME_MAX_S} (absent or null: until deleted)`,
+      Type.Integer({
+        minimum: 1,
+        maximum: TOKEN_LIFETIME_MAX_S,
+        description: `seconds it lasts, 1 to ${TOKEN_LIFETIME_MAX_S} (absent: until deleted)`,
       }),
     ),
   },
@@ -136,7 +139,7 @@ export async function tokenRoutes(
         name: string;
         role: Role;
         selector?: string | null;
-        expires_in_s?: number | null;
+        expires_in_s?: number;
       };
       let selector: Binding['selector'] = null;
       if (body.selector !== undefined && body.selector !== null) {
