@@ -7,6 +7,7 @@ import { FakeClient } from './board-kit.js';
 import { type TempDir, tempDir } from './tmp.js';
 
 export const BOARD_TOKEN = 'tokens-board-token-5d0c7a93e1f2'; // secret-scan: token
+export const REGISTRATION = 'tokens-registration-9a8b7c6d5e4f'; // secret-scan: token
 export const WEB1 = 'http://web1.test:8701';
 export const DB1 = 'http://db1.test:8701';
 
@@ -63,6 +64,7 @@ export async function startTokenBoard(): Promise<TokenBoard> {
     settings: boardSettings(
       {
         board_token: BOARD_TOKEN,
+        registration_token: REGISTRATION,
         data_dir: dir.path,
         history: false,
         machines: [
