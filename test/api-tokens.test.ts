@@ -290,7 +290,7 @@ describe('API tokens', () => {
         .status,
     ).toBe(401);
     const entries = JSON.stringify(await journal());
-    expect(t.logs.length).toBeGreaterThan(10);
+    expect(t.logs.length).toBeGreaterThan(0);
     const hits = scanForSecrets({
       secrets,
       texts: [entries, ...t.logs],
