@@ -270,12 +270,11 @@ export function boardMcpServer(
         if (typeof byActor === 'string') {
           return failure(422, { detail: byActor }, `Input validation error: ${byActor}`);
         }
+        // null: every entry (a whole-board reader, no filter), read without a scan.
         const keep =
           byActor === null
-            ? scope.whole('viewer')
-              ? null
-              : inSight
-            : (e: JournalEntry) => byActor(e.actor) && inSight(e);
+            ? inSight
+            : (e: JournalEntry) => byActor(e.actor) && (inSight === null || inSight(e));
         return data(await journalPage(board, args.limit, args.cursor, keep));
       }),
   );
