@@ -259,6 +259,29 @@ describe('API tokens', () => {
     expect((await t.call('/api/board', { token: null, headers: browser })).status).toBe(401);
   });
 
+  it("a person's token stops working when the person no longer holds what it holds", async () => {
+    const access = t.b.access;
+    const person = (role: 'operator' | 'viewer') => ({
+      name: 'bo',
+      source: 'local' as const,
+      bindings: [{ role, selector: null }],
+      created_at: t.clock.now(),
+      signed_in_at: null,
+    });
+    await access.people.put(person('operator'));
+    const secret = await access.sessions.start('bo', 'password', person('operator').bindings);
+    secrets.push(secret);
+    const browser = { cookie: `panoptes=${secret}`, origin: t.url };
+    const r = await make({ name: 'bo-ops', role: 'operator' }, null, browser);
+    expect(r.status).toBe(201);
+    const { token } = r.json as Made;
+    expect((await t.call('/api/board', { token })).status).toBe(200);
+    await access.people.put(person('viewer'));
+    // Other lookups may hold the old answer for 2 s (as on other boards).
+    t.clock.advance(2001);
+    expect((await t.call('/api/board', { token })).status).toBe(401);
+  });
+
   it('GET /api/journal?actor=kind:name holds only what that actor did; a bad kind is a 422', async () => {
     const deploy = await journal('&actor=token:deploy');
     expect(deploy.length).toBeGreaterThan(0);

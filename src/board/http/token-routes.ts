@@ -83,25 +83,22 @@ function item(t: TokenBody) {
   };
 }
 
-/** Whose tokens an actor makes: a person's own; the board's (null); a token's maker's. */
-type Owner = { maker: string | null } | { gone: true };
-
-async function ownerOf(access: Access, actor: Actor): Promise<Owner> {
-  if (actor.tokenId !== null) {
-    const parent = await access.tokens.get(actor.tokenId);
-    return parent === null ? { gone: true } : { maker: parent.maker };
-  }
-  return { maker: actor.via === 'board_token' ? null : actor.name };
+/**
+ * Whose tokens an actor makes: a person's own, the board's (null), or a token's maker's;
+ * undefined when the actor's token was deleted meanwhile.
+ */
+async function makerOf(access: Access, actor: Actor): Promise<string | null | undefined> {
+  if (actor.tokenId !== null) return (await access.tokens.get(actor.tokenId))?.maker;
+  return actor.via === 'board_token' ? null : actor.name;
 }
 
 /**
  * Which tokens an actor may list and delete: an admin over the whole board every one, anyone
  * else those their person made (a token made with the board token belongs to admins only).
  */
-function mine(actor: Actor, owner: Owner): (t: TokenBody) => boolean {
+function mine(actor: Actor, maker: string | null): (t: TokenBody) => boolean {
   if (actor.scope.whole('admin')) return () => true;
-  if ('gone' in owner || owner.maker === null) return () => false;
-  const { maker } = owner;
+  if (maker === null) return () => false;
   return (t) => t.maker === maker;
 }
 
@@ -115,9 +112,9 @@ export async function tokenRoutes(
 ): Promise<void> {
   const { access } = options;
   const owned = async (request: FastifyRequest) => {
-    const owner = await ownerOf(access, request.actor);
-    if ('gone' in owner) throw errors.notAuthenticated();
-    return { owner, visible: mine(request.actor, owner) };
+    const maker = await makerOf(access, request.actor);
+    if (maker === undefined) throw errors.notAuthenticated();
+    return { maker, visible: mine(request.actor, maker) };
   };
 
   app.post(
@@ -150,8 +147,7 @@ export async function tokenRoutes(
       const wanted: Binding = { role: body.role, selector };
       const what = describeBinding(wanted.role, selector?.text ?? null);
       const { actor } = request;
-      const { owner } = await owned(request);
-      const maker = 'gone' in owner ? null : owner.maker;
+      const { maker } = await owned(request);
       let refusal: string | null = null;
       if (!actor.scope.covers([wanted])) {
         refusal = `A token cannot hold more than its maker: ${what}`;
