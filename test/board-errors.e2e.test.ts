@@ -209,6 +209,8 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/sessions/{machine}/{session}/ack',
       '/api/silences',
       '/api/silences/{id}',
+      '/api/tokens',
+      '/api/tokens/{id}',
       '/api/uptime',
       '/auth/logout',
       '/auth/methods',

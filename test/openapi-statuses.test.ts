@@ -110,6 +110,23 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
     },
     'GET /api/groups': { path: '/api/groups', provocations: [] },
     'GET /api/me': { path: '/api/me', provocations: [] },
+    'POST /api/tokens': {
+      path: '/api/tokens',
+      body: { name: 'statuses', role: 'viewer' },
+      provocations: [
+        { status: null, why: 'made, or its name is taken' },
+        {
+          status: 422,
+          why: 'a selector that does not parse',
+          body: JSON.stringify({ name: 'statuses2', role: 'viewer', selector: ',' }),
+        },
+      ],
+    },
+    'GET /api/tokens': { path: '/api/tokens', provocations: [] },
+    'DELETE /api/tokens/{id}': {
+      path: '/api/tokens/nosuch',
+      provocations: [{ status: 404, why: 'no such token' }],
+    },
     'GET /auth/methods': { path: '/auth/methods', provocations: [] },
     'POST /auth/logout': { path: '/auth/logout', provocations: [] },
     'GET /api/cluster': { path: '/api/cluster', provocations: [] },

@@ -30,6 +30,7 @@ import { installReportFastPath } from '../http/report-fast-path.js';
 import { selectorSilenceRoutes } from '../http/selector-silence-routes.js';
 import { sessionRoutes } from '../http/session-routes.js';
 import { silenceRoutes } from '../http/silence-routes.js';
+import { tokenRoutes } from '../http/token-routes.js';
 import { uiRoutes } from '../http/ui-routes.js';
 import { updateRoutes } from '../http/update-routes.js';
 import { Languages } from '../lang/languages.js';
@@ -78,7 +79,7 @@ export async function openHttp(
         'and {"type":"left","name":…} when one stops being selected (its labels changed; still on the board). ' +
         'The client may send {"type":"select","selector":…}: answered with a fresh board message of the selected machines, ' +
         'or {"type":"error","detail":"selector: … at position N"} (the selection kept) (docs/api.md, "GET /api/live"). ' +
-        'MCP: POST /mcp is the Model Context Protocol endpoint (Streamable HTTP, stateless; board token), not an HTTP operation either: ' +
+        'MCP: POST /mcp is the Model Context Protocol endpoint (Streamable HTTP, stateless; the board token or an API token, whose role decides the tools offered), not an HTTP operation either: ' +
         'JSON-RPC messages for the tools list_machines, list_sessions, acknowledge_session, read_journal and do_action (docs/api.md, "MCP").',
       bearerDescription:
         'Authorization: Bearer <board token> (or the registration token, for POST /api/report only)',
@@ -177,6 +178,7 @@ export async function registerRoutes(
     secure: () => isSecure(current.get()),
   });
   await app.register(methodRoutes, { access: served.domain.access });
+  await app.register(tokenRoutes, { access: served.domain.access });
   const { agentFiles, signer } = files;
   await app.register(enrollRoutes, {
     enroller: new Enroller({
