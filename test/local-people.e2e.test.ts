@@ -198,6 +198,31 @@ describe('local people: the people API, one-time links, passwords, the users com
     expect((await call('/api/me', { cookie: planted })).status).toBe(401);
   });
 
+  it('a sign-in from another site (login CSRF) is refused', async () => {
+    await signUp('csrf');
+    const res = await fetch(`${base}/auth/password`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        origin: 'https://evil.example',
+        'x-forwarded-for': nextAddress(),
+      },
+      body: JSON.stringify({ name: 'csrf', password: PASSWORD }),
+    });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('set-cookie')).toBeNull();
+    const own = await fetch(`${base}/auth/password`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        origin: base,
+        'x-forwarded-for': nextAddress(),
+      },
+      body: JSON.stringify({ name: 'csrf', password: PASSWORD }),
+    });
+    expect(own.status).toBe(200);
+  });
+
   it('no user enumeration: an unknown name and a wrong password answer alike, in like time', async () => {
     await signUp('known');
     const attempt = async (name: string) => {

@@ -151,7 +151,11 @@ const BOARD_CODE: Record<string, Place[]> = {
     fn('auth/local-sign-in.ts', 'refused'),
     fn('auth/local-sign-in.ts', 'tooMany'),
   ],
-  'POST /auth/passkey/options': [route('http/local-sign-in-routes.ts', '/auth/passkey/options')],
+  'POST /auth/passkey/options': [
+    route('http/local-sign-in-routes.ts', '/auth/passkey/options'),
+    fn('auth/local-sign-in.ts', 'passkeyOptions'),
+    fn('auth/local-sign-in.ts', 'tooMany'),
+  ],
   'POST /auth/passkey': [
     route('http/local-sign-in-routes.ts', '/auth/passkey'),
     fn('auth/local-sign-in.ts', 'passkey'),

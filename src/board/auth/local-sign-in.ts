@@ -4,6 +4,7 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import { FailureLimiter } from '../../shared/http/failure-limiter.js';
 import { ANONYMOUS_WHO } from '../domain/who.js';
 import type { Who } from '../schemas.js';
 import type { Access } from './access.js';
@@ -23,6 +24,9 @@ export const WRONG_PASSWORD = 'Wrong name or password';
 export const WRONG_PASSKEY = 'That passkey is not known here';
 export const NO_LINK = 'This link is not valid: it was used, replaced, or is older than 24 hours';
 
+/** Passkey sign-in options an address may ask for in a minute. */
+const CHALLENGES_PER_MINUTE = 60;
+
 const personWho = (name: string): Who => ({ word: 'board', actor: { kind: 'person', name } });
 
 /**
@@ -32,9 +36,12 @@ const personWho = (name: string): Who => ({ word: 'board', actor: { kind: 'perso
  */
 export class LocalSignIn {
   private readonly limits: SignInLimits;
+  /** Passkey challenges handed out per address (each is a record in the store for 5 minutes). */
+  private readonly challenges: FailureLimiter;
 
   constructor(private readonly access: Access) {
     this.limits = new SignInLimits(() => access.clock.now());
+    this.challenges = new FailureLimiter(() => access.clock.now(), CHALLENGES_PER_MINUTE);
     // The dummy hash an unknown name is checked against is made now, not at the first sign-in.
     void verifyPassword(undefined, '');
   }
@@ -52,8 +59,15 @@ export class LocalSignIn {
     return this.signedIn(person, 'password');
   }
 
-  passkeyOptions(rp: RelyingParty): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    return this.access.passkeys.signInOptions(rp);
+  /** Options with a new challenge (kept in the store, so bounded per address). */
+  async passkeyOptions(
+    address: string,
+    rp: RelyingParty,
+  ): Promise<{ options: PublicKeyCredentialRequestOptionsJSON } | Outcome> {
+    const wait = this.challenges.blockedFor(address);
+    if (wait > 0) return tooMany(wait);
+    this.challenges.fail(address);
+    return { options: await this.access.passkeys.signInOptions(rp) };
   }
 
   async passkey(

@@ -15,6 +15,8 @@ import { secretDigest } from './secrets.js';
 
 /** How long a ceremony may take between its options and its answer. */
 const CHALLENGE_MS = 5 * 60_000;
+/** Expired auth records are swept once every this many challenges. */
+const SWEEP_EVERY = 64;
 
 /** Where the browser is: the relying party's id (the hostname) and the origin it must show. */
 export interface RelyingParty {
@@ -52,6 +54,9 @@ function challengeOf(clientDataJSON: unknown): string | null {
  * used once, so any board of a PostgreSQL cluster can finish what another one started.
  */
 export class Passkeys {
+  /** Challenges handed out since expired records were last swept from the store. */
+  private handedOut = 0;
+
   constructor(
     private readonly table: AuthTable,
     private readonly clock: Clock,
@@ -156,6 +161,9 @@ export class Passkeys {
   }
 
   private async keep(challenge: string, body: ChallengeBody): Promise<void> {
+    // Unanswered challenges (and old links, sessions) do not pile up in the store.
+    this.handedOut += 1;
+    if (this.handedOut % SWEEP_EVERY === 0) await this.table.sweep(this.clock.now());
     await this.table.put({
       kind: 'challenge',
       id: secretDigest(challenge),

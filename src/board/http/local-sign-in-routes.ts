@@ -116,7 +116,10 @@ export async function localSignInRoutes(
       null,
       Options,
     ),
-    async (request) => signIn.passkeyOptions(relyingParty(request, place)),
+    async (request, reply) => {
+      const made = await signIn.passkeyOptions(request.clientAddress, relyingParty(request, place));
+      return 'options' in made ? made.options : answer(reply, made);
+    },
   );
 
   app.post(
