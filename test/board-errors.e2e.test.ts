@@ -199,6 +199,9 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/notify',
       '/api/notify/test',
       '/api/openapi.json',
+      '/api/people',
+      '/api/people/{name}',
+      '/api/people/{name}/link',
       '/api/push/key',
       '/api/push/subscriptions',
       '/api/push/subscriptions/{id}',
@@ -214,6 +217,13 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/uptime',
       '/auth/logout',
       '/auth/methods',
+      '/auth/passkey',
+      '/auth/passkey/options',
+      '/auth/password',
+      '/auth/signup',
+      '/auth/signup/passkey',
+      '/auth/signup/passkey/options',
+      '/auth/signup/password',
       '/metrics',
     ]);
     expect(doc.components.schemas).toHaveProperty('HTTPValidationError');

@@ -131,6 +131,65 @@ const BOARD_CODE: Record<string, Place[]> = {
   'DELETE /api/tokens/{id}': [route('http/token-routes.ts', '/api/tokens/:id')],
   'GET /auth/methods': [route('http/me-routes.ts', '/auth/methods')],
   'POST /auth/logout': [route('http/me-routes.ts', '/auth/logout')],
+  'GET /api/people': [route('http/people-routes.ts', '/api/people', 'get')],
+  'POST /api/people': [
+    route('http/people-routes.ts', '/api/people', 'post'),
+    fn('auth/local-people.ts', 'add'),
+  ],
+  'PUT /api/people/{name}': [
+    route('http/people-routes.ts', '/api/people/:name', 'put'),
+    fn('auth/local-people.ts', 'setBindings'),
+  ],
+  'DELETE /api/people/{name}': [
+    route('http/people-routes.ts', '/api/people/:name', 'delete'),
+    fn('auth/local-people.ts', 'remove'),
+  ],
+  'POST /api/people/{name}/link': [
+    route('http/people-routes.ts', '/api/people/:name/link'),
+    fn('auth/local-people.ts', 'link'),
+  ],
+  'POST /auth/password': [
+    route('http/local-sign-in-routes.ts', '/auth/password'),
+    fn('auth/local-sign-in.ts', 'password'),
+    fn('auth/local-sign-in.ts', 'refused'),
+    fn('auth/local-sign-in.ts', 'tooMany'),
+  ],
+  'POST /auth/passkey/options': [
+    route('http/local-sign-in-routes.ts', '/auth/passkey/options'),
+    fn('auth/local-sign-in.ts', 'passkeyOptions'),
+    fn('auth/local-sign-in.ts', 'tooMany'),
+  ],
+  'POST /auth/passkey': [
+    route('http/local-sign-in-routes.ts', '/auth/passkey'),
+    fn('auth/local-sign-in.ts', 'passkey'),
+    fn('auth/local-sign-in.ts', 'refused'),
+    fn('auth/local-sign-in.ts', 'tooMany'),
+  ],
+  'POST /auth/signup': [
+    route('http/local-sign-in-routes.ts', '/auth/signup'),
+    fn('auth/local-sign-in.ts', 'link'),
+    fn('auth/local-sign-in.ts', 'tooMany'),
+  ],
+  'POST /auth/signup/password': [
+    route('http/local-sign-in-routes.ts', '/auth/signup/password'),
+    fn('auth/local-sign-in.ts', 'signupPassword'),
+    fn('auth/local-sign-in.ts', 'link'),
+    fn('auth/local-sign-in.ts', 'signUp'),
+    fn('auth/local-sign-in.ts', 'tooMany'),
+  ],
+  'POST /auth/signup/passkey/options': [
+    route('http/local-sign-in-routes.ts', '/auth/signup/passkey/options'),
+    fn('auth/local-sign-in.ts', 'signupPasskeyOptions'),
+    fn('auth/local-sign-in.ts', 'link'),
+    fn('auth/local-sign-in.ts', 'tooMany'),
+  ],
+  'POST /auth/signup/passkey': [
+    route('http/local-sign-in-routes.ts', '/auth/signup/passkey'),
+    fn('auth/local-sign-in.ts', 'signupPasskey'),
+    fn('auth/local-sign-in.ts', 'link'),
+    fn('auth/local-sign-in.ts', 'signUp'),
+    fn('auth/local-sign-in.ts', 'tooMany'),
+  ],
   'GET /api/silences': [route('http/selector-silence-routes.ts', '/api/silences', 'get')],
   'POST /api/silences': [
     route('http/selector-silence-routes.ts', '/api/silences', 'post'),

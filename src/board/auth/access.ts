@@ -5,6 +5,8 @@ import { TokenBook } from './api-tokens.js';
 import type { AuthSettings } from './auth-config.js';
 import { NO_AUTH } from './auth-config.js';
 import type { AuthTable } from './auth-table.js';
+import { InviteBook } from './invites.js';
+import { Passkeys } from './passkeys.js';
 import { PersonBook } from './people.js';
 import { type Binding, readBindings, Scope } from './roles.js';
 import { SessionBook } from './sessions.js';
@@ -17,6 +19,10 @@ export class Access {
   readonly people: PersonBook;
   readonly sessions: SessionBook;
   readonly tokens: TokenBook;
+  /** One-time sign-up links of local people. */
+  readonly invites: InviteBook;
+  /** WebAuthn ceremonies, their challenges kept in the store. */
+  readonly passkeys: Passkeys;
   private current: AuthSettings = NO_AUTH;
 
   constructor(
@@ -26,6 +32,8 @@ export class Access {
   ) {
     this.people = new PersonBook(table, clock);
     this.sessions = new SessionBook(table, clock);
+    this.invites = new InviteBook(table, clock);
+    this.passkeys = new Passkeys(table, clock);
     this.tokens = new TokenBook(table, clock, (maker, bindings) =>
       this.personCovers(maker, bindings),
     );

@@ -6,6 +6,8 @@ import { createHttpApp } from '../../shared/http/http-app.js';
 import type { Logger } from '../../shared/logger.js';
 import { VERSION } from '../../shared/version.js';
 import { type GuardOptions, installGuard, TokenChanges, type TokenRule } from '../auth/guard.js';
+import { LocalPeople } from '../auth/local-people.js';
+import { LocalSignIn } from '../auth/local-sign-in.js';
 import type { Membership } from '../cluster/membership.js';
 import type { BoardSettings } from '../config/config.js';
 import type { AgentFiles } from '../enroll/agent-files.js';
@@ -20,11 +22,13 @@ import { historyRoutes } from '../http/history-routes.js';
 import { journalRoutes } from '../http/journal-routes.js';
 import { labelRoutes } from '../http/label-routes.js';
 import { liveRoutes } from '../http/live-routes.js';
+import { localSignInRoutes, requestOrigin } from '../http/local-sign-in-routes.js';
 import { mcpRoutes } from '../http/mcp-routes.js';
 import { meRoutes, methodRoutes } from '../http/me-routes.js';
 import { metaRoutes } from '../http/meta-routes.js';
 import { metricsRoutes } from '../http/metrics-routes.js';
 import { notifyRoutes } from '../http/notify-routes.js';
+import { peopleRoutes } from '../http/people-routes.js';
 import { pushRoutes } from '../http/push-routes.js';
 import { installReportFastPath } from '../http/report-fast-path.js';
 import { selectorSilenceRoutes } from '../http/selector-silence-routes.js';
@@ -179,6 +183,17 @@ export async function registerRoutes(
   });
   await app.register(methodRoutes, { access: served.domain.access });
   await app.register(tokenRoutes, { access: served.domain.access });
+  // Local people: the admin's people routes and the password and passkey sign-in routes.
+  const place = { secure: http.auth.secure, publicOrigin: http.auth.publicOrigin };
+  await app.register(peopleRoutes, {
+    people: new LocalPeople(served.domain.access),
+    origin: (request) => requestOrigin(request, place),
+  });
+  await app.register(localSignInRoutes, {
+    access: served.domain.access,
+    signIn: new LocalSignIn(served.domain.access),
+    place,
+  });
   const { agentFiles, signer } = files;
   await app.register(enrollRoutes, {
     enroller: new Enroller({
