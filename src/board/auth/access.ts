@@ -5,6 +5,7 @@ import { TokenBook } from './api-tokens.js';
 import type { AuthSettings } from './auth-config.js';
 import { NO_AUTH } from './auth-config.js';
 import type { AuthTable } from './auth-table.js';
+import { OidcSignIn } from './oidc.js';
 import { PersonBook } from './people.js';
 import { type Binding, readBindings, Scope } from './roles.js';
 import { SessionBook } from './sessions.js';
@@ -17,6 +18,8 @@ export class Access {
   readonly people: PersonBook;
   readonly sessions: SessionBook;
   readonly tokens: TokenBook;
+  /** Sign-ins with the identity provider under way, and its discovered metadata. */
+  readonly oidc: OidcSignIn;
   private current: AuthSettings = NO_AUTH;
 
   constructor(
@@ -26,6 +29,7 @@ export class Access {
   ) {
     this.people = new PersonBook(table, clock);
     this.sessions = new SessionBook(table, clock);
+    this.oidc = new OidcSignIn(table, clock);
     this.tokens = new TokenBook(table, clock, (maker, bindings) =>
       this.personCovers(maker, bindings),
     );
