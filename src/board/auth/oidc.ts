@@ -37,6 +37,7 @@ export interface OidcIdentity {
  */
 export class OidcSignIn {
   private discovered: { key: string; config: Promise<client.Configuration> } | null = null;
+  private sweptAt = 0;
 
   constructor(
     private readonly table: AuthTable,
@@ -66,11 +67,17 @@ export class OidcSignIn {
       nonce: pending.nonce,
     });
     const handle = newSecret();
+    const now = this.clock.now();
+    // Sign-ins never finished would stay: what has expired is dropped, at most once a minute.
+    if (now - this.sweptAt > 60_000) {
+      this.sweptAt = now;
+      await this.table.sweep(now);
+    }
     await this.table.put({
       kind: 'oidc',
       id: secretDigest(handle),
       body: JSON.stringify(pending),
-      expires_at: this.clock.now() + PENDING_MS,
+      expires_at: now + PENDING_MS,
     });
     return { url: url.href, handle };
   }
