@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchBrowser } from '../harness/browser.js';
-import { type RunningProgram, startProgram } from '../harness/processes.js';
+import { type RunningProgram, startBoard, startProgram } from '../harness/processes.js';
 import { makeTestCa, type TestCa } from './helpers/certs.js';
 import { closedPort, writeBoardConfig } from './helpers/fleet.js';
 import { startOidcProvider, type TestProvider } from './helpers/oidc-provider.js';
@@ -133,6 +133,28 @@ describe('OIDC sign-in against a real oidc-provider process, driven by Chromium'
     expect(location.searchParams.get('state')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
     expect(location.searchParams.get('nonce')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
     expect(location.searchParams.get('redirect_uri')).toBe(`${board.url}/auth/oidc/callback`);
+  });
+
+  it('checks the provider certificate against auth.oidc.ca (without it, the provider is not believed)', async () => {
+    const configDir = writeBoardConfig(dir, 'board-without-ca', {
+      board_token: TOKEN,
+      auth: {
+        oidc: {
+          issuer: provider?.issuer,
+          client_id: 'panoptes',
+          client_secret: SECRET,
+          roles: [{ group: 'admins', role: 'admin' }],
+        },
+      },
+    });
+    const other = await startBoard(configDir);
+    try {
+      const answer = await fetch(`${other.url}/auth/oidc/login?return=/`, { redirect: 'manual' });
+      expect(answer.status).toBe(503);
+      expect(other.output.join('\n')).not.toContain(SECRET);
+    } finally {
+      await other.stop();
+    }
   });
 
   it('signs a person in through the provider in Chromium with a NEW session and the mapped bindings', async () => {
