@@ -159,6 +159,11 @@ describe('OIDC sign-in against a real oidc-provider process, driven by Chromium'
 
   it('signs a person in through the provider in Chromium with a NEW session and the mapped bindings', async () => {
     const { context, page } = await fresh();
+    const codes: string[] = [];
+    page.on('request', (r) => {
+      const code = new URL(r.url()).searchParams.get('code');
+      if (r.url().startsWith(`${board.url}/auth/oidc/callback`) && code !== null) codes.push(code);
+    });
     // A cookie planted before sign-in (session fixation) is never the one after.
     const planted = 'planted-session-value-0123456789abcdefghij';
     await context.addCookies([{ name: 'panoptes', value: planted, url: board.url }]);
@@ -180,9 +185,13 @@ describe('OIDC sign-in against a real oidc-provider process, driven by Chromium'
         actor: { kind: 'person', name: 'alice' },
       }),
     );
-    const people = JSON.stringify(entries);
-    expect(people).not.toContain(SECRET);
-    expect(people).not.toContain(cookie?.value);
+    // Neither the journal nor the board's log holds the code, the client secret or the session.
+    expect(codes).toHaveLength(1);
+    expect(board.output.join('\n')).toContain('/auth/oidc/callback?code=[redacted]');
+    for (const text of [JSON.stringify(entries), board.output.join('\n')]) {
+      for (const secret of [SECRET, cookie?.value ?? '-', codes[0] ?? '-'])
+        expect(text).not.toContain(secret);
+    }
     // Signing out ends the session and names the provider's end-session URL.
     const out = await context.request.post(`${board.url}/auth/logout`, {
       headers: { origin: board.url },
