@@ -124,6 +124,7 @@ describe('OIDC sign-in against a real oidc-provider process, driven by Chromium'
     provider.setUsers({
       alice: { groups: ['fra-ops', 'unrelated'] },
       carol: { groups: ['nobody-maps-this'] },
+      mallory: { groups: ['fra-ops'] },
     });
     const up = await fetch(`${board.url}/auth/oidc/login?return=/`, { redirect: 'manual' });
     expect(up.status).toBe(302);
@@ -164,9 +165,14 @@ describe('OIDC sign-in against a real oidc-provider process, driven by Chromium'
       const code = new URL(r.url()).searchParams.get('code');
       if (r.url().startsWith(`${board.url}/auth/oidc/callback`) && code !== null) codes.push(code);
     });
-    // A cookie planted before sign-in (session fixation) is never the one after.
-    const planted = 'planted-session-value-0123456789abcdefghij';
+    // Session fixation: a cookie planted before sign-in (here a live session of someone else's,
+    // as an attacker would plant their own) is never the one after.
+    const other = await fresh();
+    await signIn(other.page, 'mallory');
+    const planted = (await sessionCookie(other.context))?.value ?? '';
+    expect(planted).not.toBe('');
     await context.addCookies([{ name: 'panoptes', value: planted, url: board.url }]);
+    expect((await me(context)).body).toMatchObject({ name: 'mallory' });
     await signIn(page, 'alice');
     expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe('/?from=oidc');
     const cookie = await sessionCookie(context);
@@ -187,6 +193,7 @@ describe('OIDC sign-in against a real oidc-provider process, driven by Chromium'
     );
     // Neither the journal nor the board's log holds the code, the client secret or the session.
     expect(codes).toHaveLength(1);
+    expect((await me(other.context)).body).toMatchObject({ name: 'mallory' });
     expect(board.output.join('\n')).toContain('/auth/oidc/callback?code=[redacted]');
     for (const text of [JSON.stringify(entries), board.output.join('\n')]) {
       for (const secret of [SECRET, cookie?.value ?? '-', codes[0] ?? '-'])
