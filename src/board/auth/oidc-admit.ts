@@ -1,5 +1,5 @@
-import { bindingsOfGroups, type OidcSettings } from '../config/auth-config.js';
 import type { Access } from './access.js';
+import { bindingsOfGroups, type OidcSettings } from './auth-config.js';
 import type { OidcIdentity } from './oidc.js';
 import { PERSON_NAME } from './people.js';
 import { type Binding, bindingView } from './roles.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import * as client from 'openid-client';
 import type { Clock } from '../../shared/clock.js';
-import type { OidcSettings } from '../config/auth-config.js';
+import type { OidcSettings } from './auth-config.js';
 import type { AuthTable } from './auth-table.js';
 import { newSecret, secretDigest } from './secrets.js';
 
