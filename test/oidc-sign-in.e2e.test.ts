@@ -210,6 +210,12 @@ describe('OIDC sign-in against a real oidc-provider process, driven by Chromium'
     expect(logout.searchParams.get('client_id')).toBe('panoptes');
     expect(logout.searchParams.get('post_logout_redirect_uri')).toBe(`${board.url}/`);
     expect((await me(context)).status).toBe(401);
+    // The provider takes that URL: it asks, signs out, and sends the browser back to the board.
+    await page.goto(logout.href);
+    await Promise.all([
+      page.waitForURL(`${board.url}/`),
+      page.locator('button[name=logout]').click(),
+    ]);
   });
 
   it('takes the groups again at the next sign-in', async () => {
