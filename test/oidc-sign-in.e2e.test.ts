@@ -25,6 +25,7 @@ describe('OIDC sign-in against a real oidc-provider process, driven by Chromium'
   let ca: TestCa;
   let provider: TestProvider | undefined;
   let providerPort: number;
+  let tlsPort: number;
   let board: RunningProgram;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
@@ -33,6 +34,7 @@ describe('OIDC sign-in against a real oidc-provider process, driven by Chromium'
     ca = makeTestCa(dir);
     providerPort = await closedPort();
     const boardPort = await closedPort();
+    tlsPort = await closedPort();
     const configDir = writeBoardConfig(dir, 'board', {
       board_token: TOKEN,
       auth: {
@@ -74,9 +76,9 @@ describe('OIDC sign-in against a real oidc-provider process, driven by Chromium'
   };
 
   /** Goes to the login route, signs in at the provider's form as `user`, and consents. */
-  const signIn = async (page: Page, user: string, back = '/?from=oidc') => {
-    await page.goto(`${board.url}/auth/oidc/login?return=${encodeURIComponent(back)}`);
-    for (let step = 0; step < 5 && !page.url().startsWith(board.url); step++) {
+  const signIn = async (page: Page, user: string, back = '/?from=oidc', base = board.url) => {
+    await page.goto(`${base}/auth/oidc/login?return=${encodeURIComponent(back)}`);
+    for (let step = 0; step < 5 && !page.url().startsWith(base); step++) {
       const login = page.locator('input[name="login"]');
       if (await login.isVisible()) {
         await login.fill(user);
@@ -84,7 +86,7 @@ describe('OIDC sign-in against a real oidc-provider process, driven by Chromium'
       }
       await Promise.all([page.waitForNavigation(), page.locator('button[type=submit]').click()]);
     }
-    expect(page.url().startsWith(board.url)).toBe(true);
+    expect(page.url().startsWith(base)).toBe(true);
   };
 
   const sessionCookie = async (context: BrowserContext) =>
@@ -117,6 +119,11 @@ describe('OIDC sign-in against a real oidc-provider process, driven by Chromium'
           client_secret: SECRET,
           redirect_uris: [`${board.url}/auth/oidc/callback`],
           post_logout_redirect_uris: [`${board.url}/`],
+        },
+        {
+          client_id: 'panoptes-tls',
+          client_secret: SECRET,
+          redirect_uris: [`https://127.0.0.1:${tlsPort}/auth/oidc/callback`],
         },
       ],
       providerPort,
@@ -315,6 +322,43 @@ describe('OIDC sign-in against a real oidc-provider process, driven by Chromium'
       await signIn(page, 'alice', back);
       expect(page.url()).toBe(`${board.url}/`);
       expect(await sessionCookie(context)).toBeDefined();
+    }
+  });
+
+  it('on an HTTPS board, gives the __Host- cookies (Secure) and signs in all the same', async () => {
+    provider?.setUsers({ alice: { groups: ['fra-ops'] } });
+    const cert = ca.issue('board-tls');
+    const configDir = writeBoardConfig(dir, 'board-tls', {
+      board_token: TOKEN,
+      tls: { cert: cert.cert, key: cert.key },
+      auth: {
+        oidc: {
+          issuer: provider?.issuer,
+          client_id: 'panoptes-tls',
+          client_secret: SECRET,
+          groups_claim: 'groups',
+          ca: ca.caFile,
+          roles: [{ group: 'fra-ops', role: 'viewer' }],
+        },
+      },
+    });
+    const tls = await startProgram('board', ['--config', configDir, '--port', String(tlsPort)]);
+    try {
+      expect(tls.url).toBe(`https://127.0.0.1:${tlsPort}`);
+      const { context, page } = await fresh();
+      await signIn(page, 'alice', '/', tls.url);
+      // Cookies are not kept apart by port: the provider's own on 127.0.0.1 are left out.
+      const cookies = (await context.cookies(tls.url)).filter((c) => c.name.includes('panoptes'));
+      expect(cookies.map((c) => c.name)).toEqual(['__Host-panoptes']);
+      expect(cookies[0]).toMatchObject({ secure: true, httpOnly: true, path: '/' });
+      const answer = await context.request.get(`${tls.url}/api/me`);
+      expect(await answer.json()).toEqual({
+        name: 'alice',
+        via: 'oidc',
+        bindings: [{ role: 'viewer', selector: null }],
+      });
+    } finally {
+      await tls.stop();
     }
   });
 });
