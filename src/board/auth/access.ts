@@ -6,6 +6,7 @@ import type { AuthSettings } from './auth-config.js';
 import { NO_AUTH } from './auth-config.js';
 import type { AuthTable } from './auth-table.js';
 import { InviteBook } from './invites.js';
+import { OidcSignIn } from './oidc.js';
 import { Passkeys } from './passkeys.js';
 import { PersonBook } from './people.js';
 import { type Binding, readBindings, Scope } from './roles.js';
@@ -23,6 +24,8 @@ export class Access {
   readonly invites: InviteBook;
   /** WebAuthn ceremonies, their challenges kept in the store. */
   readonly passkeys: Passkeys;
+  /** Sign-ins with the identity provider under way, and its discovered metadata. */
+  readonly oidc: OidcSignIn;
   private current: AuthSettings = NO_AUTH;
 
   constructor(
@@ -34,6 +37,7 @@ export class Access {
     this.sessions = new SessionBook(table, clock);
     this.invites = new InviteBook(table, clock);
     this.passkeys = new Passkeys(table, clock);
+    this.oidc = new OidcSignIn(table, clock);
     this.tokens = new TokenBook(table, clock, (maker, bindings) =>
       this.personCovers(maker, bindings),
     );

@@ -28,6 +28,7 @@ import { meRoutes, methodRoutes } from '../http/me-routes.js';
 import { metaRoutes } from '../http/meta-routes.js';
 import { metricsRoutes } from '../http/metrics-routes.js';
 import { notifyRoutes } from '../http/notify-routes.js';
+import { type OidcRouteOptions, oidcLogoutUrl, oidcRoutes } from '../http/oidc-routes.js';
 import { peopleRoutes } from '../http/people-routes.js';
 import { pushRoutes } from '../http/push-routes.js';
 import { installReportFastPath } from '../http/report-fast-path.js';
@@ -177,9 +178,17 @@ export async function registerRoutes(
   await app.register(mcpRoutes, { board, inbox });
   await app.register(historyRoutes, { registry, history, unavailable: served.historyUnavailable });
   await app.register(clusterRoutes, { membership });
+  const oidc: OidcRouteOptions = {
+    access: served.domain.access,
+    oidc: served.domain.access.oidc,
+    secure: () => isSecure(current.get()),
+    publicOrigin: http.auth.publicOrigin,
+  };
+  await app.register(oidcRoutes, oidc);
   await app.register(meRoutes, {
     access: served.domain.access,
     secure: () => isSecure(current.get()),
+    providerLogout: (request) => oidcLogoutUrl(request, oidc),
   });
   await app.register(methodRoutes, { access: served.domain.access });
   await app.register(tokenRoutes, { access: served.domain.access });
