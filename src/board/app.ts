@@ -79,7 +79,7 @@ export interface BoardApp {
   updates: AgentUpdates;
   /** The board's history (null: off, or its file could not be used). */
   history: History | null;
-  /** People, their sessions and API tokens (tests make scoped people here). */
+  /** People, sessions and API tokens (what the guard resolves a credential with). */
   access: Access;
   /** Closes the HTTP app, flushes the logs and the identity snapshot. */
   close(): Promise<void>;

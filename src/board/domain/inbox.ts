@@ -155,7 +155,7 @@ export class Inbox {
 
   /**
    * GET /api/sessions: the first `limit` sessions in the inbox's order (those after `after`
-   * when given: MCP's pages), and how many match in all.
+   * when given: MCP's pages), and how many match in all; of the machines `sees` keeps.
    */
   list(
     state: SessionState,

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Catalogue } from '../api/types.js';
+import { SignUp, takeSignupLink } from '../auth/signup.js';
 import { I18nContext } from '../hooks.js';
 import { createI18n, ENGLISH } from '../i18n/i18n.js';
 import { useMachineRoute } from '../state/route.js';
@@ -34,6 +35,8 @@ export function Root() {
   );
   const [i18n, setI18n] = useState(() => createI18n(catalogue.code, catalogue.messages));
   const machine = useMachineRoute();
+  // A one-time sign-up link (#signup=…) opens its own page, whoever is signed in.
+  const [signup] = useState(takeSignupLink);
 
   useEffect(() => {
     setI18n(createI18n(catalogue.code, catalogue.messages));
@@ -66,7 +69,9 @@ export function Root() {
 
   return (
     <I18nContext.Provider value={i18n}>
-      {token === null ? (
+      {signup !== null ? (
+        <SignUp link={signup} />
+      ) : token === null ? (
         <SignIn problem={problem} onSubmit={signIn} />
       ) : machine !== null ? (
         <MachinePage
