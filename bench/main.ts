@@ -192,8 +192,8 @@ function expectedRows(options: BenchOptions): number {
   // and RSS with many and with 0 containers, its container read and its list call);
   // labels 6 (RSS at rest per 1,000 machines, GET ?selector= beside the whole view, report
   // capacity and bare's with the same bodies, sweep time and CPU per sweep; with ÷ without);
-  // people 4 (GET /api/board and /api/journal with an unscoped and a scoped viewer's session,
-  // each ÷ the board token);
+  // people 5 (GET /api/board and /api/journal with an unscoped and a scoped viewer's session,
+  // each ÷ the board token; the sign-in round trip);
   // agent-update 1 (every announcing agent updated from the board, beside plain downloads).
   // agent-footprint 10 (the .mjs and the binary each: RSS at rest, RSS and CPU under load, start;
   // the binary's size raw and gzipped).
@@ -209,7 +209,7 @@ function expectedRows(options: BenchOptions): number {
     inbox: 3,
     'machines-now': 11,
     labels: 6,
-    people: 4,
+    people: 5,
     'agent-update': 1,
     'agent-footprint': 10,
   };

@@ -1,9 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import Database from 'libsql';
 import { request } from 'undici';
 import { token, writeBoardConfig } from '../board-kit.js';
-import { sleep } from '../stats.js';
+import { median, sleep } from '../stats.js';
 import { best, type WrkResult, wrk } from '../wrk.js';
 import { type BenchContext, count, launchBoard, scenarioDir } from './context.js';
 
@@ -37,9 +35,10 @@ export async function peopleScenario(ctx: BenchContext): Promise<void> {
   });
   const board = await launchBoard(ctx, config, 'people');
   try {
+    const password = `bench-${token()}`;
     const sessions = {
-      unscoped: startSession(dataDir, 'una', [{ role: 'viewer', selector: null }]),
-      scoped: startSession(dataDir, 'pat', [{ role: 'viewer', selector: 'env=prod' }]),
+      unscoped: await signUp(board.url, boardToken, 'una', null, password),
+      scoped: await signUp(board.url, boardToken, 'pat', 'env=prod', password),
     };
     const headers: Record<Who, Record<string, string>> = {
       board: { authorization: `Bearer ${boardToken}` },
@@ -61,6 +60,7 @@ export async function peopleScenario(ctx: BenchContext): Promise<void> {
     for (const path of ['/api/board', '/api/journal?limit=50']) {
       await rates(ctx, board.url, path, headers, machines);
     }
+    await signInRoundTrip(ctx, board.url, password);
   } finally {
     await board.stop(10_000);
   }
@@ -114,31 +114,79 @@ async function rates(
 }
 
 /**
- * A browser session written straight into the board's state.db, as a sign-in keeps it
- * (src/board/auth/sessions.ts: the cookie's secret kept as its SHA-256 in hex): the bench cannot
- * import the board, and a sign-in route is not what is measured here.
+ * A person made by the board token (POST /api/people) who sets a password through the one-time
+ * link (POST /auth/signup/password), as a person does: the session cookie that sign-up gives.
  */
-function startSession(
-  dataDir: string,
-  person: string,
-  bindings: { role: string; selector: string | null }[],
-): string {
-  const secret = randomBytes(32).toString('base64url');
-  const now = Date.now();
-  const body = { person, via: 'password', bindings, created_at: now, seen_at: now };
-  const db = new Database(join(dataDir, 'state.db'));
-  try {
-    db.pragma('busy_timeout = 5000');
-    db.prepare('INSERT INTO auth_records (kind, id, body, expires_at) VALUES (?, ?, ?, ?)').run(
-      'session',
-      createHash('sha256').update(secret).digest('hex'),
-      JSON.stringify(body),
-      now + 12 * 3600_000,
-    );
-  } finally {
-    db.close();
-  }
+async function signUp(
+  url: string,
+  boardToken: string,
+  name: string,
+  selector: string | null,
+  password: string,
+): Promise<string> {
+  const made = await request(`${url}/api/people`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${boardToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, bindings: [{ role: 'viewer', selector }] }),
+  });
+  const person = (await made.body.json()) as { link?: string };
+  if (made.statusCode !== 201 || person.link === undefined)
+    throw new Error(`POST /api/people: ${made.statusCode}`);
+  const signed = await request(`${url}/auth/signup/password`, {
+    method: 'POST',
+    headers: { origin: url, 'content-type': 'application/json' },
+    body: JSON.stringify({ link: person.link, password }),
+  });
+  await signed.body.text();
+  const secret = /panoptes=([A-Za-z0-9_-]+)/.exec(String(signed.headers['set-cookie']))?.[1];
+  if (signed.statusCode !== 200 || secret === undefined)
+    throw new Error(`POST /auth/signup/password: ${signed.statusCode}`);
   return secret;
+}
+
+/**
+ * The sign-in round trip (no goal): POST /auth/password, one at a time, until a new session's
+ * cookie is back; most of it is argon2id checking the password (19 MiB, 2 passes).
+ */
+async function signInRoundTrip(ctx: BenchContext, url: string, password: string): Promise<void> {
+  const times: number[] = [];
+  let cookie = '';
+  const tries = ctx.options.mode === 'quick' ? 10 : 30;
+  for (let i = 0; i <= tries; i++) {
+    const started = performance.now();
+    const r = await request(`${url}/auth/password`, {
+      method: 'POST',
+      headers: { origin: url, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'una', password }),
+    });
+    await r.body.text();
+    if (r.statusCode !== 200 || !String(r.headers['set-cookie']).includes('panoptes=')) {
+      ctx.problems.push(`people: POST /auth/password answered ${r.statusCode}`);
+      return;
+    }
+    if (i > 0) times.push(performance.now() - started); // the first warms argon2 up
+    cookie = /panoptes=([A-Za-z0-9_-]+)/.exec(String(r.headers['set-cookie']))?.[1] ?? cookie;
+  }
+  // Beside it, the round trip of a request that session makes (GET /api/me, the same way).
+  const reads: number[] = [];
+  for (let i = 0; i < tries; i++) {
+    const started = performance.now();
+    const r = await request(`${url}/api/me`, { headers: { cookie: `panoptes=${cookie}` } });
+    await r.body.text();
+    reads.push(performance.now() - started);
+  }
+  const signIn = median(times);
+  const read = median(reads);
+  ctx.rows.push({
+    what: `sign-in round trip, POST /auth/password to a new session's cookie (median of ${tries}, one at a time; argon2id checks the password)`,
+    board: signIn,
+    unit: 'ms',
+    baselineLabel: 'GET /api/me with a session',
+    baseline: read,
+    ratio: signIn / read,
+    goal: '',
+    met: null,
+  });
 }
 
 /** How many machines one GET of the board lists. */
