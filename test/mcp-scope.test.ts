@@ -145,7 +145,10 @@ describe('MCP by role and scope', () => {
     await call(admin, 'do_action', { machine: 'db1', what: 'backup', action: 'stop' });
     const everything = data<{ entries: Entry[] }>(await call(viewer, 'read_journal')).entries;
     expect(everything.some((e) => e.target.startsWith('db1/'))).toBe(true);
-    expect(everything.some((e) => e.op === 'auth')).toBe(true);
+    // Sign-ins and token changes: an unscoped admin's only, as in GET /api/journal.
+    expect(everything.some((e) => e.op === 'auth')).toBe(false);
+    const all = data<{ entries: Entry[] }>(await call(admin, 'read_journal')).entries;
+    expect(all.some((e) => e.op === 'auth')).toBe(true);
     const prod = data<{ entries: Entry[] }>(await call(prodOps, 'read_journal')).entries;
     expect(prod.length).toBeGreaterThan(0);
     expect(prod.every((e) => e.target.split('/')[0] === 'web1')).toBe(true);

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ValidationIssue } from '../../shared/http/pydantic.js';
+import { journalSeen } from '../auth/journal-sight.js';
 import type { Board } from '../domain/board.js';
 import { actorFilter, servedWhere } from '../domain/journal-filter.js';
 import { type JournalEntry, JournalPage, JournalQuery } from '../schemas.js';
-import { journalSeen } from './journal-scope.js';
 import { unprocessable } from './selector-query.js';
 
 /** GET /api/journal. */

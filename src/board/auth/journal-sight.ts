@@ -1,5 +1,5 @@
-import type { Scope, Scoped } from '../auth/roles.js';
 import type { JournalEntry } from '../schemas.js';
+import type { Scope, Scoped } from './roles.js';
 
 /** Entries about no machine: a scoped actor sees none of them. */
 const FLEET_OPS = new Set(['notify', 'reload', 'auth']);
