@@ -22,9 +22,12 @@ export interface Can {
   operate(machine: Machine): boolean;
   /** Labels and forget on this machine (admin there). */
   administer(machine: Machine): boolean;
-  /** What needs a role over every machine: update all, enroll (Add a machine). */
+  /** What asks about the whole fleet: the cluster line, notification channels. */
+  seeAll(): boolean;
+  /** What needs a role over every machine: update all. */
   operateAll(): boolean;
-  adminAll(): boolean;
+  /** Add a machine (enroll) and the list of enrolled ones (admin over some machine). */
+  enroll(): boolean;
   /** The People page and channel tests (admin over some machine). */
   managePeople(): boolean;
   testChannels(): boolean;
@@ -34,8 +37,9 @@ export interface Can {
 export const EVERYTHING: Can = {
   operate: () => true,
   administer: () => true,
+  seeAll: () => true,
   operateAll: () => true,
-  adminAll: () => true,
+  enroll: () => true,
   managePeople: () => true,
   testChannels: () => true,
 };
@@ -74,8 +78,9 @@ export function canOf(bindings: readonly BindingView[]): Can {
   return {
     operate: (m) => may('operator', m),
     administer: (m) => may('admin', m),
+    seeAll: () => whole >= 1,
     operateAll: () => whole >= 2,
-    adminAll: () => whole >= 3,
+    enroll: () => top >= 3,
     managePeople: () => top >= 3,
     testChannels: () => top >= 3,
   };

@@ -67,10 +67,15 @@ export function BoardPage(props: BoardPageProps) {
   useVersion(inbox);
   const skew = useRef(0);
   const clock = useMemo(() => createClock(() => skew.current), []);
+  const version = useVersion(board);
+  const loaded = board.loaded;
+  const me = useMe(api, loaded, props.me);
+  const can = useMemo(() => (me === null ? EVERYTHING : canOf(me.bindings)), [me]);
   const uptime = useUptimeFeed(api);
-  const cluster = useClusterFeed(api);
+  // Feeds of the whole fleet or for admins only: not asked by who would be refused.
+  const cluster = useClusterFeed(api, can.seeAll());
   const [enrollNonce, setEnrollNonce] = useState(0);
-  const enrolled = useEnrollmentsFeed(api, enrollNonce);
+  const enrolled = useEnrollmentsFeed(api, enrollNonce, can.enroll());
   const enrolledRef = useRef(enrolled);
   enrolledRef.current = enrolled;
   const [status, setStatus] = useState<LiveStatus>('connecting');
@@ -86,10 +91,6 @@ export function BoardPage(props: BoardPageProps) {
   browserNotifyRef.current = browserNotify;
   const tRef = useRef(t);
   tRef.current = t;
-  const version = useVersion(board);
-  const loaded = board.loaded;
-  const me = useMe(api, loaded, props.me);
-  const can = useMemo(() => (me === null ? EVERYTHING : canOf(me.bindings)), [me]);
   const mayAck = useCallback(
     (name: string) => {
       const m = board.machines.get(name);
@@ -310,7 +311,7 @@ export function BoardPage(props: BoardPageProps) {
             <Summary counts={counts} loaded={loaded} />
             <ClusterLine boards={cluster} />
             {can.operateAll() ? <UpdateAll count={behind} run={updateAll} /> : null}
-            {can.adminAll() ? (
+            {can.enroll() ? (
               <AddMachine
                 api={api}
                 machine={(name) => board.machines.get(name)}
@@ -322,11 +323,13 @@ export function BoardPage(props: BoardPageProps) {
                 {t('board.loadProblem', { detail: loadProblem })}
               </p>
             ) : null}
-            <NotifyPanel
-              api={api}
-              browserEnabled={browserNotify}
-              onBrowserEnabled={enableBrowserNotify}
-            />
+            {can.seeAll() ? (
+              <NotifyPanel
+                api={api}
+                browserEnabled={browserNotify}
+                onBrowserEnabled={enableBrowserNotify}
+              />
+            ) : null}
             <GroupBar
               groups={groups}
               machines={board.machines}
