@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { AccountsApi, Person, SignupLink } from '../api/accounts.js';
 import type { BindingView } from '../auth/can.js';
 import { useI18n } from '../hooks.js';
@@ -15,7 +15,11 @@ type RowMode =
  */
 export function PeoplePanel(props: { accounts: AccountsApi; problemText(e: unknown): string }) {
   const { t } = useI18n();
-  const { accounts, problemText } = props;
+  const { accounts } = props;
+  // The language may change under the page: that must not read the list again.
+  const problemTextRef = useRef(props.problemText);
+  problemTextRef.current = props.problemText;
+  const problemText = useCallback((e: unknown) => problemTextRef.current(e), []);
   const [people, setPeople] = useState<Person[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [shown, setShown] = useState<{ name: string; link: SignupLink } | null>(null);

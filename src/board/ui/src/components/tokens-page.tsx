@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { AccountsApi, TokenInfo } from '../api/accounts.js';
 import { useI18n } from '../hooks.js';
 import type { MessageKey } from '../i18n/i18n.js';
@@ -18,7 +18,11 @@ const EXPIRY: readonly { s: number | null; key: MessageKey }[] = [
  */
 export function TokensPanel(props: { accounts: AccountsApi; problemText(e: unknown): string }) {
   const { t } = useI18n();
-  const { accounts, problemText } = props;
+  const { accounts } = props;
+  // The language may change under the page: that must not read the list again.
+  const problemTextRef = useRef(props.problemText);
+  problemTextRef.current = props.problemText;
+  const problemText = useCallback((e: unknown) => problemTextRef.current(e), []);
   const [tokens, setTokens] = useState<TokenInfo[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [shown, setShown] = useState<{ name: string; token: string } | null>(null);
