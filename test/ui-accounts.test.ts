@@ -147,7 +147,7 @@ describe('UI (routes stubbed in the page): the People and Tokens pages', () => {
         selector: null as string | null,
         created_at: '2026-12-01T10:00:00Z',
         expires_at: null as string | null,
-        last_used_at: '2026-12-07T08:00:00Z',
+        last_used_at: '2026-12-07T08:00:00Z' as string | null,
       },
     ];
     const made: unknown[] = [];
