@@ -18,6 +18,7 @@ const TOKEN = 'mcp-e2e-board-token-4b8e2d7c91'; // secret-scan: token
 
 interface Entry {
   who: string;
+  actor?: { kind: string; name: string };
   op: string;
   target: string;
   outcome: string;
@@ -52,6 +53,8 @@ describe('the board as an MCP server', () => {
   let agent: RunningProgram;
   let board: RunningProgram;
   let client: Client;
+  /** The API tokens made (the scan looks for them everywhere but their own answer). */
+  const apiTokens: string[] = [];
 
   const connect = async (token: string | null): Promise<Client> => {
     const c = new Client({ name: 'panoptes-test', version: '1.0.0' });
@@ -314,9 +317,54 @@ describe('the board as an MCP server', () => {
     expect(errorText(await call('read_journal', { limit: 100_000 }))).toContain('limit');
   });
 
+  it('with API tokens: a viewer is offered no acting tool; an operator over env=prod acts on the real agent, journaled as mcp; one over env=staging sees nothing', async () => {
+    const make = async (name: string, role: string, selector?: string) => {
+      const r = await http.call(`${board.url}/api/tokens`, {
+        method: 'POST',
+        token: TOKEN,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name, role, ...(selector === undefined ? {} : { selector }) }),
+      });
+      expect(r.status).toBe(201);
+      const made = (r.json as { token: string }).token;
+      apiTokens.push(made);
+      return made;
+    };
+    const viewer = await connect(await make('mcp-viewer', 'viewer'));
+    const prod = await connect(await make('mcp-prod', 'operator', 'env=prod'));
+    const staging = await connect(await make('mcp-staging', 'operator', 'env=staging'));
+    try {
+      const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name).sort();
+      expect(await names(viewer)).toEqual(['list_machines', 'list_sessions', 'read_journal']);
+      const started = (await prod.callTool({
+        name: 'do_action',
+        arguments: { machine: 'web1', what: 'backup', action: 'start' },
+      })) as CallToolResult;
+      expect(structured<{ status: number }>(started).status).toBe(200);
+      const done = (await journal()).find((e) => e.op === 'do' && e.outcome === 'done');
+      expect(done).toMatchObject({
+        target: 'web1/backup/start',
+        actor: { kind: 'mcp', name: 'mcp-prod' },
+      });
+      const seen = structured<{ total: number }>(
+        (await staging.callTool({ name: 'list_machines', arguments: {} })) as CallToolResult,
+      );
+      expect(seen.total).toBe(0);
+      const refused = (await staging.callTool({
+        name: 'do_action',
+        arguments: { machine: 'web1', what: 'backup', action: 'start' },
+      })) as CallToolResult;
+      expect(errorText(refused)).toBe("404 Not Found: No machine named 'web1' on this board");
+    } finally {
+      for (const c of [viewer, prod, staging]) await c.close();
+    }
+  });
+
   scanForSecretsAfterAll(() => ({
-    secrets: [TOKEN, ...SECRETS],
+    secrets: [TOKEN, ...SECRETS, ...apiTokens],
     recorders: [http],
     dirs: [dir.path],
+    // POST /api/tokens answers its own token, once, by design.
+    allowText: (text) => text.startsWith('{"id":') && text.includes('"token":"pnp_'),
   }));
 });

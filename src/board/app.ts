@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Clock, systemClock } from '../shared/clock.js';
 import type { TrustedProxies } from '../shared/http/client-address.js';
 import type { Logger } from '../shared/logger.js';
+import type { Access } from './auth/access.js';
 import type { Coordinator } from './cluster/coordinator.js';
 import type { Membership } from './cluster/membership.js';
 import type { Ownership } from './cluster/ownership.js';
@@ -78,6 +79,8 @@ export interface BoardApp {
   updates: AgentUpdates;
   /** The board's history (null: off, or its file could not be used). */
   history: History | null;
+  /** People, sessions and API tokens (what the guard resolves a credential with). */
+  access: Access;
   /** Closes the HTTP app, flushes the logs and the identity snapshot. */
   close(): Promise<void>;
 }
@@ -161,6 +164,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     silences: domain.silences,
     updates: domain.updates,
     history,
+    access: domain.access,
     close: () => {
       stopUpdates();
       return closeBoard({

@@ -7,10 +7,15 @@ import { printAddress } from './address-line.js';
 import { isBackupCommand, runBackupCommand } from './backup/command.js';
 import { loadBoardConfig } from './config/config.js';
 import { exitOnSignal, runBoard } from './run.js';
+import { isUsersCommand, runUsersCommand } from './users/users-command.js';
 
 runMain('panoptes-board', async () => {
   if (isBackupCommand(process.argv.slice(2))) {
     runBackupCommand('panoptes-board', process.argv.slice(2));
+    return;
+  }
+  if (isUsersCommand(process.argv.slice(2))) {
+    await runUsersCommand('panoptes-board', process.argv.slice(2));
     return;
   }
   const cli = parseCli(process.argv.slice(2));

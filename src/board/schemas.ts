@@ -251,4 +251,11 @@ export const JOURNAL_LIMIT_MAX = 10_000;
 export const SESSIONS_LIMIT_MAX = 10_000;
 export const JournalQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: JOURNAL_LIMIT_MAX, default: 200 })),
+  actor: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description:
+        'only what this actor did: kind:name (token:deploy, person:ada, board_token:board_token) or a kind alone (mcp)',
+    }),
+  ),
 });

@@ -11,6 +11,8 @@ export type { Logger } from 'pino';
 export function createLogger(
   name: string,
   level = process.env.PANOPTES_LOG_LEVEL ?? 'info',
+  /** Where the lines go (a test reads them); default standard output. */
+  destination: DestinationStream = standardOutput(),
 ): Logger {
   return pino(
     {
@@ -38,7 +40,7 @@ export function createLogger(
         url: (url: unknown) => (typeof url === 'string' ? redactUrl(url) : url),
       },
     },
-    standardOutput(),
+    destination,
   );
 }
 

@@ -16,6 +16,15 @@ describe('redactUrl', () => {
     );
   });
 
+  it("redacts an identity provider's authorization code (the OIDC callback's query)", () => {
+    expect(redactUrl('/auth/oidc/callback?code=C1&state=S&iss=https%3A%2F%2Fidp')).toBe(
+      '/auth/oidc/callback?code=[redacted]&state=S&iss=https%3A%2F%2Fidp',
+    );
+    expect(redactUrl('/auth/oidc/callback?state=S&%63ode=C1')).toBe(
+      '/auth/oidc/callback?state=S&%63ode=[redacted]',
+    );
+  });
+
   it('leaves other parameters and paths alone', () => {
     expect(redactUrl('/api/journal?limit=5')).toBe('/api/journal?limit=5');
     expect(redactUrl('/api/token/x')).toBe('/api/token/x');

@@ -16,14 +16,15 @@ function parsedName(raw: string): string {
   }
 }
 
-/** Whether a parameter of this (parsed) name may carry a credential. */
+/** Whether a parameter of this (parsed) name may carry a credential (an OIDC callback's `code`). */
 function isSecretName(name: string): boolean {
-  return name.trim().toLowerCase().includes('token');
+  const lower = name.trim().toLowerCase();
+  return lower.includes('token') || lower === 'code';
 }
 
 /**
  * Replaces the value of every query parameter whose *parsed* name is a token (`token=`,
- * `%74oken=`, `tok%65n=`, any case, repeated or not) in a URL or path with `[redacted]`:
+ * `%74oken=`, `tok%65n=`, any case, repeated or not) or an authorization `code` in a URL or path with `[redacted]`:
  * matching the raw text let `?%74oken=SECRET` authenticate and still reach the log.
  */
 export function redactUrl(url: string): string {

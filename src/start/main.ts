@@ -13,6 +13,7 @@ import { printAddress } from '../board/address-line.js';
 import { isBackupCommand, runBackupCommand } from '../board/backup/command.js';
 import { boardSettings, loadBoardConfig } from '../board/config/config.js';
 import { exitOnSignal, runBoard } from '../board/run.js';
+import { isUsersCommand, runUsersCommand } from '../board/users/users-command.js';
 import { parseCli } from '../shared/cli.js';
 import { userDataDir } from '../shared/data-dir.js';
 import { createLogger } from '../shared/logger.js';
@@ -27,6 +28,14 @@ import { embeddedTokens } from './embedded-tokens.js';
 runMain('panoptes', async () => {
   if (isBackupCommand(process.argv.slice(2))) {
     runBackupCommand('panoptes', process.argv.slice(2));
+    return;
+  }
+  if (isUsersCommand(process.argv.slice(2))) {
+    await runUsersCommand('panoptes', process.argv.slice(2), () => {
+      const root = userDataDir();
+      const { board_token } = embeddedTokens(root);
+      return boardSettings({ board_token, data_dir: join(root, 'board') }, '(embedded)', null);
+    });
     return;
   }
   const cli = parseCli(process.argv.slice(2));

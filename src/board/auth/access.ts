@@ -1,10 +1,13 @@
 import type { Clock } from '../../shared/clock.js';
-import type { AuthSettings } from '../config/auth-config.js';
-import { NO_AUTH } from '../config/auth-config.js';
 import type { Journal } from '../domain/journal.js';
 import type { Who } from '../schemas.js';
 import { TokenBook } from './api-tokens.js';
+import type { AuthSettings } from './auth-config.js';
+import { NO_AUTH } from './auth-config.js';
 import type { AuthTable } from './auth-table.js';
+import { InviteBook } from './invites.js';
+import { OidcSignIn } from './oidc.js';
+import { Passkeys } from './passkeys.js';
 import { PersonBook } from './people.js';
 import { type Binding, readBindings, Scope } from './roles.js';
 import { SessionBook } from './sessions.js';
@@ -17,6 +20,12 @@ export class Access {
   readonly people: PersonBook;
   readonly sessions: SessionBook;
   readonly tokens: TokenBook;
+  /** One-time sign-up links of local people. */
+  readonly invites: InviteBook;
+  /** WebAuthn ceremonies, their challenges kept in the store. */
+  readonly passkeys: Passkeys;
+  /** Sign-ins with the identity provider under way, and its discovered metadata. */
+  readonly oidc: OidcSignIn;
   private current: AuthSettings = NO_AUTH;
 
   constructor(
@@ -26,6 +35,9 @@ export class Access {
   ) {
     this.people = new PersonBook(table, clock);
     this.sessions = new SessionBook(table, clock);
+    this.invites = new InviteBook(table, clock);
+    this.passkeys = new Passkeys(table, clock);
+    this.oidc = new OidcSignIn(table, clock);
     this.tokens = new TokenBook(table, clock, (maker, bindings) =>
       this.personCovers(maker, bindings),
     );

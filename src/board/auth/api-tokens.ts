@@ -73,6 +73,11 @@ export class TokenBook {
     }));
   }
 
+  /** One by its public id (not expired), or null. */
+  async get(id: string): Promise<TokenBody | null> {
+    return (await this.list()).find((t) => t.body.id === id)?.body ?? null;
+  }
+
   /** Drops one by its public id; what it was, or null. */
   async remove(id: string): Promise<TokenBody | null> {
     for (const t of await this.list()) {

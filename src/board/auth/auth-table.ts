@@ -1,5 +1,9 @@
-/** What the auth records are: people, browser sessions, API tokens, one-time sign-up links. */
-export type AuthKind = 'person' | 'session' | 'token' | 'invite';
+/**
+ * What the auth records are: people, browser sessions, API tokens, one-time sign-up links, and
+ * the WebAuthn challenges a board handed out (any board of the store may finish the ceremony),
+ * identity-provider sign-ins under way (`oidc`: state, nonce and PKCE verifier, for 10 minutes).
+ */
+export type AuthKind = 'person' | 'session' | 'token' | 'invite' | 'challenge' | 'oidc';
 
 /** One record as the store keeps it: `body` is JSON; a secret is only ever kept as a digest. */
 export interface AuthRecord {

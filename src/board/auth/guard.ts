@@ -11,6 +11,7 @@ import { type Actor, BOARD_ACTOR } from './actor.js';
 import { TOKEN_PREFIX } from './api-tokens.js';
 import { cookieName, readCookie } from './cookies.js';
 import { headerActor } from './header-actor.js';
+import { machineRefusal } from './machine-access.js';
 import { isRole, type Role, Scope, type Scoped } from './roles.js';
 import { sameOrigin } from './same-origin.js';
 
@@ -201,10 +202,7 @@ function admit(
   const param = config.machine;
   if (param === undefined || scope.whole(role)) return null;
   const name = (request.params as Record<string, string | undefined>)[param] ?? '';
-  const machine = options.machine(name);
-  if (machine === undefined || !scope.sees(machine))
-    return errors.notFound(`No machine named '${name}' on this board`);
-  return scope.may(role, machine) ? null : errors.forbidden(`This needs the ${role} role here`);
+  return machineRefusal(scope, role, name, options.machine(name));
 }
 
 /** A credential was presented and is not good here: journaled first, then answered. */

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { bindingsOfGroups, type TrustedHeaderSettings } from '../config/auth-config.js';
 import { type Actor, personActor } from './actor.js';
+import { bindingsOfGroups, type TrustedHeaderSettings } from './auth-config.js';
 import { PERSON_NAME } from './people.js';
 
 /**

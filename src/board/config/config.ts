@@ -13,11 +13,11 @@ import {
 } from '../../shared/tls/pem-files.js';
 import { type Static, Type } from '../../shared/typebox.js';
 import { HttpUrl, NAME_PATTERN, Name, Token } from '../../shared/wire/common.js';
+import { AuthConfig, type AuthSettings, authSettings } from '../auth/auth-config.js';
 import type { DomainSettings } from '../domain/settings.js';
 import { HistoryConfig, type HistorySettings, historySettings } from '../history/settings.js';
 import { NotifyConfigFile, type NotifySettings, notifySettings } from '../notify/config.js';
 import { PushConfigFile, type PushSettings, pushSettings } from '../notify/push-config.js';
-import { AuthConfig, type AuthSettings, authSettings } from './auth-config.js';
 import { GroupsConfig, LabelsConfig, readGroups, readLabels } from './label-config.js';
 
 const Seconds = Type.Number({ exclusiveMinimum: 0 });

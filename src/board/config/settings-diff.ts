@@ -42,6 +42,8 @@ const LIVE_FIELDS: readonly Field[] = [
   ['failover_after', (s) => s.failoverAfterMs],
   ['notify', (s) => JSON.stringify(s.notify)],
   ['push', (s) => JSON.stringify(s.push)],
+  // Selectors are written as their text (JSON.stringify keeps it, drops the matcher).
+  ['auth', (s) => JSON.stringify(s.auth)],
 ];
 
 /** The fields that differ between the running settings and a reloaded file. */

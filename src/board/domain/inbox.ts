@@ -155,15 +155,20 @@ export class Inbox {
 
   /**
    * GET /api/sessions: the first `limit` sessions in the inbox's order (those after `after`
-   * when given: MCP's pages), and how many match in all.
+   * when given: MCP's pages), and how many match in all; of the machines `sees` keeps.
    */
-  list(state: SessionState, limit: number, after: SessionKey | null = null): SessionPage {
+  list(
+    state: SessionState,
+    limit: number,
+    after: SessionKey | null = null,
+    sees: (machine: Machine) => boolean = () => true,
+  ): SessionPage {
     // A bounded heap of the best `limit` so far (its root the last of them): 2,000,000 sessions
     // cost one comparison each, not a sort of them all.
     const heap: Candidate[] = [];
     let total = 0;
     for (const machine of this.registry.all()) {
-      if (machine.sessions.length === 0) continue;
+      if (machine.sessions.length === 0 || !sees(machine)) continue;
       const acks = this.acks.get(machine.name);
       for (const mark of machine.sessions) {
         const ack = acks?.get(mark.session);

@@ -61,7 +61,8 @@ function rpcError(reply: FastifyReply, code: number, message: string): FastifyRe
 
 /**
  * POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (a new server and
- * transport per request, JSON answers), behind the board token like any route. GET and DELETE
+ * transport per request, JSON answers), behind the guard like any route (the caller's role and
+ * scope decide which tools it is offered and what they answer). GET and DELETE
  * (a server-sent stream, the end of a session) have no route: 405, as a stateless server says.
  */
 export async function mcpRoutes(app: FastifyInstance, options: McpDomain): Promise<void> {
@@ -93,7 +94,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpDomain): Promi
         return rpcError(reply, INVALID_REQUEST, `Invalid Request: ${most}, not ${message.length}`);
       }
       const [{ boardMcpServer }, { StreamableHTTPServerTransport }] = await loadMcp();
-      const server = boardMcpServer(options, request.who, request.log);
+      const server = boardMcpServer(options, request.actor, request.log);
       // No sessionIdGenerator: stateless, no session id and no session to keep.
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
       reply.hijack();

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '../../shared/typebox.js';
 import type { Access } from '../auth/access.js';
 import { clearedCookie } from '../auth/cookies.js';
@@ -21,7 +21,12 @@ export const MeView = Type.Object({
 /** GET /api/me (who the caller is and what they may do) and POST /auth/logout. */
 export async function meRoutes(
   app: FastifyInstance,
-  options: { access: Access; secure: () => boolean },
+  options: {
+    access: Access;
+    secure: () => boolean;
+    /** Where to sign out at the identity provider too (a person who signed in there), or null. */
+    providerLogout?: (request: FastifyRequest) => Promise<string | null>;
+  },
 ): Promise<void> {
   app.get(
     '/api/me',
@@ -46,7 +51,10 @@ export async function meRoutes(
       schema: {
         operationId: 'sign_out',
         summary: 'Ends the browser session (its cookie is dropped); journaled',
-        response: { 200: Type.Object({ ok: Type.Boolean() }), 403: Detail },
+        response: {
+          200: Type.Object({ ok: Type.Boolean(), logout_url: Type.Optional(Type.String()) }),
+          403: Detail,
+        },
       },
     },
     async (request, reply) => {
@@ -56,7 +64,8 @@ export async function meRoutes(
         await options.access.note(actor.who, actor.name, 'signed_out', 200, `via ${actor.via}`);
       }
       reply.header('set-cookie', clearedCookie(options.secure()));
-      return { ok: true };
+      const logoutUrl = (await options.providerLogout?.(request)) ?? null;
+      return logoutUrl === null ? { ok: true } : { ok: true, logout_url: logoutUrl };
     },
   );
 }

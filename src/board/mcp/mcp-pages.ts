@@ -3,6 +3,7 @@ import type { Board } from '../domain/board.js';
 import type { Inbox, SessionKey, SessionRow, SessionState } from '../domain/inbox.js';
 import { sessionKey } from '../domain/inbox.js';
 import type { JournalKey } from '../domain/journal.js';
+import { servedWhere } from '../domain/journal-filter.js';
 import type { Machine } from '../domain/machine.js';
 import type { JournalEntry } from '../schemas.js';
 import { MCP_LIMITS } from './mcp-limits.js';
@@ -57,6 +58,7 @@ export function machinePage(
   limit: number,
   cursor: string | undefined,
   selector: Selector | null = null,
+  sees: (m: Machine) => boolean = () => true,
 ): Record<string, unknown> {
   let after: string | null = null;
   if (cursor !== undefined) {
@@ -67,7 +69,8 @@ export function machinePage(
   const counts = { total: 0, up: 0, down: 0, late: 0, attention: 0, queued: 0 };
   const rest: Machine[] = [];
   for (const m of board.registry.all()) {
-    if (selector !== null && !selector.matches(m.labels, m.name)) continue;
+    // Out of the caller's sight: absent, not even counted.
+    if (!sees(m) || (selector !== null && !selector.matches(m.labels, m.name))) continue;
     counts.total += 1;
     if (m.state === 'up') counts.up += 1;
     else counts.down += 1;
@@ -89,6 +92,7 @@ export function sessionPage(
   state: SessionState,
   limit: number,
   cursor: string | undefined,
+  sees: (m: Machine) => boolean = () => true,
 ): Record<string, unknown> {
   let after: SessionKey | null = null;
   if (cursor !== undefined) {
@@ -100,7 +104,7 @@ export function sessionPage(
   }
   // One more than the page can hold: whether more follow.
   const most = Math.min(limit, MCP_LIMITS.PAGE_ITEMS_MAX);
-  const { sessions: rows, total } = inbox.list(state, most + 1, after);
+  const { sessions: rows, total } = inbox.list(state, most + 1, after, sees);
   const sessions = pageOf(rows, most, (row) => row) as SessionRow[];
   const last = sessions.at(-1);
   const more = sessions.length < rows.length && last !== undefined;
@@ -119,6 +123,7 @@ export async function journalPage(
   board: Board,
   limit: number,
   cursor: string | undefined,
+  keep: ((entry: JournalEntry) => boolean) | null = null,
 ): Promise<Record<string, unknown>> {
   let before: JournalKey | undefined;
   if (cursor !== undefined) {
@@ -129,7 +134,10 @@ export async function journalPage(
     before = { at, id };
   }
   const most = Math.min(limit, MCP_LIMITS.PAGE_ITEMS_MAX);
-  const rows = await board.journal.served(most + 1, before);
+  const rows =
+    keep === null
+      ? await board.journal.served(most + 1, before)
+      : await servedWhere(board.journal, most + 1, keep, before);
   const entries = pageOf(rows, most, (e) => e) as JournalEntry[];
   const last = entries.at(-1);
   const more = entries.length < rows.length && last !== undefined;

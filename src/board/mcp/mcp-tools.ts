@@ -8,13 +8,19 @@ import { parseSelector, SELECTOR_MAX, SelectorError } from '../../shared/selecto
 import { VERSION } from '../../shared/version.js';
 import { ACTIONS, NAME_PATTERN } from '../../shared/wire/common.js';
 import { ONE_LINE_PATTERN } from '../../shared/wire/free-text.js';
+import type { Actor } from '../auth/actor.js';
+import { throughMcp } from '../auth/actor.js';
+import { machineRefusal } from '../auth/machine-access.js';
 import type { Answer } from '../domain/answer.js';
 import type { Board } from '../domain/board.js';
 import type { Inbox } from '../domain/inbox.js';
+import { actorFilter } from '../domain/journal-filter.js';
+import type { Machine } from '../domain/machine.js';
 import type { Via } from '../domain/outcome.js';
-import { JOURNAL_LIMIT_MAX, SESSIONS_LIMIT_MAX, type Who } from '../schemas.js';
+import { JOURNAL_LIMIT_MAX, type JournalEntry, SESSIONS_LIMIT_MAX } from '../schemas.js';
 import { MCP_LIMITS } from './mcp-limits.js';
 import { CursorError, journalPage, machinePage, sessionPage } from './mcp-pages.js';
+import { entryInSight } from './mcp-scope.js';
 
 /** What the tools read and act on. */
 export interface McpDomain {
@@ -22,7 +28,7 @@ export interface McpDomain {
   inbox: Inbox;
 }
 
-/** How the journal names what an MCP client did (`who` stays the token it presented). */
+/** How the journal's detail notes what an MCP client did (its actor's kind is `mcp`). */
 const VIA: Via = 'MCP';
 
 /** The most machines list_machines gives at once (the board view has no such bound). */
@@ -90,7 +96,17 @@ const INPUTS = {
       .regex(new RegExp(ONE_LINE_PATTERN, 'u'))
       .describe('the session, as list_sessions names it: one line, at most 200 characters'),
   },
-  read_journal: { limit: limit(JOURNAL_LIMIT_MAX, 'entries, most recent first'), cursor },
+  read_journal: {
+    limit: limit(JOURNAL_LIMIT_MAX, 'entries, most recent first'),
+    cursor,
+    actor: z
+      .string()
+      .max(200)
+      .optional()
+      .describe(
+        'only what this actor did: kind:name (token:deploy, person:ada) or a kind alone (mcp)',
+      ),
+  },
   do_action: {
     machine: name('the machine'),
     what: name('the published service'),
@@ -161,11 +177,31 @@ async function guarded(
 }
 
 /**
- * The board's MCP server for one request (stateless): five tools that do what the HTTP routes
- * do, for the caller the token rule let through (`who`), journaled as coming through MCP.
+ * The board's MCP server for one request (stateless): the tools that do what the HTTP routes
+ * do, for the caller the guard let through (`actor`): only the tools its role allows, only the
+ * machines in its scope, and what it does journaled as coming through MCP (actor kind `mcp`).
  */
-export function boardMcpServer(domain: McpDomain, who: Who, log: Pick<Logger, 'error'>): McpServer {
+export function boardMcpServer(
+  domain: McpDomain,
+  actor: Actor,
+  log: Pick<Logger, 'error'>,
+): McpServer {
   const { board, inbox } = domain;
+  const { scope } = actor;
+  const who = throughMcp(actor);
+  const sees = (m: Machine) => scope.sees(m);
+  const machine = (name: string) => board.registry.get(name);
+  /** An operator's tool on a machine out of sight answers as for an unknown machine. */
+  const refusal = (name: string): CallToolResult | null => {
+    const refused = machineRefusal(scope, 'operator', name, machine(name));
+    if (refused === null) return null;
+    const status = refused.statusCode;
+    return failure(
+      status,
+      { detail: refused.message },
+      `${status} ${STATUS_CODES[status]}: ${refused.message}`,
+    );
+  };
   const server = new McpServer(
     { name: 'panoptes-board', version: VERSION },
     {
@@ -196,7 +232,7 @@ export function boardMcpServer(domain: McpDomain, who: Who, log: Pick<Logger, 'e
       guarded(log, async () => {
         // Parsed once here; a bad one throws SelectorError, a tool error naming the position.
         const selector = args.selector === undefined ? null : parseSelector(args.selector);
-        return data(machinePage(board, args.limit, args.cursor, selector));
+        return data(machinePage(board, args.limit, args.cursor, selector, sees));
       }),
   );
 
@@ -213,24 +249,7 @@ export function boardMcpServer(domain: McpDomain, who: Who, log: Pick<Logger, 'e
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (args) =>
-      guarded(log, async () => data(sessionPage(inbox, args.state, args.limit, args.cursor))),
-  );
-
-  server.registerTool(
-    'acknowledge_session',
-    {
-      title: 'Acknowledge a session',
-      description:
-        'Acknowledges a session’s latest bell, as POST /api/sessions/{machine}/{session}/ack: it ' +
-        'is no longer open until it rings again. Journaled (op ack). Acknowledging again answers ' +
-        'the first time.',
-      inputSchema: INPUTS.acknowledge_session,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    },
-    async (args) =>
-      guarded(log, async () =>
-        answered(await inbox.acknowledge(who, args.machine, args.session, VIA)),
-      ),
+      guarded(log, async () => data(sessionPage(inbox, args.state, args.limit, args.cursor, sees))),
   );
 
   server.registerTool(
@@ -245,30 +264,67 @@ export function boardMcpServer(domain: McpDomain, who: Who, log: Pick<Logger, 'e
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (args) =>
-      guarded(log, async () => data(await journalPage(board, args.limit, args.cursor))),
-  );
-
-  server.registerTool(
-    'do_action',
-    {
-      title: 'Start or stop a service',
-      description:
-        'Exactly POST /api/do/{machine}/{what}/{action}: a configured machine gets the action ' +
-        'relayed with the board’s key, and only what it publishes for the board is allowed (it ' +
-        'refuses the rest: 403); an announced machine the board cannot reach gets it queued ' +
-        '(handed over at its next report). Journaled. The answer is {status, body}: the ' +
-        'machine’s own answer, or {queued: true, id}. A refusal, a failure or ok: false is a ' +
-        'tool error.',
-      inputSchema: INPUTS.do_action,
-      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
-    },
-    async (args) =>
       guarded(log, async () => {
-        const answer = await board.doAction(who, args.machine, args.what, args.action, VIA);
-        const ok = (answer.body as { ok?: unknown } | null)?.ok;
-        return answered(answer, ok === false);
+        const inSight = entryInSight(scope, machine);
+        const byActor = args.actor === undefined ? null : actorFilter(args.actor);
+        if (typeof byActor === 'string') {
+          return failure(422, { detail: byActor }, `Input validation error: ${byActor}`);
+        }
+        // null: every entry (a whole-board reader, no filter), read without a scan.
+        const keep =
+          byActor === null
+            ? inSight
+            : (e: JournalEntry) => byActor(e.actor) && (inSight === null || inSight(e));
+        return data(await journalPage(board, args.limit, args.cursor, keep));
       }),
   );
+
+  // A viewer is not offered what it may not do: tools/list holds no acting tool.
+  if (scope.has('operator')) {
+    server.registerTool(
+      'acknowledge_session',
+      {
+        title: 'Acknowledge a session',
+        description:
+          'Acknowledges a session’s latest bell, as POST /api/sessions/{machine}/{session}/ack: it ' +
+          'is no longer open until it rings again. Journaled (op ack). Acknowledging again answers ' +
+          'the first time.',
+        inputSchema: INPUTS.acknowledge_session,
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+      },
+      async (args) =>
+        guarded(
+          log,
+          async () =>
+            refusal(args.machine) ??
+            answered(await inbox.acknowledge(who, args.machine, args.session, VIA)),
+        ),
+    );
+
+    server.registerTool(
+      'do_action',
+      {
+        title: 'Start or stop a service',
+        description:
+          'Exactly POST /api/do/{machine}/{what}/{action}: a configured machine gets the action ' +
+          'relayed with the board’s key, and only what it publishes for the board is allowed (it ' +
+          'refuses the rest: 403); an announced machine the board cannot reach gets it queued ' +
+          '(handed over at its next report). Journaled. The answer is {status, body}: the ' +
+          'machine’s own answer, or {queued: true, id}. A refusal, a failure or ok: false is a ' +
+          'tool error.',
+        inputSchema: INPUTS.do_action,
+        annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+      },
+      async (args) =>
+        guarded(log, async () => {
+          const refused = refusal(args.machine);
+          if (refused !== null) return refused;
+          const answer = await board.doAction(who, args.machine, args.what, args.action, VIA);
+          const ok = (answer.body as { ok?: unknown } | null)?.ok;
+          return answered(answer, ok === false);
+        }),
+    );
+  }
 
   return server;
 }

@@ -6,6 +6,8 @@ import { createHttpApp } from '../../shared/http/http-app.js';
 import type { Logger } from '../../shared/logger.js';
 import { VERSION } from '../../shared/version.js';
 import { type GuardOptions, installGuard, TokenChanges, type TokenRule } from '../auth/guard.js';
+import { LocalPeople } from '../auth/local-people.js';
+import { LocalSignIn } from '../auth/local-sign-in.js';
 import type { Membership } from '../cluster/membership.js';
 import type { BoardSettings } from '../config/config.js';
 import type { AgentFiles } from '../enroll/agent-files.js';
@@ -20,16 +22,20 @@ import { historyRoutes } from '../http/history-routes.js';
 import { journalRoutes } from '../http/journal-routes.js';
 import { labelRoutes } from '../http/label-routes.js';
 import { liveRoutes } from '../http/live-routes.js';
+import { localSignInRoutes, requestOrigin } from '../http/local-sign-in-routes.js';
 import { mcpRoutes } from '../http/mcp-routes.js';
 import { meRoutes, methodRoutes } from '../http/me-routes.js';
 import { metaRoutes } from '../http/meta-routes.js';
 import { metricsRoutes } from '../http/metrics-routes.js';
 import { notifyRoutes } from '../http/notify-routes.js';
+import { type OidcRouteOptions, oidcLogoutUrl, oidcRoutes } from '../http/oidc-routes.js';
+import { peopleRoutes } from '../http/people-routes.js';
 import { pushRoutes } from '../http/push-routes.js';
 import { installReportFastPath } from '../http/report-fast-path.js';
 import { selectorSilenceRoutes } from '../http/selector-silence-routes.js';
 import { sessionRoutes } from '../http/session-routes.js';
 import { silenceRoutes } from '../http/silence-routes.js';
+import { tokenRoutes } from '../http/token-routes.js';
 import { uiRoutes } from '../http/ui-routes.js';
 import { updateRoutes } from '../http/update-routes.js';
 import { Languages } from '../lang/languages.js';
@@ -78,7 +84,7 @@ export async function openHttp(
         'and {"type":"left","name":…} when one stops being selected (its labels changed; still on the board). ' +
         'The client may send {"type":"select","selector":…}: answered with a fresh board message of the selected machines, ' +
         'or {"type":"error","detail":"selector: … at position N"} (the selection kept) (docs/api.md, "GET /api/live"). ' +
-        'MCP: POST /mcp is the Model Context Protocol endpoint (Streamable HTTP, stateless; board token), not an HTTP operation either: ' +
+        'MCP: POST /mcp is the Model Context Protocol endpoint (Streamable HTTP, stateless; the board token or an API token, whose role decides the tools offered), not an HTTP operation either: ' +
         'JSON-RPC messages for the tools list_machines, list_sessions, acknowledge_session, read_journal and do_action (docs/api.md, "MCP").',
       bearerDescription:
         'Authorization: Bearer <board token> (or the registration token, for POST /api/report only)',
@@ -172,11 +178,31 @@ export async function registerRoutes(
   await app.register(mcpRoutes, { board, inbox });
   await app.register(historyRoutes, { registry, history, unavailable: served.historyUnavailable });
   await app.register(clusterRoutes, { membership });
+  const oidc: OidcRouteOptions = {
+    access: served.domain.access,
+    oidc: served.domain.access.oidc,
+    secure: () => isSecure(current.get()),
+    publicOrigin: http.auth.publicOrigin,
+  };
+  await app.register(oidcRoutes, oidc);
   await app.register(meRoutes, {
     access: served.domain.access,
     secure: () => isSecure(current.get()),
+    providerLogout: (request) => oidcLogoutUrl(request, oidc),
   });
   await app.register(methodRoutes, { access: served.domain.access });
+  await app.register(tokenRoutes, { access: served.domain.access });
+  // Local people: the admin's people routes and the password and passkey sign-in routes.
+  const place = { secure: http.auth.secure, publicOrigin: http.auth.publicOrigin };
+  await app.register(peopleRoutes, {
+    people: new LocalPeople(served.domain.access),
+    origin: (request) => requestOrigin(request, place),
+  });
+  await app.register(localSignInRoutes, {
+    access: served.domain.access,
+    signIn: new LocalSignIn(served.domain.access),
+    place,
+  });
   const { agentFiles, signer } = files;
   await app.register(enrollRoutes, {
     enroller: new Enroller({

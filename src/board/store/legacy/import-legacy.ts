@@ -1,11 +1,14 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../../shared/logger.js';
-import { Value } from '../../../shared/typebox.js';
+import { Type, Value } from '../../../shared/typebox.js';
 import type { QueuedAction } from '../../domain/action-queue.js';
+import { actorOfWord } from '../../domain/who.js';
 import { JournalEntry } from '../../schemas.js';
 import { pendingOf } from '../rows.js';
 import type { BoardStore, Imported, SilenceRecord, StoredIdentity } from '../state.js';
+
+const LegacyEntry = Type.Omit(JournalEntry, ['actor']);
 
 /** The files a board of 0.1.0 before the store kept in its data directory. */
 export const LEGACY_FILES = [
@@ -71,9 +74,10 @@ export async function importLegacy(
       return [];
     }
   };
-  const journal = lines('journal.jsonl').filter((v): v is JournalEntry =>
-    Value.Check(JournalEntry, v),
-  );
+  // Entries of that version name no actor: it is read from their `who`.
+  const journal = lines('journal.jsonl')
+    .filter((v): v is Omit<JournalEntry, 'actor'> => Value.Check(LegacyEntry, v))
+    .map((e): JournalEntry => ({ ...e, actor: actorOfWord(e.who, e.target) }));
   const data: Imported = {
     journal: [...new Map(journal.map((e) => [e.id, e])).values()],
     queue: replayQueue(lines('queue.jsonl')),

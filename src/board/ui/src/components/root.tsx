@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Catalogue } from '../api/types.js';
 import { checkSession, type Me } from '../auth/me.js';
 import { signOutSession } from '../auth/sign-in-calls.js';
+import { SignUp, takeSignupLink } from '../auth/signup.js';
 import { I18nContext } from '../hooks.js';
 import { createI18n, ENGLISH } from '../i18n/i18n.js';
 import { useAccountRoute, useMachineRoute } from '../state/route.js';
@@ -31,9 +32,11 @@ function cachedCatalogue(): Catalogue | null {
 /** Sign-in or the board, in the chosen language. */
 export function Root() {
   const [token, setToken] = useState(() => tabStore.get(KEYS.token));
+  // A one-time sign-up link (#signup=…) opens its own page, whoever is signed in.
+  const [signup] = useState(takeSignupLink);
   // A cookie session: who it is, null (nobody: the sign-in page), or still being asked.
   const [session, setSession] = useState<Me | null | 'asking'>(() =>
-    tabStore.get(KEYS.token) === null ? 'asking' : null,
+    tabStore.get(KEYS.token) === null && signup === null ? 'asking' : null,
   );
   const [problem, setProblem] = useState<SignInProblem | null>(null);
   const [catalogue, setCatalogue] = useState<Catalogue>(
@@ -109,7 +112,9 @@ export function Root() {
 
   return (
     <I18nContext.Provider value={i18n}>
-      {token === null && session === 'asking' ? (
+      {signup !== null ? (
+        <SignUp link={signup} />
+      ) : token === null && session === 'asking' ? (
         <main class="sign-in" aria-busy="true" />
       ) : token === null && session === null ? (
         <SignIn problem={problem} onSubmit={signIn} onSession={() => setSession('asking')} />

@@ -1,12 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import {
-  type Attempt,
-  type Methods,
-  providerHref,
-  signInMethods,
+  type LocalResult,
+  passkeysHere,
   signInWithPasskey,
   signInWithPassword,
-} from '../auth/sign-in-calls.js';
+} from '../auth/local-sign-in.js';
+import { type Methods, providerHref, signInMethods } from '../auth/sign-in-calls.js';
 import { useI18n } from '../hooks.js';
 
 /**
@@ -31,7 +30,7 @@ export function SignInMethods(props: { onSession(): void }) {
   }, []);
   if (methods === null) return null;
 
-  const run = async (attempt: () => Promise<Attempt>) => {
+  const run = async (attempt: () => Promise<LocalResult>) => {
     setBusy(true);
     setProblem(null);
     try {
@@ -40,7 +39,7 @@ export function SignInMethods(props: { onSession(): void }) {
         props.onSession();
         return;
       }
-      setProblem(a.wait ? t('signin.wait', { detail: a.detail }) : a.detail);
+      setProblem(a.status === 429 ? t('signin.wait', { detail: a.detail }) : a.detail);
     } catch (error) {
       // The browser's own refusal (cancelled, no passkey here): its message, as given.
       setProblem(error instanceof Error ? error.message : String(error));
@@ -56,7 +55,7 @@ export function SignInMethods(props: { onSession(): void }) {
           {t('signin.provider', { name: methods.oidc.name })}
         </a>
       )}
-      {methods.passkey ? (
+      {methods.passkey && passkeysHere() ? (
         <button
           type="button"
           class="passkey"

@@ -3,8 +3,8 @@ import { proxyEntryProblem } from '../../shared/http/client-address.js';
 import { FilePath } from '../../shared/tls/pem-files.js';
 import { type Static, Type } from '../../shared/typebox.js';
 import { HttpUrl } from '../../shared/wire/common.js';
-import { type Binding, ROLES, readBindings } from '../auth/roles.js';
-import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../auth/sessions.js';
+import { type Binding, ROLES, readBindings } from './roles.js';
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './sessions.js';
 
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
 
