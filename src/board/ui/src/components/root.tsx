@@ -88,7 +88,7 @@ export function Root() {
         void signOutSession().then((providerUrl) => {
           if (providerUrl !== null) window.location.assign(providerUrl);
           else {
-            setProblem(why);
+            setProblem({ kind: 'session-out' });
             setSession(null);
           }
         });

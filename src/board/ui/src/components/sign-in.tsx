@@ -6,6 +6,8 @@ import { SignInMethods } from './sign-in-methods.js';
 export type SignInProblem =
   | { kind: 'wrong' }
   | { kind: 'signed-out' }
+  /** A cookie session ended by hand (Sign out). */
+  | { kind: 'session-out' }
   /** A cookie session the board no longer accepts (ended, expired, or the person removed). */
   | { kind: 'ended' }
   | { kind: 'refused'; detail: string };
@@ -35,6 +37,9 @@ export function SignIn(props: {
           {t('app.title')}
         </h1>
         {props.problem?.kind === 'signed-out' ? <p role="status">{t('signin.signedOut')}</p> : null}
+        {props.problem?.kind === 'session-out' ? (
+          <p role="status">{t('signin.sessionOut')}</p>
+        ) : null}
         {props.problem?.kind === 'ended' ? (
           <p class="problem" role="alert">
             {t('signin.ended')}
