@@ -14,10 +14,9 @@ interface Person {
 }
 
 /**
- * A UI test of the People and Tokens pages: the /api/people and /api/tokens routes are built by
- * other items of issue 60 and are not on main yet, so the page talks to a stand-in set up with
- * Playwright's page.route that answers as DESIGN 15's contract says. The test against the real
- * routes comes once they are merged.
+ * A UI test of the People and Tokens pages: the page talks to a stand-in set up with
+ * Playwright's page.route that answers as DESIGN 15's contract says, and the test checks every
+ * request the page makes. ui-people-routes.test.ts runs the pages against the real routes.
  */
 describe('UI (routes stubbed in the page): the People and Tokens pages', () => {
   const dir = tempDir('panoptes-ui-accounts-');

@@ -132,8 +132,6 @@ describe('UI: people signed in by a session cookie', () => {
 
   it('an admin sees every control and the People and Tokens pages', async () => {
     const { page } = ui;
-    // The People routes come with another item of the issue: until then the page says 404.
-    ui.watched.allow(/status of 404/);
     await signIn('ada', [{ role: 'admin', selector: null }]);
     await open(page);
     await card(page, 'lab7').waitFor();
@@ -142,6 +140,7 @@ describe('UI: people signed in by a session cookie', () => {
     expect(await page.getByRole('button', { name: 'Add a machine' }).count()).toBe(1);
     await page.getByRole('link', { name: 'People' }).click();
     await page.getByRole('heading', { name: 'People' }).waitFor();
+    await page.locator('tr[data-person="ada"]').waitFor();
     expect(await page.getByRole('button', { name: 'Add a person' }).count()).toBe(1);
     await page.getByRole('link', { name: 'Tokens' }).click();
     await page.getByRole('heading', { name: 'API tokens' }).waitFor();
@@ -193,7 +192,6 @@ describe('UI: people signed in by a session cookie', () => {
   it('fits a phone: the sign-in page, the board with the name, the Tokens page', async () => {
     const phone = await ui.open({ viewport: { width: 390, height: 844 }, isMobile: true });
     phone.allow(NO_SESSION_YET);
-    phone.allow(/status of 404/);
     const { page } = phone;
     const fits = () =>
       page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
