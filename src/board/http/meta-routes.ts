@@ -43,6 +43,8 @@ export async function metaRoutes(
   app.get(
     '/api/languages',
     {
+      // Every signed-in role reads the page in its language.
+      config: { access: 'viewer' },
       schema: {
         operationId: 'get_languages',
         summary: 'The interface languages: built-in and from the config lang/ directory',
@@ -55,6 +57,8 @@ export async function metaRoutes(
   app.get(
     '/api/language/:code',
     {
+      // Every signed-in role reads the page in its language.
+      config: { access: 'viewer' },
       schema: {
         operationId: 'get_language',
         summary: 'One language catalogue',

@@ -50,6 +50,8 @@ export async function pushRoutes(app: FastifyInstance, options: { push: WebPush 
   app.get(
     '/api/push/key',
     {
+      // A public key, for any signed-in role that subscribes its browser.
+      config: { access: 'viewer' },
       schema: {
         operationId: 'get_push_key',
         summary: "The board's VAPID application server key, for PushManager.subscribe",

@@ -1,3 +1,4 @@
+import { type Me, parseMe } from '../auth/me.js';
 import {
   parseBoard,
   parseCatalogue,
@@ -90,6 +91,10 @@ export interface Api {
   acknowledge(machine: string, session: string): Promise<void>;
   /** GET a JSON document of the board's /api (unknown until a parser checked it). */
   getJson(path: string): Promise<unknown>;
+  /** Who is signed in (GET /api/me); null from a board too old to say. */
+  me(): Promise<Me | null>;
+  /** Any request: its status and JSON body (the people and token pages read their own). */
+  send(method: string, path: string, json?: unknown): Promise<{ status: number; body: unknown }>;
   /** The WebSocket address: a browser cannot set headers on one, hence `?token=` (spec 5.2). */
   liveUrl(): string;
   parseLive(data: unknown): LiveMessage | null;
@@ -134,8 +139,11 @@ async function readJson(response: Response): Promise<unknown> {
 
 const seg = encodeURIComponent;
 
-/** An Api for one board token; `onUnauthorized` runs when the board stops accepting it. */
-export function createApi(token: string, onUnauthorized: () => void): Api {
+/**
+ * An Api for one board or API token, or for the browser's session cookie (`token` null: no
+ * Authorization header, the cookie goes along); `onUnauthorized` runs when the board refuses it.
+ */
+export function createApi(token: string | null, onUnauthorized: () => void): Api {
   async function request(
     method: string,
     path: string,
@@ -144,16 +152,14 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
     json?: unknown,
   ): Promise<{ status: number; body: unknown; date: string | null }> {
     let response: Response;
-    const headers: Record<string, string> = {
-      Authorization: `Bearer ${token}`,
-      Accept: 'application/json',
-    };
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (token !== null) headers.Authorization = `Bearer ${token}`;
     if (json !== undefined) headers['Content-Type'] = 'application/json';
     try {
       response = await fetch(path, {
         method,
         headers,
-        credentials: 'omit',
+        credentials: token === null ? 'same-origin' : 'omit',
         ...(json === undefined ? {} : { body: JSON.stringify(json) }),
       });
     } catch (error) {
@@ -317,9 +323,21 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
     async getJson(path) {
       return (await get(path)).body;
     },
+    async me() {
+      const r = await request('GET', '/api/me');
+      if (r.status === 404) return null;
+      if (r.status !== 200) throw new ApiError(r.status, detailOf(r.body, `HTTP ${r.status}`));
+      return parseMe(r.body);
+    },
+    async send(method, path, json) {
+      const r = await request(method, path, false, json);
+      return { status: r.status, body: r.body };
+    },
     liveUrl() {
       const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
-      return `${scheme}//${window.location.host}/api/live?token=${seg(token)}`;
+      // A session's socket is same-origin and carries the cookie: no token in the address.
+      const query = token === null ? '' : `?token=${seg(token)}`;
+      return `${scheme}//${window.location.host}/api/live${query}`;
     },
     parseLive(data) {
       if (typeof data !== 'string') return null;

@@ -284,7 +284,14 @@ export function parseJournalEntry(value: unknown): JournalEntry {
     outcome: str(e.outcome) ?? '',
     status: num(e.status),
     detail: str(e.detail),
+    actor: actorOf(e.actor),
   };
+}
+
+function actorOf(value: unknown): JournalEntry['actor'] {
+  if (!isRecord(value)) return null;
+  const kind = str(value.kind);
+  return kind === null ? null : { kind, name: str(value.name) ?? '' };
 }
 
 /** GET /api/journal. */

@@ -214,6 +214,8 @@ export interface JournalEntry {
   outcome: string;
   status: number | null;
   detail: string | null;
+  /** Who did it (DESIGN 15): kind person|token|board_token|machine|mcp|anonymous; null from an older board. */
+  actor: { kind: string; name: string } | null;
 }
 
 export interface LanguageInfo {

@@ -2,6 +2,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { ApiError, createApi } from '../api/client.js';
 import { connectLive, type LiveStatus } from '../api/live.js';
 import type { ActionName, Catalogue } from '../api/types.js';
+import { CanContext, canOf, EVERYTHING } from '../auth/can.js';
+import { type Me, useMe } from '../auth/me.js';
 import { ClockContext, createClock, useI18n, useVersion } from '../hooks.js';
 import { createBoardStore, rafScheduler } from '../state/board-store.js';
 import { alertsFor, showAlerts } from '../state/browser-notify.js';
@@ -37,9 +39,12 @@ import { UpdateAll, updatable } from './update-control.js';
 const JOURNAL_FETCH = 200;
 
 export interface BoardPageProps {
-  token: string;
+  /** The board or API token; null: the browser's session cookie. */
+  token: string | null;
+  /** Who the cookie session is (known before the page); null with a token. */
+  me: Me | null;
   /** `from`: the token that was refused (a sign-out for another one is ignored). */
-  onSignOut(why: SignInProblem | null, from?: string): void;
+  onSignOut(why: SignInProblem | null, from?: string | null): void;
   onCatalogue(catalogue: Catalogue): void;
 }
 
@@ -62,10 +67,15 @@ export function BoardPage(props: BoardPageProps) {
   useVersion(inbox);
   const skew = useRef(0);
   const clock = useMemo(() => createClock(() => skew.current), []);
+  const version = useVersion(board);
+  const loaded = board.loaded;
+  const me = useMe(api, loaded, props.me);
+  const can = useMemo(() => (me === null ? EVERYTHING : canOf(me.bindings)), [me]);
   const uptime = useUptimeFeed(api);
-  const cluster = useClusterFeed(api);
+  // Feeds of the whole fleet or for admins only: not asked by who would be refused.
+  const cluster = useClusterFeed(api, can.seeAll());
   const [enrollNonce, setEnrollNonce] = useState(0);
-  const enrolled = useEnrollmentsFeed(api, enrollNonce);
+  const enrolled = useEnrollmentsFeed(api, enrollNonce, can.enroll());
   const enrolledRef = useRef(enrolled);
   enrolledRef.current = enrolled;
   const [status, setStatus] = useState<LiveStatus>('connecting');
@@ -81,8 +91,13 @@ export function BoardPage(props: BoardPageProps) {
   browserNotifyRef.current = browserNotify;
   const tRef = useRef(t);
   tRef.current = t;
-  const version = useVersion(board);
-  const loaded = board.loaded;
+  const mayAck = useCallback(
+    (name: string) => {
+      const m = board.machines.get(name);
+      return m === undefined ? can.operateAll() : can.operate(m);
+    },
+    [board, can],
+  );
 
   const problemText = useProblemText(t);
 
@@ -274,83 +289,90 @@ export function BoardPage(props: BoardPageProps) {
   }, []);
 
   return (
-    <ClockContext.Provider value={clock}>
-      <a class="skip-link" href="#machines">
-        {t('nav.skip')}
-      </a>
-      <TopBar
-        status={status}
-        languages={languages}
-        journal={{ open: journalOpen, onToggle: toggleJournal }}
-        onLanguage={chooseLanguageByHand}
-        onSignOut={() => onSignOut({ kind: 'signed-out' })}
-      />
-      <div class={`layout${journalOpen ? ' with-journal' : ''}`}>
-        <main id="machines" tabIndex={-1} aria-labelledby="machines-heading">
-          <InboxPanel feed={inbox} problemText={problemText} />
-          <h2 id="machines-heading" class="visually-hidden">
-            {t('board.heading')}
-          </h2>
-          <Summary counts={counts} loaded={loaded} />
-          <ClusterLine boards={cluster} />
-          <UpdateAll count={behind} run={updateAll} />
-          <AddMachine
-            api={api}
-            machine={(name) => board.machines.get(name)}
-            onEnrolled={() => setEnrollNonce((n) => n + 1)}
-          />
-          {loadProblem !== null ? (
-            <p class="problem" role="alert">
-              {t('board.loadProblem', { detail: loadProblem })}
-            </p>
+    <CanContext.Provider value={can}>
+      <ClockContext.Provider value={clock}>
+        <a class="skip-link" href="#machines">
+          {t('nav.skip')}
+        </a>
+        <TopBar
+          status={status}
+          languages={languages}
+          journal={{ open: journalOpen, onToggle: toggleJournal }}
+          onLanguage={chooseLanguageByHand}
+          onSignOut={() => onSignOut({ kind: 'signed-out' })}
+          account={{ name: me?.name ?? null, people: can.managePeople() }}
+        />
+        <div class={`layout${journalOpen ? ' with-journal' : ''}`}>
+          <main id="machines" tabIndex={-1} aria-labelledby="machines-heading">
+            <InboxPanel feed={inbox} problemText={problemText} mayAck={mayAck} />
+            <h2 id="machines-heading" class="visually-hidden">
+              {t('board.heading')}
+            </h2>
+            <Summary counts={counts} loaded={loaded} />
+            <ClusterLine boards={cluster} />
+            {can.operateAll() ? <UpdateAll count={behind} run={updateAll} /> : null}
+            {can.enroll() ? (
+              <AddMachine
+                api={api}
+                machine={(name) => board.machines.get(name)}
+                onEnrolled={() => setEnrollNonce((n) => n + 1)}
+              />
+            ) : null}
+            {loadProblem !== null ? (
+              <p class="problem" role="alert">
+                {t('board.loadProblem', { detail: loadProblem })}
+              </p>
+            ) : null}
+            {can.seeAll() ? (
+              <NotifyPanel
+                api={api}
+                browserEnabled={browserNotify}
+                onBrowserEnabled={enableBrowserNotify}
+              />
+            ) : null}
+            <GroupBar
+              groups={groups}
+              machines={board.machines}
+              version={version}
+              active={view.g}
+              onPick={(g) => setView({ g })}
+            />
+            <Filters view={view} filter={filter} keys={keys} onChange={setView} />
+            <SilenceContext.Provider value={silenceActions}>
+              <UpdateContext.Provider value={updateActions}>
+                <UptimeContext.Provider value={uptime}>
+                  <EnrolledContext.Provider value={enrolled}>
+                    <MachineList
+                      machines={board.machines}
+                      version={version}
+                      loaded={loaded}
+                      view={view}
+                      filter={filter}
+                      group={group}
+                      outcomes={actions.outcomes}
+                      onView={setView}
+                      onAction={requestAction}
+                      onForget={requestForget}
+                      onDismiss={actions.dismiss}
+                      onShowJournal={showJournalOf}
+                    />
+                  </EnrolledContext.Provider>
+                </UptimeContext.Provider>
+              </UpdateContext.Provider>
+            </SilenceContext.Provider>
+          </main>
+          {journalOpen ? (
+            <JournalPanel
+              store={journal}
+              machineFilter={view.jm}
+              outcomeFilter={view.jo}
+              problem={journalProblem}
+              onFilter={(jm, jo) => setView({ jm, jo, page: view.page })}
+            />
           ) : null}
-          <NotifyPanel
-            api={api}
-            browserEnabled={browserNotify}
-            onBrowserEnabled={enableBrowserNotify}
-          />
-          <GroupBar
-            groups={groups}
-            machines={board.machines}
-            version={version}
-            active={view.g}
-            onPick={(g) => setView({ g })}
-          />
-          <Filters view={view} filter={filter} keys={keys} onChange={setView} />
-          <SilenceContext.Provider value={silenceActions}>
-            <UpdateContext.Provider value={updateActions}>
-              <UptimeContext.Provider value={uptime}>
-                <EnrolledContext.Provider value={enrolled}>
-                  <MachineList
-                    machines={board.machines}
-                    version={version}
-                    loaded={loaded}
-                    view={view}
-                    filter={filter}
-                    group={group}
-                    outcomes={actions.outcomes}
-                    onView={setView}
-                    onAction={requestAction}
-                    onForget={requestForget}
-                    onDismiss={actions.dismiss}
-                    onShowJournal={showJournalOf}
-                  />
-                </EnrolledContext.Provider>
-              </UptimeContext.Provider>
-            </UpdateContext.Provider>
-          </SilenceContext.Provider>
-        </main>
-        {journalOpen ? (
-          <JournalPanel
-            store={journal}
-            machineFilter={view.jm}
-            outcomeFilter={view.jo}
-            problem={journalProblem}
-            onFilter={(jm, jo) => setView({ jm, jo, page: view.page })}
-          />
-        ) : null}
-      </div>
-      <ConfirmDialog request={actions.confirm} onClose={actions.closed} />
-    </ClockContext.Provider>
+        </div>
+        <ConfirmDialog request={actions.confirm} onClose={actions.closed} />
+      </ClockContext.Provider>
+    </CanContext.Provider>
   );
 }

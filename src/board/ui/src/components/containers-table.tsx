@@ -42,6 +42,8 @@ export function sortContainers(list: readonly Container[], alerts: readonly Cont
 
 export interface ContainersProps {
   machine: string;
+  /** false: the person may not act on this machine (no buttons; see auth/can.ts). */
+  canAct?: boolean;
   containers: Container[] | null;
   error: string | null;
   omitted: number;
@@ -194,7 +196,7 @@ export function ContainersTable(props: ContainersProps) {
                           )}
                         </td>
                         <td class="row-actions">
-                          {service === undefined ? null : (
+                          {service === undefined || props.canAct === false ? null : (
                             <ContainerButtons
                               machine={props.machine}
                               service={service}

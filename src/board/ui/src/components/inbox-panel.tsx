@@ -37,6 +37,7 @@ function Waiting(props: { session: InboxSession }) {
 function InboxRow(props: {
   session: InboxSession;
   feed: InboxFeed;
+  mayAck: boolean;
   problemText(error: unknown): string;
 }) {
   const { t } = useI18n();
@@ -75,15 +76,17 @@ function InboxRow(props: {
           {s.text}
         </p>
       )}
-      <button
-        type="button"
-        class="inbox-ack"
-        disabled={busy}
-        aria-label={t('inbox.ackLabel', { session: s.session, machine: s.machine })}
-        onClick={() => void acknowledge()}
-      >
-        {busy ? t('inbox.acking') : t('inbox.ack')}
-      </button>
+      {!props.mayAck ? null : (
+        <button
+          type="button"
+          class="inbox-ack"
+          disabled={busy}
+          aria-label={t('inbox.ackLabel', { session: s.session, machine: s.machine })}
+          onClick={() => void acknowledge()}
+        >
+          {busy ? t('inbox.acking') : t('inbox.ack')}
+        </button>
+      )}
       {problem === null ? null : (
         <p class="problem" role="alert">
           {t('inbox.ackProblem', { detail: problem })}
@@ -98,7 +101,12 @@ function InboxRow(props: {
  * first, each with its machine (a link to its page), its text, how long it has waited, and an
  * Acknowledge button. At the top of the board page: on a phone it is the first thing shown.
  */
-export function InboxPanel(props: { feed: InboxFeed; problemText(error: unknown): string }) {
+export function InboxPanel(props: {
+  feed: InboxFeed;
+  problemText(error: unknown): string;
+  /** Whether the person may acknowledge on this machine (auth/can.ts, asked by the page). */
+  mayAck(machine: string): boolean;
+}) {
   const { t } = useI18n();
   const { feed } = props;
   useVersion(feed);
@@ -124,6 +132,7 @@ export function InboxPanel(props: { feed: InboxFeed; problemText(error: unknown)
               key={`${s.machine}\n${s.session}`}
               session={s}
               feed={feed}
+              mayAck={props.mayAck(s.machine)}
               problemText={props.problemText}
             />
           ))}

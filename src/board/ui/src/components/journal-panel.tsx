@@ -1,4 +1,4 @@
-import { useMemo } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import type { JournalEntry } from '../api/types.js';
 import { useI18n, useVersion } from '../hooks.js';
 import type { MessageKey } from '../i18n/i18n.js';
@@ -29,6 +29,25 @@ const WHO: Record<string, MessageKey> = {
   machine: 'journal.who.machine',
 };
 
+/** The kinds of actor an entry names (DESIGN 15), for the actor filter. */
+const ACTORS: Record<string, MessageKey> = {
+  person: 'journal.actor.person',
+  token: 'journal.actor.token',
+  board_token: 'journal.actor.board_token',
+  machine: 'journal.actor.machine',
+  mcp: 'journal.actor.mcp',
+  anonymous: 'journal.actor.anonymous',
+};
+
+/** Whether an entry's actor is of `kind` (any: '') and its name holds `name` (any case). */
+export function actorMatches(entry: JournalEntry, kind: string, name: string): boolean {
+  if (kind === '' && name === '') return true;
+  const a = entry.actor;
+  if (a === null) return false;
+  if (kind !== '' && a.kind !== kind) return false;
+  return name === '' || a.name.toLowerCase().includes(name.toLowerCase());
+}
+
 /** The machine an entry is about: the target's first path segment ("web1/backup/start"). */
 export function entryMachine(entry: JournalEntry): string {
   return entry.target.split('/')[0] ?? '';
@@ -52,16 +71,20 @@ export function JournalPanel(props: {
   const { t } = i18n;
   const version = useVersion(props.store);
   const { store, machineFilter, outcomeFilter } = props;
+  // By actor: applied here to the entries the page holds.
+  const [actorKind, setActorKind] = useState('');
+  const [actorName, setActorName] = useState('');
   const shown = useMemo(() => {
     void version;
     const out: JournalEntry[] = [];
     for (const e of store.entries) {
       if (!matches(e, machineFilter, outcomeFilter)) continue;
+      if (!actorMatches(e, actorKind, actorName.trim())) continue;
       out.push(e);
       if (out.length >= SHOWN) break;
     }
     return out;
-  }, [store, version, machineFilter, outcomeFilter]);
+  }, [store, version, machineFilter, outcomeFilter, actorKind, actorName]);
   // The outcome choices: the known ones and any other the board has sent.
   const outcomes = useMemo(() => {
     void version;
@@ -74,7 +97,8 @@ export function JournalPanel(props: {
     const key = OUTCOMES[o];
     return key === undefined ? o : t(key);
   };
-  const filtered = machineFilter !== '' || outcomeFilter !== '';
+  const filtered =
+    machineFilter !== '' || outcomeFilter !== '' || actorKind !== '' || actorName !== '';
 
   return (
     <aside id="journal" class="journal" aria-labelledby="journal-heading">
@@ -106,8 +130,40 @@ export function JournalPanel(props: {
             ))}
           </select>
         </label>
+        <label class="field">
+          <span id="journal-actor-kind-label">{t('journal.actorKind')}</span>
+          <select
+            aria-labelledby="journal-actor-kind-label"
+            value={actorKind}
+            onChange={(e) => setActorKind(e.currentTarget.value)}
+          >
+            <option value="">{t('journal.allActors')}</option>
+            {Object.entries(ACTORS).map(([k, key]) => (
+              <option key={k} value={k}>
+                {t(key)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="field">
+          <span id="journal-actor-name-label">{t('journal.actorName')}</span>
+          <input
+            type="search"
+            aria-labelledby="journal-actor-name-label"
+            value={actorName}
+            onInput={(e) => setActorName(e.currentTarget.value)}
+          />
+        </label>
         {filtered ? (
-          <button type="button" class="link" onClick={() => props.onFilter('', '')}>
+          <button
+            type="button"
+            class="link"
+            onClick={() => {
+              setActorKind('');
+              setActorName('');
+              props.onFilter('', '');
+            }}
+          >
             {t('journal.clear')}
           </button>
         ) : null}
@@ -142,6 +198,12 @@ export function JournalPanel(props: {
                   {who === undefined ? e.who : t(who)}
                   {e.status === null ? '' : ` · ${e.status}`}
                 </span>
+                {e.actor === null || e.actor.kind === 'machine' ? null : (
+                  <span class="entry-actor" data-actor={`${e.actor.kind}:${e.actor.name}`}>
+                    {t(ACTORS[e.actor.kind] ?? 'journal.actor.other')}{' '}
+                    <span translate={false}>{e.actor.name}</span>
+                  </span>
+                )}
                 {e.detail === null || e.detail === '' ? null : (
                   <span class="entry-detail" translate={false}>
                     {e.detail}

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { LABELS_MAX, labelKeyProblem, labelValueProblem } from '../../../../shared/labels.js';
 import { type Api, LabelError } from '../api/client.js';
 import type { Machine } from '../api/types.js';
+import { useCan } from '../auth/can.js';
 import { useI18n } from '../hooks.js';
 import { useProblemText } from '../state/problem-text.js';
 import { LabelChips } from './label-chips.js';
@@ -40,6 +41,7 @@ export function MachineLabels(props: { api: Api; machine: Machine }) {
   const { t } = useI18n();
   const problemText = useProblemText(t);
   const m = props.machine;
+  const may = useCan().administer(m);
   const [rows, setRows] = useState<Row[] | null>(null);
   const [next, setNext] = useState(1000);
   const [problems, setProblems] = useState<Map<number, string>>(new Map());
@@ -90,7 +92,7 @@ export function MachineLabels(props: { api: Api; machine: Machine }) {
       ) : (
         <LabelChips machine={m} />
       )}
-      {rows === null ? (
+      {!may ? null : rows === null ? (
         <button type="button" onClick={() => setRows(boardRows(m))}>
           {t('labels.edit')}
         </button>

@@ -1,5 +1,6 @@
 import { memo } from 'preact/compat';
 import type { ActionName, Machine } from '../api/types.js';
+import { useCan } from '../auth/can.js';
 import { useI18n } from '../hooks.js';
 import { useEnrolled } from '../state/enrollments.js';
 import type { MachineOutcomes } from '../state/outcomes.js';
@@ -39,6 +40,7 @@ function hostOf(location: string): string {
 function Card(props: MachineCardProps) {
   const { t, number } = useI18n();
   const m = props.machine;
+  const can = useCan();
   const o = m.overview;
   const up = m.state === 'up';
   const headingId = `machine-${m.name}`;
@@ -160,6 +162,7 @@ function Card(props: MachineCardProps) {
             outcomes={props.outcomes?.services ?? NO_OUTCOMES}
             onAction={props.onAction}
             onDismiss={props.onDismiss}
+            canAct={can.operate(m)}
           />
         </>
       )}
@@ -180,7 +183,7 @@ function Card(props: MachineCardProps) {
         >
           {t('machine.journal')}
         </button>
-        {m.origin === 'announced' ? (
+        {m.origin === 'announced' && can.administer(m) ? (
           <button
             type="button"
             class="forget"

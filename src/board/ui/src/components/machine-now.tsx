@@ -1,4 +1,5 @@
 import type { ActionName, Machine } from '../api/types.js';
+import { useCan } from '../auth/can.js';
 import { useI18n } from '../hooks.js';
 import type { MachineOutcomes } from '../state/outcomes.js';
 import { LastSeen } from './ago.js';
@@ -30,6 +31,7 @@ export interface MachineNowProps {
  */
 export function MachineNow(props: MachineNowProps) {
   const { t } = useI18n();
+  const can = useCan();
   const m = props.machine;
   if (m === undefined) return <p class="muted">{t('now.loading')}</p>;
   if (m === null) return <p class="muted">{t('now.unknown')}</p>;
@@ -77,6 +79,7 @@ export function MachineNow(props: MachineNowProps) {
                 outcomes={services}
                 onAction={props.onAction}
                 onDismiss={props.onDismiss}
+                canAct={can.operate(m)}
               />
             </NowPart>
           )}
@@ -91,6 +94,7 @@ export function MachineNow(props: MachineNowProps) {
             services={o.services}
             outcomes={services}
             onAction={props.onAction}
+            canAct={can.operate(m)}
           />
           <ProcessesTable processes={o.now.processes} error={o.now.processesError} />
           <NetworkPart net={o.now.net} error={o.now.netError} />

@@ -10,6 +10,8 @@ import {
   type Uptime,
 } from '../api/history.js';
 import type { ActionName, Catalogue } from '../api/types.js';
+import { CanContext, canOf, EVERYTHING } from '../auth/can.js';
+import { type Me, useMe } from '../auth/me.js';
 import { ClockContext, createClock, useI18n } from '../hooks.js';
 import { useLanguages } from '../state/languages.js';
 import { useMachineFeed } from '../state/machine-feed.js';
@@ -52,10 +54,12 @@ function writeAddress(name: string, w: HistoryWindow): void {
  * strip, charts with range and zoom, state changes.
  */
 export function MachinePage(props: {
-  token: string;
+  /** The board or API token; null: the browser's session cookie. */
+  token: string | null;
+  me: Me | null;
   name: string;
   /** `from`: the token that was refused (a sign-out for another one is ignored). */
-  onSignOut(why: SignInProblem | null, from?: string): void;
+  onSignOut(why: SignInProblem | null, from?: string | null): void;
   onCatalogue(catalogue: Catalogue): void;
 }) {
   const { t, number, time } = useI18n();
@@ -66,6 +70,9 @@ export function MachinePage(props: {
   );
   const { languages, choose } = useLanguages(api, props.onCatalogue);
   const feed = useMachineFeed(api, name);
+  // Asked once the machine's feed answered (the token proven), or known with the cookie.
+  const me = useMe(api, feed.machine != null, props.me);
+  const can = useMemo(() => (me === null ? EVERYTHING : canOf(me.bindings)), [me]);
   const clock = useMemo(() => createClock(() => 0), []);
   const problemText = useProblemText(t);
   // Only announced machines can be forgotten, and only from the board page.
@@ -163,93 +170,96 @@ export function MachinePage(props: {
     v === null || v === undefined ? '–' : `${number(v * 100, 2)} %`;
 
   return (
-    <ClockContext.Provider value={clock}>
-      <TopBar
-        languages={languages}
-        onLanguage={choose}
-        onSignOut={() => onSignOut({ kind: 'signed-out' })}
-        status={feed.status}
-        home={{ href: './', onClick: (e) => followLink(e, './') }}
-      />
-      <main class="machine-page" aria-labelledby="machine-page-heading">
-        <p>
-          <a href="./" class="back-link" onClick={(e) => followLink(e, './')}>
-            ← {t('history.back')}
-          </a>
-        </p>
-        <h1 id="machine-page-heading" translate={false}>
-          {name}
-        </h1>
-        <dl class="uptime" data-testid="uptime">
-          <div>
-            <dt>{t('history.uptime24h')}</dt>
-            <dd>{show(uptime?.['24h'])}</dd>
-          </div>
-          <div>
-            <dt>{t('history.uptime7d')}</dt>
-            <dd>{show(uptime?.['7d'])}</dd>
-          </div>
-          <div>
-            <dt>{t('history.uptime30d')}</dt>
-            <dd>{show(uptime?.['30d'])}</dd>
-          </div>
-        </dl>
-        {feed.machine == null ? null : <MachineLabels api={api} machine={feed.machine} />}
-        <MachineNow
-          machine={feed.machine}
-          outcomes={actions.outcomes.get(name)}
-          onAction={requestAction}
-          onDismiss={actions.dismiss}
+    <CanContext.Provider value={can}>
+      <ClockContext.Provider value={clock}>
+        <TopBar
+          account={{ name: me?.name ?? null, people: can.managePeople() }}
+          languages={languages}
+          onLanguage={choose}
+          onSignOut={() => onSignOut({ kind: 'signed-out' })}
+          status={feed.status}
+          home={{ href: './', onClick: (e) => followLink(e, './') }}
         />
-        <h2 class="history-heading">{t('history.heading')}</h2>
-        <div class="range-bar">
-          <fieldset class="range-picker">
-            <legend>{t('history.range')}</legend>
-            {RANGES.map((r) => (
-              <button
-                key={r}
-                type="button"
-                aria-pressed={'range' in win && win.range === r}
-                onClick={() => pick(r)}
-              >
-                {r}
-              </button>
-            ))}
-          </fieldset>
-          {'from' in win ? (
-            <span class="zoom-window" data-testid="zoom-window">
-              {time(win.from * 1000)} – {time(win.to * 1000)}{' '}
-              <button type="button" onClick={back} disabled={zoomed.length === 0}>
-                {t('history.zoomOut')}
-              </button>
-            </span>
-          ) : (
-            <span class="muted">{t('history.zoomHint')}</span>
-          )}
-        </div>
-        {problem !== null ? (
-          <p class="problem" role="alert">
-            {t('history.problem', { detail: problem })}
+        <main class="machine-page" aria-labelledby="machine-page-heading">
+          <p>
+            <a href="./" class="back-link" onClick={(e) => followLink(e, './')}>
+              ← {t('history.back')}
+            </a>
           </p>
-        ) : null}
-        {shown === null ? (
-          <p class="muted">{t('history.loading')}</p>
-        ) : (
-          <>
-            <h3 class="history-heading">{t('history.strip')}</h3>
-            <UpStrip t={shown.data.t} up={shown.data.up} />
-            <MachineCharts
-              data={shown.data}
-              origin={feed.machine?.origin ?? null}
-              since={shown.since}
-              onZoom={zoomTo}
-            />
-          </>
-        )}
-        <h2 class="history-heading">{t('history.events')}</h2>
-        <StateChanges events={events} />
-      </main>
-      <ConfirmDialog request={actions.confirm} onClose={actions.closed} />
-    </ClockContext.Provider>
+          <h1 id="machine-page-heading" translate={false}>
+            {name}
+          </h1>
+          <dl class="uptime" data-testid="uptime">
+            <div>
+              <dt>{t('history.uptime24h')}</dt>
+              <dd>{show(uptime?.['24h'])}</dd>
+            </div>
+            <div>
+              <dt>{t('history.uptime7d')}</dt>
+              <dd>{show(uptime?.['7d'])}</dd>
+            </div>
+            <div>
+              <dt>{t('history.uptime30d')}</dt>
+              <dd>{show(uptime?.['30d'])}</dd>
+            </div>
+          </dl>
+          {feed.machine == null ? null : <MachineLabels api={api} machine={feed.machine} />}
+          <MachineNow
+            machine={feed.machine}
+            outcomes={actions.outcomes.get(name)}
+            onAction={requestAction}
+            onDismiss={actions.dismiss}
+          />
+          <h2 class="history-heading">{t('history.heading')}</h2>
+          <div class="range-bar">
+            <fieldset class="range-picker">
+              <legend>{t('history.range')}</legend>
+              {RANGES.map((r) => (
+                <button
+                  key={r}
+                  type="button"
+                  aria-pressed={'range' in win && win.range === r}
+                  onClick={() => pick(r)}
+                >
+                  {r}
+                </button>
+              ))}
+            </fieldset>
+            {'from' in win ? (
+              <span class="zoom-window" data-testid="zoom-window">
+                {time(win.from * 1000)} – {time(win.to * 1000)}{' '}
+                <button type="button" onClick={back} disabled={zoomed.length === 0}>
+                  {t('history.zoomOut')}
+                </button>
+              </span>
+            ) : (
+              <span class="muted">{t('history.zoomHint')}</span>
+            )}
+          </div>
+          {problem !== null ? (
+            <p class="problem" role="alert">
+              {t('history.problem', { detail: problem })}
+            </p>
+          ) : null}
+          {shown === null ? (
+            <p class="muted">{t('history.loading')}</p>
+          ) : (
+            <>
+              <h3 class="history-heading">{t('history.strip')}</h3>
+              <UpStrip t={shown.data.t} up={shown.data.up} />
+              <MachineCharts
+                data={shown.data}
+                origin={feed.machine?.origin ?? null}
+                since={shown.since}
+                onZoom={zoomTo}
+              />
+            </>
+          )}
+          <h2 class="history-heading">{t('history.events')}</h2>
+          <StateChanges events={events} />
+        </main>
+        <ConfirmDialog request={actions.confirm} onClose={actions.closed} />
+      </ClockContext.Provider>
+    </CanContext.Provider>
   );
 }

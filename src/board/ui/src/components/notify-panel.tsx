@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../api/client.js';
 import type { NotifyInfo } from '../api/types.js';
+import { useCan } from '../auth/can.js';
 import { useI18n } from '../hooks.js';
 import { notificationsSupported } from '../state/browser-notify.js';
 import {
@@ -25,6 +26,7 @@ export interface NotifyPanelProps {
  */
 export function NotifyPanel(props: NotifyPanelProps) {
   const { t } = useI18n();
+  const can = useCan();
   const { api } = props;
   const [info, setInfo] = useState<NotifyInfo | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -98,14 +100,16 @@ export function NotifyPanel(props: NotifyPanelProps) {
                     {c.name}
                   </span>{' '}
                   <span class="channel-kind">{c.kind}</span>{' '}
-                  <button
-                    type="button"
-                    disabled={state?.kind === 'sending'}
-                    aria-label={t('notify.testLabel', { channel: c.name })}
-                    onClick={() => test(c.name)}
-                  >
-                    {t('notify.test')}
-                  </button>{' '}
+                  {!can.testChannels() ? null : (
+                    <button
+                      type="button"
+                      disabled={state?.kind === 'sending'}
+                      aria-label={t('notify.testLabel', { channel: c.name })}
+                      onClick={() => test(c.name)}
+                    >
+                      {t('notify.test')}
+                    </button>
+                  )}{' '}
                   {state === undefined || state.kind === 'sending' ? null : (
                     <span class={`test-result ${state.kind}`} role="status">
                       {state.kind === 'ok'

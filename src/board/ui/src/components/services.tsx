@@ -17,6 +17,8 @@ export interface ServicesProps {
   outcomes: Readonly<Record<string, ActionState>>;
   onAction(machine: string, service: string, action: ActionName): void;
   onDismiss(machine: string, service: string | null): void;
+  /** false: the person may not act on this machine (no buttons; see auth/can.ts). */
+  canAct?: boolean;
 }
 
 /** Each published service with its state; buttons only for what the machine lets the board do. */
@@ -28,7 +30,7 @@ export function Services(props: ServicesProps) {
       {props.services.map((s) => {
         const state = props.outcomes[s.name];
         const sending = state !== undefined && state.outcome === null;
-        const allowed = s.board.filter((a) => s.actions.includes(a));
+        const allowed = props.canAct === false ? [] : s.board.filter((a) => s.actions.includes(a));
         return (
           <li key={s.name} class={`service ${s.state}`}>
             <span class="service-name" translate={false}>

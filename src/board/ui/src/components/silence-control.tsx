@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Machine } from '../api/types.js';
+import { useCan } from '../auth/can.js';
 import { useI18n, useNow } from '../hooks.js';
 import { useSilence } from '../state/notify-context.js';
 
@@ -10,6 +11,7 @@ const DURATIONS = [15, 60, 240, 1440, 10080] as const;
 export function SilenceControl(props: { machine: Machine }) {
   const { t, time } = useI18n();
   const actions = useSilence();
+  const may = useCan().operate(props.machine);
   const now = useNow();
   const m = props.machine;
   const [open, setOpen] = useState(false);
@@ -17,7 +19,7 @@ export function SilenceControl(props: { machine: Machine }) {
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  if (actions === null) return null;
+  if (actions === null || !may) return null;
   const silenced = m.silencedUntil !== null && m.silencedUntil > now;
   const act = (work: Promise<void>) => {
     setBusy(true);

@@ -3,6 +3,7 @@ import type { LiveStatus } from '../api/live.js';
 import type { LanguageInfo } from '../api/types.js';
 import { useI18n } from '../hooks.js';
 import type { MessageKey } from '../i18n/i18n.js';
+import { followLink } from '../state/route.js';
 import { applyTheme, nextTheme, storedTheme, type Theme } from '../theme.js';
 
 const STATUS_TEXT: Record<LiveStatus, MessageKey> = {
@@ -27,6 +28,8 @@ export interface TopBarProps {
   onSignOut(): void;
   /** Set on other pages than the board: the title is a link back to it. */
   home?: { href: string; onClick(event: MouseEvent): void };
+  /** Who is signed in (null until known) and whether the People page is theirs to see. */
+  account?: { name: string | null; people: boolean };
 }
 
 /** Title, connection state, and the page's settings. */
@@ -99,6 +102,23 @@ export function TopBar(props: TopBarProps) {
           <span aria-hidden="true" class="theme-icon" />
           <span class="theme-name">{themeName}</span>
         </button>
+        {props.account === undefined ? null : (
+          <nav class="account" aria-label={t('account.nav')}>
+            {props.account.name === null ? null : (
+              <span class="signed-in-as" data-testid="signed-in-as" translate={false}>
+                {props.account.name}
+              </span>
+            )}
+            {props.account.people ? (
+              <a href="?page=people" onClick={(e) => followLink(e, '?page=people')}>
+                {t('account.people')}
+              </a>
+            ) : null}
+            <a href="?page=tokens" onClick={(e) => followLink(e, '?page=tokens')}>
+              {t('account.tokens')}
+            </a>
+          </nav>
+        )}
         <button type="button" onClick={props.onSignOut}>
           {t('settings.signOut')}
         </button>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Machine } from '../api/types.js';
+import { useCan } from '../auth/can.js';
 import { useI18n } from '../hooks.js';
 import { useUpdate } from '../state/update-context.js';
 
@@ -35,11 +36,12 @@ function LastOutcome(props: { machine: Machine }) {
 export function UpdateControl(props: { machine: Machine }) {
   const { t } = useI18n();
   const actions = useUpdate();
+  const may = useCan().operate(props.machine);
   const m = props.machine;
   const [busy, setBusy] = useState(false);
   const [asked, setAsked] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  if (!m.agent.updateAvailable) return null;
+  if (!m.agent.updateAvailable || !may) return null;
   const ask = () => {
     if (actions === null) return;
     setBusy(true);

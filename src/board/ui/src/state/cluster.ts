@@ -15,9 +15,12 @@ const REFRESH_MS = 5000;
 const NO_BOARDS: readonly ClusterBoard[] = [];
 
 /** The boards that share this board's store, read every 5 s (empty until the first answer). */
-export function useClusterFeed(api: Api): readonly ClusterBoard[] {
-  // An older board without /api/cluster: no line.
-  const load = useCallback(async () => parseCluster(await api.getJson('/api/cluster')), [api]);
+export function useClusterFeed(api: Api, allowed = true): readonly ClusterBoard[] {
+  // An older board without /api/cluster: no line; someone who cannot see the whole fleet: none.
+  const load = useCallback(
+    async () => (allowed ? parseCluster(await api.getJson('/api/cluster')) : NO_BOARDS),
+    [api, allowed],
+  );
   return usePolled<readonly ClusterBoard[]>(load, NO_BOARDS, REFRESH_MS);
 }
 

@@ -15,11 +15,12 @@ export const useEnrolled = (): ReadonlySet<string> => useContext(EnrolledContext
  * The enrolled names, read every 15 s and at once when `nonce` changes (after this page added
  * or revoked one). An older board without the route: none.
  */
-export function useEnrollmentsFeed(api: Api, nonce: number): ReadonlySet<string> {
+export function useEnrollmentsFeed(api: Api, nonce: number, allowed = true): ReadonlySet<string> {
   const load = useCallback(async () => {
     void nonce;
+    if (!allowed) return NONE; // not the person's to see (auth/can.ts): not asked
     return parseEnrollments(await api.getJson('/api/enrollments'));
-  }, [api, nonce]);
+  }, [api, nonce, allowed]);
   return usePolled<ReadonlySet<string>>(load, NONE, REFRESH_MS);
 }
 

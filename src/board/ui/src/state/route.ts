@@ -34,3 +34,22 @@ export function useMachineRoute(): string | null {
   }, []);
   return machine;
 }
+
+/** The account pages: `?page=people` (admins) and `?page=tokens` (everyone's own). */
+export type AccountRoute = 'people' | 'tokens';
+
+function accountOf(search: string): AccountRoute | null {
+  const page = new URLSearchParams(search).get('page');
+  return page === 'people' || page === 'tokens' ? page : null;
+}
+
+/** The account page the address names, or null. */
+export function useAccountRoute(): AccountRoute | null {
+  const [page, setPage] = useState(() => accountOf(window.location.search));
+  useEffect(() => {
+    const onPop = () => setPage(accountOf(window.location.search));
+    window.addEventListener('popstate', onPop);
+    return () => window.removeEventListener('popstate', onPop);
+  }, []);
+  return page;
+}
