@@ -208,6 +208,8 @@ export async function enrollRoutes(app: FastifyInstance, options: EnrollRouteOpt
   app.get(
     '/api/enrollments',
     {
+      // Names of machines, any of them: an admin over the whole board only.
+      config: { access: 'admin', fleet: true },
       schema: {
         operationId: 'list_enrollments',
         summary: 'The machines added from the board (names only, never a key)',

@@ -26,7 +26,7 @@ export interface Can {
   seeAll(): boolean;
   /** What needs a role over every machine: update all. */
   operateAll(): boolean;
-  /** Add a machine (enroll) and the list of enrolled ones (admin over some machine). */
+  /** Add a machine (enroll) and the list of enrolled ones (admin over every machine). */
   enroll(): boolean;
   /** The People page and channel tests (admin over some machine). */
   managePeople(): boolean;
@@ -80,7 +80,7 @@ export function canOf(bindings: readonly BindingView[]): Can {
     administer: (m) => may('admin', m),
     seeAll: () => whole >= 1,
     operateAll: () => whole >= 2,
-    enroll: () => top >= 3,
+    enroll: () => whole >= 3,
     managePeople: () => top >= 3,
     testChannels: () => top >= 3,
   };
