@@ -1,4 +1,4 @@
-import { type Me, parseMe } from '../auth/me.js';
+import { type Me, parseMe } from './me.js';
 import {
   parseBoard,
   parseCatalogue,
