@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { AccountsApi, Person, SignupLink } from '../api/accounts.js';
+import { useCallback, useState } from 'preact/hooks';
+import type { AccountsApi, SignupLink } from '../api/accounts.js';
 import type { BindingView } from '../auth/can.js';
 import { useI18n } from '../hooks.js';
+import { useAccountList } from './account-list.js';
 import { BindingText, bindingOf, RoleFields, ShownOnce, When } from './account-parts.js';
 
 /** What a row of the list is doing: nothing, editing its bindings, or asking to be removed. */
@@ -16,42 +17,16 @@ type RowMode =
 export function PeoplePanel(props: { accounts: AccountsApi; problemText(e: unknown): string }) {
   const { t } = useI18n();
   const { accounts } = props;
-  // The language may change under the page: that must not read the list again.
-  const problemTextRef = useRef(props.problemText);
-  problemTextRef.current = props.problemText;
-  const problemText = useCallback((e: unknown) => problemTextRef.current(e), []);
-  const [people, setPeople] = useState<Person[] | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
   const [shown, setShown] = useState<{ name: string; link: SignupLink } | null>(null);
   const [mode, setMode] = useState<RowMode | null>(null);
   const [name, setName] = useState('');
   const [role, setRole] = useState('viewer');
   const [selector, setSelector] = useState('');
-  const [busy, setBusy] = useState(false);
-
-  const load = useCallback(() => {
-    accounts.people().then(
-      (list) => {
-        setPeople(list);
-        setProblem(null);
-      },
-      (e: unknown) => setProblem(problemText(e)),
-    );
-  }, [accounts, problemText]);
-  useEffect(load, [load]);
-
-  const run = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      await work();
-      load();
-    } catch (e) {
-      setProblem(problemText(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const list = useAccountList(
+    useCallback(() => accounts.people(), [accounts]),
+    props.problemText,
+  );
+  const { items: people, problem, busy, run } = list;
 
   return (
     <section class="account-panel" aria-labelledby="people-heading" data-testid="people">

@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { AccountsApi, TokenInfo } from '../api/accounts.js';
+import { useCallback, useState } from 'preact/hooks';
+import type { AccountsApi } from '../api/accounts.js';
 import { useI18n } from '../hooks.js';
 import type { MessageKey } from '../i18n/i18n.js';
+import { useAccountList } from './account-list.js';
 import { BindingText, RoleFields, ShownOnce, When } from './account-parts.js';
 
 /** The lifetimes offered for a new token (seconds; null: until deleted). */
@@ -19,43 +20,17 @@ const EXPIRY: readonly { s: number | null; key: MessageKey }[] = [
 export function TokensPanel(props: { accounts: AccountsApi; problemText(e: unknown): string }) {
   const { t } = useI18n();
   const { accounts } = props;
-  // The language may change under the page: that must not read the list again.
-  const problemTextRef = useRef(props.problemText);
-  problemTextRef.current = props.problemText;
-  const problemText = useCallback((e: unknown) => problemTextRef.current(e), []);
-  const [tokens, setTokens] = useState<TokenInfo[] | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
   const [shown, setShown] = useState<{ name: string; token: string } | null>(null);
   const [name, setName] = useState('');
   const [role, setRole] = useState('viewer');
   const [selector, setSelector] = useState('');
   const [expiry, setExpiry] = useState(0);
-  const [busy, setBusy] = useState(false);
   const [removing, setRemoving] = useState<string | null>(null);
-
-  const load = useCallback(() => {
-    accounts.tokens().then(
-      (list) => {
-        setTokens(list);
-        setProblem(null);
-      },
-      (e: unknown) => setProblem(problemText(e)),
-    );
-  }, [accounts, problemText]);
-  useEffect(load, [load]);
-
-  const run = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      await work();
-      load();
-    } catch (e) {
-      setProblem(problemText(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const list = useAccountList(
+    useCallback(() => accounts.tokens(), [accounts]),
+    props.problemText,
+  );
+  const { items: tokens, problem, busy, run } = list;
 
   return (
     <section class="account-panel" aria-labelledby="tokens-heading" data-testid="tokens">
