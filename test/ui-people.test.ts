@@ -115,9 +115,13 @@ describe('UI: people signed in by a session cookie', () => {
     expect(await page.locator('button.action').count()).toBe(0);
   });
 
-  it('an operator scoped env=prod has action, acknowledge and silence controls on prod machines only', async () => {
+  it('a viewer of everything who operates env=prod has action, acknowledge and silence controls on prod machines only', async () => {
     const { page } = ui;
-    await signIn('otto', [{ role: 'operator', selector: 'env=prod' }]);
+    // Viewer of every machine (db2 is shown), operator over env=prod only.
+    await signIn('otto', [
+      { role: 'viewer', selector: null },
+      { role: 'operator', selector: 'env=prod' },
+    ]);
     await open(page);
     expect(await controls(page, 'web1')).toEqual({ actions: 2, silence: 1, ack: 1 });
     expect(await controls(page, 'db2')).toEqual({ actions: 0, silence: 0, ack: 0 });

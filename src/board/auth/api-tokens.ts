@@ -132,7 +132,12 @@ export class TokenBook {
     if (body.last_used_at !== null && now - body.last_used_at < TOUCH_MS) return;
     body.last_used_at = now;
     this.table
-      .put({ kind: 'token', id: digest, body: JSON.stringify(body), expires_at: body.expires_at })
+      .refresh({
+        kind: 'token',
+        id: digest,
+        body: JSON.stringify(body),
+        expires_at: body.expires_at,
+      })
       .catch(() => {
         // The store is away: last_used_at is written next time.
       });

@@ -19,6 +19,11 @@ export interface AuthRecord {
 export interface AuthTable {
   /** Keeps one, replacing one of the same kind and id. */
   put(record: AuthRecord): Promise<void>;
+  /**
+   * Writes one again only if it is still there (seen_at, last_used_at): a write racing a
+   * sign-out or a deletion must not bring the record back. Whether it was there.
+   */
+  refresh(record: AuthRecord): Promise<boolean>;
   /** One, or null (also when it expired at `now`). */
   get(kind: AuthKind, id: string, now: number): Promise<AuthRecord | null>;
   /** Drops one; whether it was there. */

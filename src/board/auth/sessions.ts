@@ -144,7 +144,7 @@ export class SessionBook {
     if (now - body.seen_at < TOUCH_MS) return;
     body.seen_at = now;
     this.table
-      .put({
+      .refresh({
         kind: 'session',
         id,
         body: JSON.stringify(body),

@@ -153,6 +153,8 @@ export class GuardedTables {
   readonly auth = {
     put: (record: AuthRecord): Promise<void> =>
       this.health.guard('auth', () => this.store.auth.put(record)),
+    refresh: (record: AuthRecord): Promise<boolean> =>
+      this.health.guard('auth', () => this.store.auth.refresh(record)),
     get: (kind: AuthKind, id: string, now: number): Promise<AuthRecord | null> =>
       this.store.auth.get(kind, id, now),
     remove: (kind: AuthKind, id: string): Promise<boolean> =>

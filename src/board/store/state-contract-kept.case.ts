@@ -55,6 +55,43 @@ export function keptTablesContract(
     await back.close();
   });
 
+  it('auth records: put replaces by kind and id, expiry hides and sweeps, refresh never brings one back', async () => {
+    const store = await factory.fresh();
+    const rec = (
+      kind: 'person' | 'session' | 'token',
+      id: string,
+      body: string,
+      exp: number | null,
+    ) => ({
+      kind,
+      id,
+      body,
+      expires_at: exp,
+    });
+    await store.auth.put(rec('person', 'ada', '{"n":1}', null));
+    await store.auth.put(rec('person', 'ada', '{"n":2}', null));
+    await store.auth.put(rec('session', 'ada', '{"s":1}', 2_000));
+    await store.auth.put(rec('session', 'bob', '{"s":2}', 5_000));
+    expect(await store.auth.get('person', 'ada', 1_000)).toEqual(
+      rec('person', 'ada', '{"n":2}', null),
+    );
+    expect(await store.auth.get('session', 'ada', 1_999)).toEqual(
+      rec('session', 'ada', '{"s":1}', 2_000),
+    );
+    expect(await store.auth.get('session', 'ada', 2_000)).toBeNull();
+    expect((await store.auth.list('session', 2_000)).map((r) => r.id)).toEqual(['bob']);
+    expect(await store.auth.refresh(rec('session', 'bob', '{"s":3}', 6_000))).toBe(true);
+    expect(await store.auth.remove('session', 'bob')).toBe(true);
+    expect(await store.auth.remove('session', 'bob')).toBe(false);
+    expect(await store.auth.refresh(rec('session', 'bob', '{"s":4}', 6_000))).toBe(false);
+    expect(await store.auth.get('session', 'bob', 0)).toBeNull();
+    expect(await store.auth.sweep(2_000)).toBe(1);
+    const back = await again(store);
+    expect(await back.auth.list('person', 0)).toEqual([rec('person', 'ada', '{"n":2}', null)]);
+    expect(await back.auth.list('session', 0)).toEqual([]);
+    await back.close();
+  });
+
   it('board labels: a put replaces the map of its name, an empty map removes it, kept across a reopen', async () => {
     const store = await factory.fresh();
     expect(await store.labels.load()).toEqual([]);

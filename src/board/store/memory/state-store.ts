@@ -118,6 +118,12 @@ export class MemoryStore implements BoardStore {
       this.writes += 1;
       this.authRows.set(`${r.kind}\n${r.id}`, { ...r });
     },
+    refresh: async (r: AuthRecord) => {
+      if (!this.authRows.has(`${r.kind}\n${r.id}`)) return false;
+      this.writes += 1;
+      this.authRows.set(`${r.kind}\n${r.id}`, { ...r });
+      return true;
+    },
     get: async (kind: AuthKind, id: string, now: number) => {
       const r = this.authRows.get(`${kind}\n${id}`);
       return r === undefined || (r.expires_at !== null && r.expires_at <= now) ? null : { ...r };

@@ -25,6 +25,13 @@ export function postgresAuthTable(pool: pg.Pool): AuthTable {
         [r.kind, r.id, r.body, r.expires_at],
       );
     },
+    refresh: async (r) =>
+      ((
+        await pool.query(
+          'UPDATE auth_records SET body = $1, expires_at = $2 WHERE kind = $3 AND id = $4',
+          [r.body, r.expires_at, r.kind, r.id],
+        )
+      ).rowCount ?? 0) > 0,
     get: async (kind, id, now) => {
       const rows = (
         await pool.query<Row>(
