@@ -135,6 +135,9 @@ describe('a scope hides what is out of it (an in-process board on 127.0.0.1, sco
     expect(metrics.status).toBe(200);
     expect(metrics.text).toContain('name="web1"');
     expect(metrics.text).not.toContain('web2');
+    // Counts of the whole fleet are not a scoped viewer's either.
+    expect(metrics.text).not.toMatch(/^panoptes_machines[ {]/m);
+    expect((await get('/metrics', { token: TOKEN })).text).toMatch(/^panoptes_machines[ {]/m);
     expect((await get('/metrics', { token: TOKEN })).text).toContain('name="web2"');
     const groups = (await get('/api/groups', { cookie: prod })).json as {
       groups: { machines: number }[];

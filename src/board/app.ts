@@ -143,6 +143,9 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   };
   await registerRoutes(http, served, files, current, logger);
   const stopUpdates = startUpdateTimers(releases, domain.registry, domain.updates, logger);
+  const stopSweeping = domain.access.sweepEvery(10 * 60_000, (error) =>
+    logger.warn({ err: error }, 'dropping expired sessions and tokens failed'),
+  );
 
   const { board } = domain;
   return {
@@ -167,6 +170,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     access: domain.access,
     close: () => {
       stopUpdates();
+      stopSweeping();
       return closeBoard({
         http,
         stopListening,

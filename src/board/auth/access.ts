@@ -29,7 +29,7 @@ export class Access {
   private current: AuthSettings = NO_AUTH;
 
   constructor(
-    table: AuthTable,
+    private readonly table: AuthTable,
     readonly clock: Clock,
     private readonly journal: Pick<Journal, 'record'>,
   ) {
@@ -57,6 +57,18 @@ export class Access {
     const person = await this.people.get(name);
     if (person === null) return false;
     return new Scope(readBindings(person.bindings)).covers(bindings);
+  }
+
+  /**
+   * Drops what expired (sessions past their absolute limit, tokens, links, challenges) every
+   * `everyMs`; the answer stops it. A row past its time is refused at once all the same.
+   */
+  sweepEvery(everyMs: number, onError: (error: unknown) => void): () => void {
+    const timer = setInterval(() => {
+      this.table.sweep(this.clock.now()).catch(onError);
+    }, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** Removes a person with every session and token they had; whether they were there. */
