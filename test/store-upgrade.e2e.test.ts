@@ -91,7 +91,11 @@ describe('upgrade: a data directory from before the store is imported into it on
           entries: Entry[];
         }
       ).entries;
-    const entries = await journal();
+    // The 13th is the pending notification's delivery, which the board makes once it is up.
+    const entries = await eventually(async () => {
+      const all = await journal();
+      return all.filter((e) => e.id <= 13).length === 13 ? all : undefined;
+    }, 'the 12 imported entries and the delivery of the pending notification');
     const old = entries.filter((e) => e.id <= 13);
     expect(old.map((e) => e.id).sort((a, b) => a - b)).toEqual(
       Array.from({ length: 13 }, (_, i) => i + 1),
