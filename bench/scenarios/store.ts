@@ -138,6 +138,7 @@ async function journalAppend(
         id: i,
         at: new Date().toISOString(),
         who: 'board',
+        actor: { kind: 'board_token', name: 'board_token' },
         op: 'do',
         target: `m${i % 100}/backup/start`,
         outcome: 'done',
