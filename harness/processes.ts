@@ -142,7 +142,10 @@ export async function startProcess(
     exited,
     async stop(graceMs = options.stopGraceMs ?? 5000) {
       killGroup(pid, 'SIGTERM');
-      const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), graceMs);
+      const timer = setTimeout(() => {
+        output.push(`[harness] ${name} did not exit within ${graceMs} ms of SIGTERM: SIGKILL`);
+        killGroup(pid, 'SIGKILL');
+      }, graceMs);
       const result = await exited;
       clearTimeout(timer);
       groups.delete(pid);

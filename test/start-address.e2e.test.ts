@@ -31,7 +31,9 @@ describe('the address a board with --config prints', () => {
         expect(board.output.filter((l) => l.includes(TOKEN))).toEqual([]);
         expect(board.output.filter((l) => l.includes('token='))).toEqual([]);
       } finally {
-        expect((await board.stop()).code).toBe(0);
+        // A generous grace: CI's machine is loaded; the exit code and the last lines say why.
+        const exit = await board.stop(15_000);
+        expect(exit, board.output.slice(-6).join('\n')).toEqual({ code: 0, signal: null });
       }
     });
   }
