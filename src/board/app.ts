@@ -156,7 +156,16 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     settings: () => current.get(),
     applySettings: (next) =>
       applySettings(
-        { current, http, notifier, polling, board, labels: domain.labels, access: domain.access },
+        {
+          current,
+          http,
+          notifier,
+          polling,
+          board,
+          labels: domain.labels,
+          access: domain.access,
+          checks: domain.checks,
+        },
         next,
       ),
     trustedProxies: http.trustedProxies,

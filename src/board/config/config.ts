@@ -14,6 +14,7 @@ import {
 import { type Static, Type } from '../../shared/typebox.js';
 import { HttpUrl, NAME_PATTERN, Name, Token } from '../../shared/wire/common.js';
 import { AuthConfig, type AuthSettings, authSettings } from '../auth/auth-config.js';
+import { type CheckSettings, ChecksConfig, readChecks } from '../checks/check-config.js';
 import type { DomainSettings } from '../domain/settings.js';
 import { HistoryConfig, type HistorySettings, historySettings } from '../history/settings.js';
 import { NotifyConfigFile, type NotifySettings, notifySettings } from '../notify/config.js';
@@ -65,6 +66,7 @@ export const BoardConfigFile = Type.Object(
     trusted_proxies: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 1000 })),
     machines: Type.Optional(Type.Array(ConfiguredMachine)),
     groups: Type.Optional(GroupsConfig),
+    checks: Type.Optional(ChecksConfig),
     announced_keys_only: Type.Optional(Type.Boolean()),
     public_url: Type.Optional(HttpUrl),
     agent_files: Type.Optional(FilePath),
@@ -118,6 +120,8 @@ export interface BoardSettings extends DomainSettings {
   history?: HistorySettings | null;
   /** People: sessions, the identity provider, the authenticating proxy (`auth:`). */
   auth: AuthSettings;
+  /** `checks:`, parsed once (conditions and selectors). */
+  checks: CheckSettings[];
 }
 
 /** `store:` in board.yaml: absent or `sqlite` = embedded; a `postgres://` URL = PostgreSQL. */
@@ -193,6 +197,7 @@ export function boardSettings(
     };
   });
   const groups = readGroups(raw.groups, problems);
+  const checks = readChecks(raw.checks, problems);
   for (const name of Object.keys(raw.announced_keys ?? {})) {
     if (folded.has(name.toLowerCase())) {
       problems.push({
@@ -241,6 +246,7 @@ export function boardSettings(
     ca,
     machines,
     groups,
+    checks,
     announcedKeys: new Map(Object.entries(raw.announced_keys ?? {})),
     announcedKeysOnly: raw.announced_keys_only ?? false,
     trustedProxies: raw.trusted_proxies ?? [],

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { BoardSettings } from './config.js';
 
 /** What a reload changes, by field name (never a value: several of them are secrets). */
@@ -34,6 +35,20 @@ const LIVE_FIELDS: readonly Field[] = [
   ['tls', (s) => (s.tls === null ? null : `${s.tls.cert}\n${s.tls.key}`)],
   ['ca', (s) => s.ca],
   ['machines', (s) => JSON.stringify(s.machines)],
+  [
+    'checks',
+    (s) =>
+      JSON.stringify(
+        s.checks.map((c) => ({
+          ...c,
+          conditions: c.conditions.map((x) => x.text),
+          push:
+            c.push === null
+              ? null
+              : { ...c.push, token: createHash('sha256').update(c.push.token).digest('hex') },
+        })),
+      ),
+  ],
   ['announced_keys', (s) => JSON.stringify([...s.announcedKeys].sort())],
   ['announced_keys_only', (s) => s.announcedKeysOnly],
   ['trusted_proxies', (s) => JSON.stringify(s.trustedProxies ?? [])],

@@ -1,5 +1,6 @@
 import { setServerCertificate } from '../../shared/tls/server-certificate.js';
 import type { Access } from '../auth/access.js';
+import type { CheckBook } from '../checks/check-book.js';
 import type { BoardSettings } from '../config/config.js';
 import type { Board } from '../domain/board.js';
 import type { BoardLabels } from '../domain/labels.js';
@@ -17,6 +18,7 @@ export interface Reloadable {
   board: Board;
   labels: BoardLabels;
   access: Access;
+  checks: CheckBook;
 }
 
 /**
@@ -36,6 +38,7 @@ export function applySettings(
   http.trustedProxies.set(next.trustedProxies ?? []);
   http.headerProxies.set(next.auth.trustedHeader?.proxies ?? []);
   parts.access.configure(next.auth);
+  parts.checks.configure(next.checks);
   notifier.configure(next.notify);
   polling.reload(previous, next);
   if (next.tls !== null && next.tls !== previous.tls)

@@ -2,6 +2,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import { KeyProofCheck } from '../../shared/wire/key-proof.js';
 import { Access } from '../auth/access.js';
+import { CheckBook } from '../checks/check-book.js';
 import type { BoardSettings } from '../config/config.js';
 import { ActionQueue } from '../domain/action-queue.js';
 import type { AgentClient, AgentTarget } from '../domain/agent-client.js';
@@ -43,6 +44,8 @@ export interface Domain {
   labels: BoardLabels;
   /** People, sessions, API tokens and the `auth:` settings. */
   access: Access;
+  /** The checks' state: runners' results in, changes of state out. */
+  checks: CheckBook;
 }
 
 /** What the domain reads as it runs: the settings in use (a reload replaces them), the files served. */
@@ -152,8 +155,11 @@ export function buildDomain(
   const labels = new BoardLabels(book, { registry, journal, table: tables.labels });
   const access = new Access(tables.auth, clock, journal);
   access.configure(settings.auth);
+  const checks = new CheckBook();
+  checks.configure(settings.checks);
   return {
     access,
+    checks,
     labels,
     events,
     registry,

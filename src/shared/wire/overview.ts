@@ -1,3 +1,4 @@
+import { CheckOverviewFields } from '../checks/wire.js';
 import { LABEL_KEY_PATTERN, LABEL_VALUE_PATTERN, LABELS_MAX } from '../labels.js';
 import { type Static, type TSchema, Type } from '../typebox.js';
 import { AgentSelfFields } from './agent-update.js';
@@ -157,5 +158,6 @@ export const Overview = Type.Object({
   ),
   ...MachineNowFields,
   ...AgentSelfFields,
+  ...CheckOverviewFields,
 });
 export type Overview = Static<typeof Overview>;

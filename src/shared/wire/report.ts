@@ -1,3 +1,4 @@
+import { HandedChecks } from '../checks/wire.js';
 import { type Static, Type } from '../typebox.js';
 import { HandedAction, HandedResult } from './action.js';
 import { HttpUrl, Name } from './common.js';
@@ -61,6 +62,7 @@ export const ReportAnswer = Type.Object({
   ok: Type.Literal(true),
   actions: Type.Array(HandedAction),
   update: Type.Optional(HandedUpdate),
+  checks: Type.Optional(HandedChecks),
 });
 export type ReportAnswer = Static<typeof ReportAnswer>;
 
