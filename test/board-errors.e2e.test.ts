@@ -179,6 +179,7 @@ describe('board errors are FastAPI-shaped', () => {
       '/agent/update-key',
       '/agent/{file}',
       '/api/board',
+      '/api/checks',
       '/api/cluster',
       '/api/do/{name}/{what}/{action}',
       '/api/enrollments',

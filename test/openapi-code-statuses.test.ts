@@ -125,6 +125,7 @@ const BOARD_CODE: Record<string, Place[]> = {
     fn('domain/labels.ts', 'set'),
   ],
   'GET /api/groups': [route('http/label-routes.ts', '/api/groups')],
+  'GET /api/checks': [route('http/check-routes.ts', '/api/checks')],
   'GET /api/me': [route('http/me-routes.ts', '/api/me')],
   'POST /api/tokens': [route('http/token-routes.ts', '/api/tokens', 'post')],
   'GET /api/tokens': [route('http/token-routes.ts', '/api/tokens', 'get')],

@@ -109,6 +109,7 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
       ],
     },
     'GET /api/groups': { path: '/api/groups', provocations: [] },
+    'GET /api/checks': { path: '/api/checks', provocations: [] },
     'GET /api/me': { path: '/api/me', provocations: [] },
     'POST /api/tokens': {
       path: '/api/tokens',

@@ -30,6 +30,8 @@ const OPERATIONS: Record<string, string> = {
   // Labels and groups.
   'PUT /api/machines/{name}/labels': 'set_machine_labels_api_machines__name__labels_put',
   'GET /api/groups': 'list_groups_api_groups_get',
+  // Checks.
+  'GET /api/checks': 'list_checks_api_checks_get',
   'GET /api/me': 'get_me_api_me_get',
   'GET /auth/methods': 'sign_in_methods_auth_methods_get',
   'POST /auth/logout': 'sign_out_auth_logout_post',

@@ -2,14 +2,14 @@ import type { CheckResult } from '../../shared/checks/wire.js';
 import type { CheckSettings } from './check-config.js';
 
 /** The runner name of the board's own runs, and of a push check's beats. */
-export const BOARD_RUNNER = 'board';
-export const PUSH_RUNNER = 'push';
+export const BOARD_RUNNER = '@board';
+export const PUSH_RUNNER = '@push';
 
 export type CheckState = 'up' | 'down' | 'unknown';
 
 /** One runner's last result of one check, and its run of failures or successes. */
 export interface RunnerView {
-  /** A machine's name, `board` or `push`. */
+  /** A machine's name, `@board` or `@push` (never a machine's name). */
   machine: string;
   ok: boolean;
   ms: number;

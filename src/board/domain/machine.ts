@@ -1,3 +1,4 @@
+import type { CheckResult } from '../../shared/checks/wire.js';
 import { type Labels, NO_LABELS } from '../../shared/labels.js';
 import type { AgentSelf } from './agent-self.js';
 import type { ContainerAlert, ContainerUse, FailingDisk } from './machine-now.js';
@@ -103,6 +104,8 @@ export interface PreparedOverview {
   agent?: AgentSelf | null;
   /** The labels it carries (absent: the machine keeps those it has). */
   labels?: Labels;
+  /** The check results it carries, as a runner for the board (null or absent: none). */
+  checks?: CheckResult[] | null;
 }
 
 /** A machine's open container and disk episodes, as another board published them. */

@@ -1,3 +1,5 @@
+import { checkResultsOf } from '../../shared/checks/results-of.js';
+import type { CheckResult } from '../../shared/checks/wire.js';
 import type { Labels } from '../../shared/labels.js';
 import { safeText } from '../../shared/wire/free-text.js';
 import { type AgentSelf, agentSelfOf } from './agent-self.js';
@@ -248,8 +250,16 @@ export function prepareOverview<Json extends string | Uint8Array>(
   sessions: SessionMark[];
   agent: AgentSelf | null;
   labels: Labels;
+  checks: CheckResult[] | null;
 } {
   const sessions = sessionsOf(overview);
   const metrics = metricsOf(overview, latencyMs, sessions);
-  return { json, metrics, sessions, agent: agentSelfOf(overview), labels: labelsOf(overview) };
+  return {
+    json,
+    metrics,
+    sessions,
+    agent: agentSelfOf(overview),
+    labels: labelsOf(overview),
+    checks: checkResultsOf(overview),
+  };
 }

@@ -1,3 +1,4 @@
+import type { CheckResult } from '../../shared/checks/wire.js';
 import type { Clock } from '../../shared/clock.js';
 import { type Labels, NO_LABELS } from '../../shared/labels.js';
 import type { Selector } from '../../shared/selector.js';
@@ -28,6 +29,8 @@ export interface RegistryOptions {
   releases?: AgentReleases;
   /** The board labels of a name, for a machine as it is added. Absent: none. */
   boardLabels?: (name: string) => Labels;
+  /** A machine's overview carried check results (it runs checks for the board). */
+  checkResults?: (name: string, results: readonly CheckResult[]) => void;
 }
 
 /**
@@ -50,6 +53,7 @@ export class Registry {
   private readonly maxAnnouncedBytes: number;
   private readonly releases: AgentReleases;
   private readonly boardLabels: (name: string) => Labels;
+  private readonly checkResults: (name: string, results: readonly CheckResult[]) => void;
   /** Where state changes, bells and changed names are gathered for the next change set. */
   readonly changes: ChangeCollector;
 
@@ -67,6 +71,7 @@ export class Registry {
     this.changes = options.changes ?? new ChangeCollector();
     this.releases = options.releases ?? NO_RELEASES;
     this.boardLabels = options.boardLabels ?? (() => NO_LABELS);
+    this.checkResults = options.checkResults ?? (() => undefined);
     this.viewCache = memory.view;
     for (const c of configured) {
       this.add({
@@ -138,6 +143,7 @@ export class Registry {
       this.memory.keepOverview(machine, prepared.json);
       this.memory.keepMetrics(machine, prepared.metrics);
       if (prepared.agent !== undefined) noteAgent(machine, prepared.agent, this.releases);
+      if (prepared.checks != null) this.checkResults(machine.name, prepared.checks);
       watchMachine(machine, now, this.changes, observation.alerts);
       if (machine.origin === 'announced') {
         this.announcedBytes += machine.overviewLength - held;

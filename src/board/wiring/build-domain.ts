@@ -74,6 +74,8 @@ export function buildDomain(
   const { ownership, notices } = cluster;
   const events = new EventHub();
   const book = new LabelBook(settings.machines, loaded.labels);
+  const checks = new CheckBook();
+  checks.configure(settings.checks);
   const registry = new Registry(
     clock,
     events,
@@ -85,6 +87,7 @@ export function buildDomain(
       boardId: settings.boardId,
       releases: sources.releases,
       boardLabels: (name) => book.of(name),
+      checkResults: (name, results) => checks.take(name, results),
     },
   );
   registry.restore(loaded.identities);
@@ -155,8 +158,6 @@ export function buildDomain(
   const labels = new BoardLabels(book, { registry, journal, table: tables.labels });
   const access = new Access(tables.auth, clock, journal);
   access.configure(settings.auth);
-  const checks = new CheckBook();
-  checks.configure(settings.checks);
   return {
     access,
     checks,

@@ -1,3 +1,5 @@
+import type { HandedCheck } from './wire.js';
+
 /**
  * What one run of a check saw: the values Gatus's placeholders name. A probe fills what its type
  * knows (`[STATUS]` only for http, `[DNS_RCODE]` only for dns, …); the rest stay undefined.
@@ -22,3 +24,18 @@ export interface Observation {
   /** The certificate seen (http over TLS, tls). */
   cert?: { notAfter: Date; fingerprint256: string; issuer: string; subject: string };
 }
+
+/** Decides whether a resolved address may be probed: null, or why not ("refused: private address"). */
+export type AddressGuard = (address: string) => string | null;
+
+/** What every probe is given. */
+export interface ProbeOptions {
+  /** Asked for every address the target resolves to, before connecting (the board's own runs). */
+  guard?: AddressGuard;
+  /** Aborted at the check's timeout. */
+  signal: AbortSignal;
+  now: () => Date;
+}
+
+/** One check type's client: connects, measures, and says what it saw (never throws for the target's faults). */
+export type Probe = (check: HandedCheck, options: ProbeOptions) => Promise<Observation>;

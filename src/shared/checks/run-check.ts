@@ -1,8 +1,21 @@
 import type { Condition } from './conditions.js';
-import type { CheckResult, HandedCheck } from './wire.js';
+import type { AddressGuard, Probe } from './observation.js';
+import { dnsProbe } from './probes/dns.js';
+import { httpProbe } from './probes/http.js';
+import { icmpProbe } from './probes/icmp.js';
+import { tcpProbe } from './probes/tcp.js';
+import { tlsProbe } from './probes/tls.js';
+import type { CheckResult, HandedCheck, RunType } from './wire.js';
 
-/** Decides whether a resolved address may be probed (the board refuses private ones). */
-export type AddressGuard = (address: string) => string | null;
+export type { AddressGuard } from './observation.js';
+
+const PROBES: Readonly<Record<RunType, Probe>> = {
+  http: httpProbe,
+  tcp: tcpProbe,
+  dns: dnsProbe,
+  tls: tlsProbe,
+  icmp: icmpProbe,
+};
 
 export interface RunOptions {
   /** Asked for every address the target resolves to; a non-null answer fails the run with it. */
@@ -20,6 +33,7 @@ export async function runCheck(
   conditions: readonly Condition[],
   options: RunOptions = {},
 ): Promise<CheckResult> {
+  void PROBES;
   void check;
   void conditions;
   void options;

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import { CHECK_DETAIL_MAX, CheckName } from '../../shared/checks/wire.js';
+import { Type } from '../../shared/typebox.js';
+import { BOARD_RUNNER, type CheckBook, PUSH_RUNNER } from '../checks/check-book.js';
+import type { Registry } from '../domain/registry.js';
+
+const RunnerRow = Type.Object({
+  machine: Type.String({
+    description:
+      "a runner's machine name, or @board (the board's own runs), or @push (a push check's beats)",
+  }),
+  ok: Type.Boolean(),
+  ms: Type.Number({ minimum: 0 }),
+  detail: Type.String({ maxLength: CHECK_DETAIL_MAX }),
+  at: Type.String(),
+});
+
+const CheckRow = Type.Object({
+  name: CheckName,
+  type: Type.String({ description: 'http, tcp, dns, tls, icmp or push' }),
+  state: Type.Union([Type.Literal('up'), Type.Literal('down'), Type.Literal('unknown')]),
+  since: Type.Union([Type.String(), Type.Null()], {
+    description: 'ISO 8601 time of the last change of state; null while unknown',
+  }),
+  uptime_24h: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+    description: 'share of the last 24 hours the check was up; null when history is off or empty',
+  }),
+  runners: Type.Array(RunnerRow),
+});
+
+/** The runners of a check a caller may see: the board's and push's, and machines in its scope. */
+export const CHECK_RUNNERS_OUTSIDE = new Set([BOARD_RUNNER, PUSH_RUNNER]);
+
+/** GET /api/checks. */
+export async function checkRoutes(
+  app: FastifyInstance,
+  options: { checks: CheckBook; registry: Registry },
+): Promise<void> {
+  const { checks, registry } = options;
+  app.get(
+    '/api/checks',
+    {
+      config: { access: 'viewer' },
+      schema: {
+        operationId: 'list_checks',
+        summary: "The checks (board.yaml's checks:) with their state and each runner's last result",
+        description:
+          'A scoped caller sees the checks whose labels its scope matches, and of their runners ' +
+          'the machines it sees.',
+        response: { 200: Type.Array(CheckRow) },
+      },
+    },
+    async (request) => {
+      const { scope } = request.actor;
+      const labels = new Map(checks.settings().map((c) => [c.name, c.labels]));
+      return checks
+        .list()
+        .filter((c) => scope.sees({ name: c.name, boardLabels: labels.get(c.name) ?? {} }))
+        .map((c) => ({
+          ...c,
+          uptime_24h: null,
+          runners: c.runners.filter((r) => {
+            if (CHECK_RUNNERS_OUTSIDE.has(r.machine)) return true;
+            const m = registry.get(r.machine);
+            return m !== undefined && scope.sees(m);
+          }),
+        }));
+    },
+  );
+}
