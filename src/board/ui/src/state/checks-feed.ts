@@ -21,7 +21,7 @@ export function useChecksFeed(api: Api, ready: boolean): readonly CheckRow[] | n
     let live = true;
     let timer: number | undefined;
     const read = () => {
-      fetchChecks(api)
+      void fetchChecks(api)
         .then(
           (rows) => {
             if (live) setChecks(rows);
