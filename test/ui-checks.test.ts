@@ -159,6 +159,13 @@ describe('UI: checks', () => {
       .first()
       .click();
     await page.getByRole('region', { name: /^Checks/ }).waitFor();
+
+    // A check the board does not have (or the reader may not see): said so, nothing else.
+    await page.goto(`${ui.fleet.board.url}/?check=${encodeURIComponent('no<b>such</b>')}`);
+    await expect
+      .poll(() => page.getByRole('alert').first().textContent())
+      .toBe('No check named no<b>such</b> on this board.');
+    expect(await page.getByTestId('check-results').count()).toBe(0);
   });
 
   it('works on a phone: the section and the page without sideways scrolling', async () => {
