@@ -214,7 +214,10 @@ describe('dns probe against a resolver on 127.0.0.1', () => {
   it('asks the guard for the resolver address and does not send when it refuses', async () => {
     const asked: string[] = [];
     const before = server.udpQueries.length;
-    const guard = (address: string) => (asked.push(address), 'refused: private address');
+    const guard = (address: string) => {
+      asked.push(address);
+      return 'refused: private address';
+    };
     const seen = await dnsProbe(dnsCheck('ok.test', resolver), options(2000, guard));
     expect(seen).toMatchObject({ connected: false, error: 'refused: private address' });
     expect(asked).toEqual(['127.0.0.1']);
@@ -223,7 +226,10 @@ describe('dns probe against a resolver on 127.0.0.1', () => {
 
   it('resolves the resolver name (localhost) before asking the guard', async () => {
     const asked: string[] = [];
-    const guard = (address: string) => (asked.push(address), null);
+    const guard = (address: string) => {
+      asked.push(address);
+      return null;
+    };
     const seen = await dnsProbe(
       dnsCheck('ok.test', `localhost:${server.port}`),
       options(2000, guard),
