@@ -1,10 +1,10 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server } from 'node:net';
-import type { Answer, DecodedPacket } from 'dns-packet';
+import type { Answer, Packet } from 'dns-packet';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../../test/helpers/tmp.js';
-import type { HandedCheck } from '../wire.js';
+import type { HandedCheck, RunType } from '../wire.js';
 import { dnsProbe, systemResolver } from './dns.js';
 
 const NOERROR = 0;
@@ -76,7 +76,7 @@ class TestResolver {
       this.udpQueries.push(name);
       const zone = ZONES[name];
       if (!zone || zone.silent) return;
-      const send = (packet: DecodedPacket | ReturnType<typeof this.answer>) =>
+      const send = (packet: Packet) =>
         this.udp.send(dnsPacket.encode(packet), from.port, from.address);
       if (zone.forgeFirst) {
         const forged = { type: 'A' as const, name, ttl: 60, data: '203.0.113.66' };
@@ -107,7 +107,7 @@ class TestResolver {
     await new Promise<void>((resolve) => this.tcp.listen(this.port, host, resolve));
   }
 
-  private answer(query: ReturnType<typeof dnsPacket.decode>, zone: Zone, truncated = false) {
+  private answer(query: Packet, zone: Zone, truncated = false): Packet {
     const flags = zone.rcode | (truncated ? dnsPacket.TRUNCATED_RESPONSE : 0);
     return {
       type: 'response' as const,
@@ -125,7 +125,7 @@ class TestResolver {
 }
 
 function dnsCheck(target: string, resolver: string, record = 'A'): HandedCheck {
-  return {
+  return handed({
     name: 'dns',
     type: 'dns',
     target,
@@ -133,7 +133,7 @@ function dnsCheck(target: string, resolver: string, record = 'A'): HandedCheck {
     timeout_s: 2,
     conditions: [],
     dns: { record, resolver },
-  };
+  });
 }
 
 function options(timeoutMs = 2000, guard?: (address: string) => string | null) {
@@ -264,3 +264,8 @@ describe('dns resolver chosen when none is named', () => {
     }
   });
 });
+
+/** A check as handed to a runner (HandedCheck's `type` reads as never under the test tsconfig). */
+function handed(check: Omit<HandedCheck, 'type'> & { type: RunType }): HandedCheck {
+  return check as HandedCheck;
+}

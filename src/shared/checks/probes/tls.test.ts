@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestCa, type TestCa } from '../../../../test/helpers/certs.js';
 import { type TempDir, tempDir } from '../../../../test/helpers/tmp.js';
 import type { ProbeOptions } from '../observation.js';
-import type { HandedCheck } from '../wire.js';
+import type { HandedCheck, RunType } from '../wire.js';
 import { tlsProbe } from './tls.js';
 
 const DAY_MS = 86_400_000;
@@ -45,7 +45,7 @@ function fingerprint(certFile: string): string {
 }
 
 function tlsCheck(target: string, hostname?: string): HandedCheck {
-  return {
+  return handed({
     name: 'tls',
     type: 'tls',
     target,
@@ -53,7 +53,7 @@ function tlsCheck(target: string, hostname?: string): HandedCheck {
     timeout_s: 2,
     conditions: [],
     ...(hostname ? { tls: { hostname } } : {}),
-  };
+  });
 }
 
 function options(extra: Partial<ProbeOptions> = {}): ProbeOptions {
@@ -213,3 +213,8 @@ describe('tls probe against servers on 127.0.0.1', () => {
     expect(seen).toMatchObject({ connected: false, error: "tls target not a port: '99999'" });
   });
 });
+
+/** A check as handed to a runner (HandedCheck's `type` reads as never under the test tsconfig). */
+function handed(check: Omit<HandedCheck, 'type'> & { type: RunType }): HandedCheck {
+  return check as HandedCheck;
+}
