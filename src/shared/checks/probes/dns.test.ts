@@ -245,6 +245,25 @@ describe('dns probe against a resolver on 127.0.0.1', () => {
   });
 });
 
+describe('dns probe against a resolver on ::1', () => {
+  const server = new TestResolver();
+  let started = false;
+  beforeAll(async () => {
+    started = await server.start('::1').then(
+      () => true,
+      () => false,
+    );
+  });
+  afterAll(() => (started ? server.stop() : undefined));
+
+  it('asks a bracketed IPv6 resolver with its port', async (context) => {
+    if (!started) context.skip('this machine has no ::1');
+    const seen = await dnsProbe(dnsCheck('ok.test', `[::1]:${server.port}`), options());
+    expect(seen).toMatchObject({ connected: true, dnsRcode: 'NOERROR', ip: '192.0.2.7' });
+    expect(server.udpQueries).toEqual(['ok.test']);
+  });
+});
+
 describe('dns resolver chosen when none is named', () => {
   it('is the first nameserver of resolv.conf, IPv6 in brackets, else 127.0.0.1', () => {
     const dir = tempDir();
