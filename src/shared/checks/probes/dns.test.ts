@@ -5,7 +5,7 @@ import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../../test/helpers/tmp.js';
 import type { HandedCheck, RunType } from '../wire.js';
-import { dnsProbe, systemResolver } from './dns.js';
+import { dnsProbe, questionName, systemResolver } from './dns.js';
 
 const NOERROR = 0;
 const SERVFAIL = 2;
@@ -261,6 +261,24 @@ describe('dns probe against a resolver on ::1', () => {
     const seen = await dnsProbe(dnsCheck('ok.test', `[::1]:${server.port}`), options());
     expect(seen).toMatchObject({ connected: true, dnsRcode: 'NOERROR', ip: '192.0.2.7' });
     expect(server.udpQueries).toEqual(['ok.test']);
+  });
+});
+
+describe('dns question name', () => {
+  it('turns an address into its reverse name for PTR, and refuses what is not a name', () => {
+    expect(questionName('192.0.2.7', 'PTR')).toBe('7.2.0.192.in-addr.arpa');
+    expect(questionName('2001:db8::1', 'PTR')).toBe(
+      '1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa',
+    );
+    expect(questionName('192.0.2.7', 'A')).toBe('192.0.2.7');
+    expect(questionName('Example.org.', 'A')).toBe('Example.org');
+    expect(questionName('a..b', 'A')).toBeNull();
+    expect(questionName(`${'x'.repeat(64)}.org`, 'A')).toBeNull();
+  });
+
+  it('fails a check whose target is not a name without asking', async () => {
+    const seen = await dnsProbe(dnsCheck('a..b', '127.0.0.1:9'), options());
+    expect(seen).toMatchObject({ connected: false, error: "dns: not a name: 'a..b'" });
   });
 });
 

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Answer, DecodedPacket, RecordType } from 'dns-packet';
 import dnsPacket from 'dns-packet';
@@ -141,11 +141,39 @@ function askTcp(query: Buffer, q: Query, address: string, port: number, signal: 
   });
 }
 
+/** The name asked, or null: a PTR check may name the address itself (192.0.2.7 → 7.2.0.192.in-addr.arpa). */
+export function questionName(target: string, record: string): string | null {
+  const name = target.trim().replace(/\.$/, '');
+  if (record === 'PTR' && isIP(name) === 4)
+    return `${name.split('.').reverse().join('.')}.in-addr.arpa`;
+  if (record === 'PTR' && isIP(name) === 6 && !name.includes('.')) {
+    const [head = '', tail] = name.split('::');
+    const groups = (part: string) => (part === '' ? [] : part.split(':'));
+    const missing = 8 - groups(head).length - groups(tail ?? '').length;
+    const all = [
+      ...groups(head),
+      ...Array<string>(tail === undefined ? 0 : missing).fill('0'),
+      ...groups(tail ?? ''),
+    ];
+    const nibbles = all
+      .map((g) => g.padStart(4, '0'))
+      .join('')
+      .split('');
+    return `${nibbles.reverse().join('.')}.ip6.arpa`;
+  }
+  // RFC 1035: labels of 1–63 octets, 253 characters in all (the root alone is ".").
+  const labels = name.split('.');
+  const fits =
+    name.length <= 253 && labels.every((l) => l.length >= 1 && Buffer.byteLength(l) <= 63);
+  return name === '' || !fits ? null : name;
+}
+
 /** The `dns` check type: asks the resolver for the target's record, as `dig` would. */
 export const dnsProbe: Probe = async (check, options) => {
   const record = (check.dns?.record ?? 'A').toUpperCase();
   if (!isKnownType(record)) return failed(`dns: unknown record type ${record}`);
-  const name = check.target.trim().replace(/\.$/, '');
+  const name = questionName(check.target, record);
+  if (name === null) return failed(`dns: not a name: '${check.target}'`);
   const resolverText = check.dns?.resolver ?? systemResolver();
   const resolver = splitHostPort(resolverText, 53);
   if (typeof resolver === 'string') return failed(`dns resolver ${resolver}`);
