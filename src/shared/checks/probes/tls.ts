@@ -76,7 +76,13 @@ function oneLine(dn: string): string {
 /** The certificate as an observation carries it, or null when the peer sent none. */
 function certOf(peer: PeerCertificate): Observation['cert'] | null {
   if (!peer.raw) return null;
-  const x509 = new X509Certificate(peer.raw);
+  let x509: X509Certificate;
+  try {
+    x509 = new X509Certificate(peer.raw);
+  } catch {
+    // Handshakes with such a certificate fail first; this only keeps a socket event from throwing.
+    return null;
+  }
   return {
     notAfter: new Date(x509.validTo),
     fingerprint256: x509.fingerprint256,
@@ -126,7 +132,8 @@ export const tlsProbe: Probe = async (check, options) => {
       const peer = socket.getPeerCertificate(true);
       const cert = certOf(peer);
       const observation: Observation = { connected: true, responseTimeMs, ip: resolved.address };
-      if (!cert) return finish({ ...observation, error: 'tls: the server sent no certificate' });
+      if (!cert)
+        return finish({ ...observation, error: 'tls: the server sent no readable certificate' });
       observation.cert = cert;
       observation.certificateExpirationMs = cert.notAfter.getTime() - options.now().getTime();
       const error = verify(socket.authorized, socket.authorizationError, name, peer);
