@@ -5,7 +5,9 @@ import { createServer } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestCa, type TestCa } from '../../../../test/helpers/certs.js';
 import { type TempDir, tempDir } from '../../../../test/helpers/tmp.js';
+import { parseCondition } from '../conditions.js';
 import type { ProbeOptions } from '../observation.js';
+import { runCheck } from '../run-check.js';
 import type { HandedCheck, RunType } from '../wire.js';
 import { tlsProbe } from './tls.js';
 
@@ -156,6 +158,10 @@ describe('tls probe against servers on 127.0.0.1', () => {
     });
     expect(seen.cert?.issuer).toBe('CN=Panoptes test stranger');
     expect(seen.certificateExpirationMs).toBeGreaterThan(29 * DAY_MS);
+    // Run as a check, the untrusted certificate fails even a [CONNECTED]-only condition.
+    const connected = [parseCondition('[CONNECTED] == true')];
+    const result = await runCheck(tlsCheck(`127.0.0.1:${port}`, 'localhost'), connected);
+    expect(result).toMatchObject({ ok: false, detail: 'certificate not trusted: unknown issuer' });
   });
 
   it('sees a new fingerprint when the server restarts with a new key', async () => {
