@@ -20,8 +20,7 @@ export interface RunnerRun {
 
 /** How old a runner's last result may be and still count: 3 intervals and a minute. */
 export function freshForMs(check: CheckSettings): number {
-  const every =
-    check.push === null ? check.intervalMs : check.push.periodMs + check.push.graceMs;
+  const every = check.push === null ? check.intervalMs : check.push.periodMs + check.push.graceMs;
   return 3 * every + 60_000;
 }
 
