@@ -5,21 +5,17 @@ import { type CheckConfig, readChecks } from './check-config.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
-function setup(extra: Partial<CheckConfig> = {}, runners: CheckConfig['runners'] = {}) {
+function setup(extra: Record<string, unknown> = {}, runners: CheckConfig['runners'] = {}) {
   const problems: ConfigProblem[] = [];
-  const checks = readChecks(
-    [
-      {
-        name: 'api',
-        type: 'tcp',
-        target: 'api.example:443',
-        interval: 10,
-        runners: { selector: 'role=probe', ...runners },
-        ...extra,
-      },
-    ],
-    problems,
-  );
+  const config = {
+    name: 'api',
+    type: 'tcp',
+    target: 'api.example:443',
+    interval: 10,
+    runners: { selector: 'role=probe', ...runners },
+    ...extra,
+  } as CheckConfig;
+  const checks = readChecks([config], problems);
   expect(problems).toEqual([]);
   let now = T0;
   const gone = new Set<string>();
