@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningProgram, startBoard } from '../harness/processes.js';
 import { type Received, Receiver } from '../src/board/notify/channels/receivers.js';
@@ -32,7 +34,11 @@ describe('check state on a real board: quorum, thresholds, alerts', () => {
       headers: { 'content-type': 'application/json' },
     });
   /** One report of `name` carrying one new result of each check (as an announced agent sends it). */
-  const report = (name: string, results: Record<string, boolean>) => {
+  const report = (
+    name: string,
+    results: Record<string, boolean>,
+    more: Record<string, unknown> = {},
+  ) => {
     tick += 1000;
     const at = new Date(tick).toISOString();
     const body = {
@@ -44,6 +50,7 @@ describe('check state on a real board: quorum, thresholds, alerts', () => {
         ms: ok ? 21 : 3000,
         detail: ok ? '' : `<!channel> refused *${name}*`,
         at,
+        ...more,
       })),
     };
     return http.call(`${board.url}/api/report`, {
@@ -61,8 +68,9 @@ describe('check state on a real board: quorum, thresholds, alerts', () => {
   beforeAll(async () => {
     await hook.start();
     await chat.start();
-    const check = (name: string, target: string) => ({
+    const check = (name: string, target: string, labels: Record<string, string>) => ({
       name,
+      labels,
       type: 'tcp',
       target,
       interval: 5,
@@ -75,7 +83,10 @@ describe('check state on a real board: quorum, thresholds, alerts', () => {
         registration_token: REG,
         sweep_interval: 0.2,
         stale_after: 600,
-        checks: [check('api-x', 'api.example:443'), check('db', 'db.example:5432')],
+        checks: [
+          check('api-x', 'api.example:443', { team: 'api' }),
+          check('db', 'db.example:5432', {}),
+        ],
         notify: {
           timeout: 2,
           channels: [
@@ -90,7 +101,9 @@ describe('check state on a real board: quorum, thresholds, alerts', () => {
       expect((await report(name, {})).status).toBe(200);
       const labelled = await call(`/api/machines/${name}/labels`, {
         method: 'PUT',
-        body: JSON.stringify({ labels: { role: 'probe' } }),
+        body: JSON.stringify({
+          labels: name === 'p1' ? { role: 'probe', team: 'api' } : { role: 'probe' },
+        }),
       });
       expect(labelled.status).toBe(200);
     }
@@ -142,7 +155,9 @@ describe('check state on a real board: quorum, thresholds, alerts', () => {
     expect(text).toContain('p1: &lt;!channel&gt; refused *p1*');
     expect(text).not.toContain('<!channel>');
 
-    expect((await report('p1', { 'api-x': true, db: true })).status).toBe(200);
+    const expires = new Date(Date.now() + 10 * 86_400_000).toISOString();
+    const up = await report('p1', { 'api-x': true, db: true }, { cert_expires_at: expires });
+    expect(up.status).toBe(200);
     const ups = await eventually(async () => {
       const found = checkEvents().filter((e) => e.state === 'up');
       return found.length > 0 ? found : undefined;
@@ -162,5 +177,57 @@ describe('check state on a real board: quorum, thresholds, alerts', () => {
     }, 'both deliveries journaled');
     const details = (await journal()).map((e) => String(e.detail));
     expect(details.some((d) => d.startsWith('1 check (api-x) delivered'))).toBe(true);
+  });
+
+  it('GET /api/checks, /metrics and MCP list_checks show the state, each scoped to what the caller sees', async () => {
+    const rows = (await call('/api/checks')).json as Record<string, unknown>[];
+    expect(rows).toEqual([
+      expect.objectContaining({ name: 'api-x', state: 'up', uptime_24h: null }),
+      expect.objectContaining({ name: 'db', state: 'up', uptime_24h: null }),
+    ]);
+    const metrics = (await call('/metrics')).text;
+    expect(metrics).toContain('panoptes_check_up{check="api-x"} 1\n');
+    expect(metrics).toContain('panoptes_check_up{check="db"} 1\n');
+    expect(metrics).toContain('panoptes_check_duration_seconds{check="api-x",runner="p1"} 0.021\n');
+    expect(metrics).toContain('panoptes_check_duration_seconds{check="api-x",runner="p2"} 3\n');
+    const expiry = /panoptes_check_cert_expiry_seconds\{check="api-x"\} (\d+)/.exec(metrics);
+    expect(Number(expiry?.[1])).toBeGreaterThan(10 * 86_400 - 120);
+    expect(Number(expiry?.[1])).toBeLessThanOrEqual(10 * 86_400);
+
+    // A viewer over team=api: the check labelled so, and of its runners the machine it sees.
+    const made = await call('/api/tokens', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'api-team', role: 'viewer', selector: 'team=api' }),
+    });
+    expect(made.status).toBe(201);
+    const scoped = (made.json as { token: string }).token;
+    const asScoped = (path: string) => http.call(`${board.url}${path}`, { token: scoped });
+    const seen = (await asScoped('/api/checks')).json as {
+      name: string;
+      runners: { machine: string }[];
+    }[];
+    expect(seen.map((c) => [c.name, c.runners.map((r) => r.machine)])).toEqual([['api-x', ['p1']]]);
+    const scopedMetrics = (await asScoped('/metrics')).text;
+    expect(scopedMetrics).toContain('panoptes_check_up{check="api-x"} 1');
+    expect(scopedMetrics).toContain('runner="p1"');
+    expect(scopedMetrics).not.toContain('check="db"');
+    expect(scopedMetrics).not.toContain('runner="p2"');
+
+    const client = new Client({ name: 'check-state-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${board.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${scoped}` } },
+      }),
+    );
+    try {
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      expect(tools).toContain('list_checks');
+      const listed = (await client.callTool({ name: 'list_checks', arguments: {} })) as unknown as {
+        structuredContent: { checks: unknown[] };
+      };
+      expect(listed.structuredContent.checks).toEqual(seen);
+    } finally {
+      await client.close();
+    }
   });
 });
