@@ -167,4 +167,27 @@ describe('CheckBook state', () => {
     t.result('b', true, { cert_expires_at: '2026-02-01T00:00:00Z' });
     expect(t.book.soonestCertExpiry('api')).toBe(Date.parse('2026-02-01T00:00:00Z'));
   });
+
+  it('a subscriber that throws is reported; the others still hear the change', () => {
+    const problems: ConfigProblem[] = [];
+    const config = {
+      name: 'api',
+      type: 'tcp',
+      target: 'x.example:1',
+      runners: { board: true },
+      failure_threshold: 1,
+    } as CheckConfig;
+    const errors: unknown[] = [];
+    const book = new CheckBook({ now: () => T0, onError: (e) => errors.push(e) });
+    book.configure(readChecks([config], problems));
+    const heard: string[] = [];
+    book.subscribe(() => {
+      throw new Error('listener broke');
+    });
+    book.subscribe((c) => heard.push(c.state));
+    const at = new Date(T0).toISOString();
+    book.take('@board', [{ name: 'api', ok: false, ms: 1, detail: 'refused', at }]);
+    expect(heard).toEqual(['down']);
+    expect(errors).toHaveLength(1);
+  });
 });

@@ -46,6 +46,8 @@ export interface CheckBookOptions {
   now?: () => number;
   /** Whether `runner` runs `check` now (a machine's board labels still match; it is still known). */
   runs?: (runner: string, check: CheckSettings) => boolean;
+  /** A subscriber threw (the report or sweep that brought the change goes on). */
+  onError?: (error: unknown) => void;
 }
 
 interface Book {
@@ -72,11 +74,13 @@ export class CheckBook {
   private readonly books = new Map<string, Book>();
   private readonly listeners: ((change: CheckChange) => void)[] = [];
   private readonly now: () => number;
+  private readonly onError: (error: unknown) => void;
   private runsCheck: (runner: string, check: CheckSettings) => boolean;
 
   constructor(options: CheckBookOptions = {}) {
     this.now = options.now ?? Date.now;
     this.runsCheck = options.runs ?? defaultRuns;
+    this.onError = options.onError ?? (() => undefined);
   }
 
   /** Who runs what (the wiring knows the machines, which are built after the book). */
@@ -189,7 +193,13 @@ export class CheckBook {
   }
 
   private emit(change: CheckChange): void {
-    for (const listener of this.listeners) listener(change);
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.onError(error);
+      }
+    }
   }
 }
 

@@ -83,7 +83,10 @@ export function buildDomain(
   const { ownership, notices } = cluster;
   const events = new EventHub();
   const book = new LabelBook(settings.machines, loaded.labels);
-  const checks = new CheckBook({ now: () => clock.now() });
+  const checks = new CheckBook({
+    now: () => clock.now(),
+    onError: (error) => logger.error({ err: error }, 'a check change could not be handled'),
+  });
   checks.configure(settings.checks);
   const registry = new Registry(
     clock,
