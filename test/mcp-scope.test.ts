@@ -63,10 +63,16 @@ describe('MCP by role and scope', () => {
 
   it('offers a viewer token no do_action and no acknowledge_session; an operator every tool', async () => {
     const names = async (c: Client) => (await c.listTools()).tools.map((x) => x.name).sort();
-    expect(await names(viewer)).toEqual(['list_machines', 'list_sessions', 'read_journal']);
+    expect(await names(viewer)).toEqual([
+      'list_checks',
+      'list_machines',
+      'list_sessions',
+      'read_journal',
+    ]);
     expect(await names(prodOps)).toEqual([
       'acknowledge_session',
       'do_action',
+      'list_checks',
       'list_machines',
       'list_sessions',
       'read_journal',

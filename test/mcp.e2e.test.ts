@@ -169,11 +169,12 @@ describe('the board as an MCP server', () => {
     expect(big.status).toBe(413);
   });
 
-  it('lists the five tools', async () => {
+  it('lists the six tools', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'acknowledge_session',
       'do_action',
+      'list_checks',
       'list_machines',
       'list_sessions',
       'read_journal',
@@ -307,7 +308,7 @@ describe('the board as an MCP server', () => {
       );
     }
     expect(errorText(await call('no_such_tool'))).toContain('not found');
-    expect((await client.listTools()).tools).toHaveLength(5);
+    expect((await client.listTools()).tools).toHaveLength(6);
   });
 
   it('read_journal: the journal, most recent first, bounded', async () => {
@@ -335,7 +336,12 @@ describe('the board as an MCP server', () => {
     const staging = await connect(await make('mcp-staging', 'operator', 'env=staging'));
     try {
       const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name).sort();
-      expect(await names(viewer)).toEqual(['list_machines', 'list_sessions', 'read_journal']);
+      expect(await names(viewer)).toEqual([
+        'list_checks',
+        'list_machines',
+        'list_sessions',
+        'read_journal',
+      ]);
       const started = (await prod.callTool({
         name: 'do_action',
         arguments: { machine: 'web1', what: 'backup', action: 'start' },

@@ -11,13 +11,15 @@ const CLAIM_WINDOW_MS = 30_000;
 
 /**
  * A notification's claim: channel, kind, machine (and session, metric, path); a container's or a
- * disk's add its name and whether it is the recovery (the keys of the other kinds stay as they
+ * disk's add its name and whether it is the recovery, a check's its name and state (the keys of the other kinds stay as they
  * were, which boards of an older version still compute).
  */
 function claimKey(channel: string, e: NotifyEvent): string {
   const key = [channel, e.event, e.machine, e.session ?? '', e.metric ?? '', e.path ?? ''];
   const subject = e.container ?? e.device;
   if (subject !== undefined) key.push(subject, e.recovered === true ? 'recovered' : '');
+  // A check's: its name, its change of state, and a certificate change's description.
+  if (e.check !== undefined) key.push(e.check, e.state ?? '', e.cert_changed ?? '');
   return key.join('\n');
 }
 

@@ -1,3 +1,5 @@
+import { checkResultsOf } from '../../shared/checks/results-of.js';
+import type { CheckResult } from '../../shared/checks/wire.js';
 import type { Labels } from '../../shared/labels.js';
 import type { AgentSelf } from '../domain/agent-self.js';
 import type { Machine, MachineAlerts } from '../domain/machine.js';
@@ -27,6 +29,19 @@ export interface RemoteObservation {
 }
 
 /**
+ * The check results a record's overview carries, for this board's check book (each board
+ * follows every check); the text is parsed only when it names checks at all.
+ */
+function remoteChecks(overviewJson: string): CheckResult[] | null {
+  if (!overviewJson.includes('"checks"')) return null;
+  try {
+    return checkResultsOf(JSON.parse(overviewJson) as Record<string, unknown>);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * A record another board published (it polled the machine or took its report): the same
  * observe path as a poll or a report, then the other board's time of the observation and its id.
  */
@@ -46,6 +61,7 @@ export function observeRemote(
             sessions: remote.sessions,
             ...(remote.agent === undefined ? {} : { agent: remote.agent }),
             ...(remote.labels === undefined ? {} : { labels: remote.labels }),
+            checks: remoteChecks(remote.overviewJson),
           },
           location: remote.location,
           verified: remote.verified,

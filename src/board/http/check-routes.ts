@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { CHECK_DETAIL_MAX, CheckName } from '../../shared/checks/wire.js';
 import { Type } from '../../shared/typebox.js';
 import { BOARD_RUNNER, type CheckBook, PUSH_RUNNER } from '../checks/check-book.js';
+import { checkRows, checkSight } from '../checks/check-rows.js';
+import type { CheckHistoryPort } from '../checks/ports.js';
 import type { Registry } from '../domain/registry.js';
 
 const RunnerRow = Type.Object({
@@ -34,9 +36,10 @@ export const CHECK_RUNNERS_OUTSIDE = new Set([BOARD_RUNNER, PUSH_RUNNER]);
 /** GET /api/checks. */
 export async function checkRoutes(
   app: FastifyInstance,
-  options: { checks: CheckBook; registry: Registry },
+  options: { checks: CheckBook; registry: Registry; history?: CheckHistoryPort | null },
 ): Promise<void> {
   const { checks, registry } = options;
+  const history = options.history ?? null;
   app.get(
     '/api/checks',
     {
@@ -50,21 +53,12 @@ export async function checkRoutes(
         response: { 200: Type.Array(CheckRow) },
       },
     },
-    async (request) => {
-      const { scope } = request.actor;
-      const labels = new Map(checks.settings().map((c) => [c.name, c.labels]));
-      return checks
-        .list()
-        .filter((c) => scope.sees({ name: c.name, boardLabels: labels.get(c.name) ?? {} }))
-        .map((c) => ({
-          ...c,
-          uptime_24h: null,
-          runners: c.runners.filter((r) => {
-            if (CHECK_RUNNERS_OUTSIDE.has(r.machine)) return true;
-            const m = registry.get(r.machine);
-            return m !== undefined && scope.sees(m);
-          }),
-        }));
-    },
+    async (request) =>
+      checkRows(
+        checks,
+        checkSight(request.actor.scope, (name) => registry.get(name)),
+        history,
+        Date.now(),
+      ),
   );
 }

@@ -32,6 +32,9 @@ const NotifyView = Type.Object({
         containers: Type.Optional(
           Type.Array(Type.String(), { description: 'container rules: the container-name globs' }),
         ),
+        checks: Type.Optional(
+          Type.Array(Type.String(), { description: 'check rules: the check-name globs' }),
+        ),
         path: Type.Optional(Type.String()),
         above: Type.Optional(Type.Number()),
         for: Type.Optional(Type.Number()),

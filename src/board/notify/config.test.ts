@@ -142,4 +142,31 @@ describe('board.yaml notify: checked with file and field, never quoting a URL', 
       { field: 'notify.rules[0].selector', problem: expect.stringMatching(/at position \d+$/) },
     ]);
   });
+
+  it('takes check rules with checks: globs (absent: every check), and checks: on other rules is a problem', () => {
+    const s = boardSettings(
+      {
+        board_token: TOKEN,
+        notify: {
+          channels: [{ name: 'ops', url: SECRET_URL }],
+          rules: [
+            { events: ['check'], channels: ['ops'], checks: ['api-*'] },
+            { events: ['check'], channels: ['ops'] },
+          ],
+        },
+      },
+      '/etc/panoptes/board.yaml',
+      '/etc/panoptes',
+    );
+    const [api, every] = s.notify.rules;
+    expect(api?.checkMatches('API-x')).toBe(true);
+    expect(api?.checkMatches('db')).toBe(false);
+    expect(every?.checkMatches('db')).toBe(true);
+    expect(
+      problems({
+        channels: [{ name: 'ops', url: SECRET_URL }],
+        rules: [{ events: ['down'], channels: ['ops'], checks: ['api-*'] }],
+      }),
+    ).toEqual([{ field: 'notify.rules[0].checks', problem: 'applies to check rules only' }]);
+  });
 });

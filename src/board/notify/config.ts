@@ -22,6 +22,7 @@ export const EVENTS = [
   'action_failed',
   'container',
   'disk_health',
+  'check',
 ] as const;
 export type EventName = (typeof EVENTS)[number];
 /** What a threshold rule may watch: shares (cpu, mem, disk), load, °C (temp), bytes/s (net_…). */
@@ -51,6 +52,7 @@ const RuleConfig = Type.Object(
         Type.Literal('action_failed'),
         Type.Literal('container'),
         Type.Literal('disk_health'),
+        Type.Literal('check'),
       ]),
       { minItems: 1 },
     ),
@@ -75,6 +77,8 @@ const RuleConfig = Type.Object(
       ]),
     ),
     containers: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }))),
+    /** check rules: check-name globs (absent: every check). */
+    checks: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }))),
     path: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     above: Type.Optional(Type.Number()),
     for: Type.Optional(Seconds),
@@ -130,6 +134,9 @@ export interface Rule {
   /** container rules: the container-name globs as written (null: every container). */
   containerGlobs: readonly string[] | null;
   containerMatches(name: string): boolean;
+  /** check rules: the check-name globs as written (null: every check). */
+  checkGlobs: readonly string[] | null;
+  checkMatches(name: string): boolean;
   path: string | null;
   above: number | null;
   forMs: number;
@@ -210,10 +217,13 @@ export function notifySettings(
       problems.push({ field: `${field}.why`, problem: 'applies to bell rules only' });
     if (r.containers !== undefined && !events.has('container'))
       problems.push({ field: `${field}.containers`, problem: 'applies to container rules only' });
+    if (r.checks !== undefined && !events.has('check'))
+      problems.push({ field: `${field}.checks`, problem: 'applies to check rules only' });
     const globs = r.machines ?? ['*'];
     const compiled = globs.map(compileGlob);
     const selector = ruleSelector(r.selector, `${field}.selector`, problems);
     const containerGlobs = r.containers?.map(compileGlob) ?? null;
+    const checkGlobs = r.checks?.map(compileGlob) ?? null;
     settings.rules.push({
       index: i,
       key: JSON.stringify(r),
@@ -231,6 +241,8 @@ export function notifySettings(
       metric: (r.metric as MetricName | undefined) ?? null,
       containerGlobs: r.containers ?? null,
       containerMatches: (name) => containerGlobs?.some((g) => g.test(name)) ?? true,
+      checkGlobs: r.checks ?? null,
+      checkMatches: (name) => checkGlobs?.some((g) => g.test(name)) ?? true,
       path: r.path ?? null,
       above: r.above ?? null,
       forMs: (r.for ?? 0) * 1000,

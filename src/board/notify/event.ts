@@ -9,12 +9,14 @@ export interface NotifyEvent {
     | 'action_failed'
     | 'container'
     | 'disk_health'
+    | 'check'
     | 'test';
+  /** The machine it concerns; '' for a check (and a test). */
   machine: string;
   /** ISO 8601: when it happened. */
   at: string;
-  state?: 'up' | 'down';
-  previous?: 'up' | 'down';
+  state?: 'up' | 'down' | 'unknown';
+  previous?: 'up' | 'down' | 'unknown';
   /** ISO 8601: since when the state (or the metric past its limit) holds. */
   since?: string;
   reason?: string;
@@ -45,6 +47,12 @@ export interface NotifyEvent {
   device?: string;
   /** container, disk_health: the episode ended (running and not unhealthy; passing again). */
   recovered?: boolean;
+  /** check: its name */
+  check?: string;
+  /** check: the runners whose last result failed, and its detail */
+  runners?: { machine: string; detail: string }[];
+  /** check: a runner saw a certificate not seen before (what changed) */
+  cert_changed?: string;
 }
 
 /** One message for one channel: everything that fired for it in one sweep. */

@@ -1,11 +1,13 @@
 import type { Clock } from '../../shared/clock.js';
 import type { Labels } from '../../shared/labels.js';
 import type { Logger } from '../../shared/logger.js';
+import type { CheckChange } from '../checks/check-book.js';
 import type { ChangeSet } from '../domain/change-set.js';
 import type { Journal } from '../domain/journal.js';
 import { isStoreUnavailable } from '../domain/store-unavailable.js';
 import { BOARD_WHO } from '../domain/who.js';
 import type { Who } from '../schemas.js';
+import { checkBatches } from './check-rules.js';
 import type { Channel, NotifySettings } from './config.js';
 import { deliver } from './deliver.js';
 import { DeliveryQueue } from './delivery-queue.js';
@@ -117,12 +119,19 @@ export class Notifier {
     }
   };
 
+  /** The check book's listener: a change of a check through the rules, one message per channel. */
+  readonly onCheckChange = (change: CheckChange): void => {
+    for (const [name, batch] of checkBatches(this.settings.rules, change))
+      this.dispatch(name, batch);
+  };
+
   private dispatch(name: string, all: ChannelBatch): void {
     const channel = this.channels.get(name);
     if (channel === undefined) return;
     // Of several boards, each evaluates every machine (so each knows what was sent and can send
     // the recovery after a failover) and sends what concerns the machines it owns.
-    const mine = (e: NotifyEvent) => this.mayNotify(e.machine);
+    // A check's events go by the check's name, as a machine's go by the machine's.
+    const mine = (e: NotifyEvent) => this.mayNotify(e.check ?? e.machine);
     const batch = { events: all.events.filter(mine), silenced: all.silenced.filter(mine) };
     const claiming = batch.events.length > 0 ? this.claim(name, batch.events) : null;
     if (claiming !== null) {
@@ -336,11 +345,11 @@ export class Notifier {
   }
 }
 
-/** "3 down (web1, web2, web3)", "1 bell (lab3)": what a message held, for the journal. */
+/** "3 down (web1, web2, web3)", "1 bell (lab3)", "1 check (api)": what a message held, for the journal. */
 export function summary(events: readonly NotifyEvent[]): string {
   const kinds = new Map<string, number>();
   for (const e of events) kinds.set(e.event, (kinds.get(e.event) ?? 0) + 1);
-  const names = [...new Set(events.map((e) => e.machine).filter((m) => m !== ''))];
+  const names = [...new Set(events.map((e) => e.check ?? e.machine).filter((m) => m !== ''))];
   const shown = names.slice(0, 5).join(', ');
   const more = names.length > 5 ? ` and ${names.length - 5} more` : '';
   const what = [...kinds].map(([k, n]) => `${n} ${k}`).join(', ');

@@ -85,6 +85,8 @@ export function defaultLine(e: NotifyEvent, escapeText: Escape): string {
         ? `✖ ${machine}: ${disk} still fails its SMART health check (since ${since})`
         : `✖ ${machine}: ${disk} fails its SMART health check`;
     }
+    case 'check':
+      return checkLine(e, t);
     case 'test':
       return `Test message from Panoptes${e.message ? `: ${t(e.message)}` : ''}`;
   }
@@ -93,6 +95,17 @@ export function defaultLine(e: NotifyEvent, escapeText: Escape): string {
 /** " after 3 min" for a recovery that knows how long its episode lasted. */
 function after(e: NotifyEvent): string {
   return e.duration_s === undefined ? '' : ` after ${duration(e.duration_s)}`;
+}
+
+/** A check's line: its name, its state (or its new certificate), the failing runners' detail. */
+function checkLine(e: NotifyEvent, t: (value: string) => string): string {
+  const check = `check ${t(e.check ?? '?')}`;
+  const failing = (e.runners ?? []).map((r) => `${t(r.machine)}: ${t(r.detail)}`).join('; ');
+  if (e.cert_changed !== undefined) return `⚠ ${check}: ${t(e.cert_changed)}`;
+  if (e.state === 'down') return `✖ ${check} is down${failing === '' ? '' : ` (${failing})`}`;
+  if (e.state === 'up')
+    return `▲ ${check} is up again${failing === '' ? '' : ` (still failing: ${failing})`}`;
+  return `? ${check} is unknown: no runner's result counts`;
 }
 
 function containerLine(e: NotifyEvent, machine: string, t: (value: string) => string): string {
@@ -123,6 +136,10 @@ export function fill(template: string, e: NotifyEvent, escapeText: Escape): stri
     if (name === 'duration') return e.duration_s === undefined ? '' : duration(e.duration_s);
     // The board's link: escaping would break it, and its machine part is percent-encoded.
     if (name === 'url') return e.url === undefined ? '' : oneLine(e.url);
+    if (name === 'runners')
+      return (e.runners ?? [])
+        .map((r) => escapeText(oneLine(`${r.machine}: ${r.detail}`)))
+        .join('; ');
     const value = (e as unknown as Record<string, unknown>)[name];
     if (value === undefined || value === null) return '';
     return typeof value === 'number' &&
@@ -142,6 +159,7 @@ const LABELS: Record<NotifyEvent['event'], string> = {
   action_failed: 'failed action',
   container: 'container stopped',
   disk_health: 'disk failing',
+  check: 'check',
   test: 'test',
 };
 
@@ -153,6 +171,8 @@ function labelOf(e: NotifyEvent): string {
     if (e.problem === 'unhealthy') return 'container unhealthy';
   }
   if (e.event === 'disk_health' && e.recovered === true) return 'disk passing';
+  if (e.event === 'check')
+    return e.cert_changed !== undefined ? 'check certificate changed' : `check ${e.state ?? ''}`;
   return LABELS[e.event];
 }
 
@@ -170,8 +190,11 @@ export function titleOf(events: readonly NotifyEvent[]): string {
     n === 1 && events.length === 1 ? label : `${n} ${label}`,
   );
   // One event names its machine (a test message has none).
-  if (events.length === 1 && events[0] !== undefined && events[0].machine !== '')
-    return `Panoptes: ${oneLine(events[0].machine)} ${parts[0] ?? ''}`;
+  const only = events.length === 1 ? events[0] : undefined;
+  if (only?.event === 'check' && only.check !== undefined)
+    return `Panoptes: ${oneLine(only.check)} ${parts[0] ?? ''}`;
+  if (only !== undefined && only.machine !== '')
+    return `Panoptes: ${oneLine(only.machine)} ${parts[0] ?? ''}`;
   return `Panoptes: ${parts.join(', ')}`;
 }
 

@@ -14,6 +14,7 @@ export interface RuleView {
   why?: string[];
   metric?: string;
   containers?: string[];
+  checks?: string[];
   path?: string;
   above?: number;
   for?: number;
@@ -35,6 +36,7 @@ export function describeRules(rules: readonly Rule[]): RuleView[] {
     if (r.events.has('bell')) view.why = [...r.why];
     if (r.metric !== null) view.metric = r.metric;
     if (r.containerGlobs !== null) view.containers = [...r.containerGlobs];
+    if (r.checkGlobs !== null) view.checks = [...r.checkGlobs];
     if (r.path !== null) view.path = r.path;
     if (r.above !== null) view.above = r.above;
     if (r.events.has('threshold')) view.for = r.forMs / 1000;

@@ -2,7 +2,8 @@ import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import { KeyProofCheck } from '../../shared/wire/key-proof.js';
 import { Access } from '../auth/access.js';
-import { CheckBook } from '../checks/check-book.js';
+import { BOARD_RUNNER, CheckBook, PUSH_RUNNER } from '../checks/check-book.js';
+import type { CheckSettings } from '../checks/check-config.js';
 import type { BoardSettings } from '../config/config.js';
 import { ActionQueue } from '../domain/action-queue.js';
 import type { AgentClient, AgentTarget } from '../domain/agent-client.js';
@@ -60,6 +61,14 @@ function configuredTarget(settings: BoardSettings, name: string): AgentTarget | 
   return m === undefined ? null : { url: m.url, key: m.key ?? null, ca: m.ca ?? settings.ca };
 }
 
+/** Whether `runner` runs `check` now: the board, push, or a known machine its selector picks. */
+function runsCheck(registry: Registry, runner: string, check: CheckSettings): boolean {
+  if (runner === BOARD_RUNNER) return check.runners.board;
+  if (runner === PUSH_RUNNER) return check.type === 'push';
+  const m = registry.get(runner);
+  return m !== undefined && check.runners.selector?.matches(m.boardLabels, m.name) === true;
+}
+
 /** Builds the domain from what the store held: machines, queue, journal, keys and silences. */
 export function buildDomain(
   state: OpenedStore,
@@ -74,7 +83,10 @@ export function buildDomain(
   const { ownership, notices } = cluster;
   const events = new EventHub();
   const book = new LabelBook(settings.machines, loaded.labels);
-  const checks = new CheckBook();
+  const checks = new CheckBook({
+    now: () => clock.now(),
+    onError: (error) => logger.error({ err: error }, 'a check change could not be handled'),
+  });
   checks.configure(settings.checks);
   const registry = new Registry(
     clock,
@@ -91,6 +103,9 @@ export function buildDomain(
     },
   );
   registry.restore(loaded.identities);
+  checks.setRunners((runner, check) => runsCheck(registry, runner, check));
+  // Each tick: results that grew old and runners that stopped running a check stop counting.
+  registry.changes.subscribe(() => checks.sweep());
   const queue = new ActionQueue(clock, tables.queue, loaded.queue);
   for (const m of registry.announced()) registry.setQueued(m.name, queue.count(m.name));
   const journal = new Journal(clock, events, tables.journal, loaded.journal, {

@@ -9,6 +9,7 @@ import { type GuardOptions, installGuard, TokenChanges, type TokenRule } from '.
 import { LocalPeople } from '../auth/local-people.js';
 import { LocalSignIn } from '../auth/local-sign-in.js';
 import { credentialCheck } from '../auth/still-valid.js';
+import type { CheckHistoryPort } from '../checks/ports.js';
 import type { Membership } from '../cluster/membership.js';
 import type { BoardSettings } from '../config/config.js';
 import type { AgentFiles } from '../enroll/agent-files.js';
@@ -133,6 +134,8 @@ export interface Served {
   /** Web Push: the key and the browsers' subscriptions (the /api/push routes). */
   push: WebPush;
   history: History | null;
+  /** The checks' history (uptime), or null: none. */
+  checkHistory?: CheckHistoryPort | null;
   /** Why history is unavailable (503), or null. */
   historyUnavailable: string | null;
   membership: Membership;
@@ -172,7 +175,11 @@ export async function registerRoutes(
     credentialCheck: (request) =>
       credentialCheck(served.domain.access, request, isSecure(current.get())),
   });
-  await app.register(metricsRoutes, { exporter, machine: (name) => registry.get(name) });
+  await app.register(metricsRoutes, {
+    exporter,
+    machine: (name) => registry.get(name),
+    checks: served.domain.checks,
+  });
   await app.register(notifyRoutes, { notifier });
   await app.register(silenceRoutes, { silences });
   await app.register(selectorSilenceRoutes, {
@@ -184,11 +191,16 @@ export async function registerRoutes(
     registry,
     groups: () => current.get().groups,
   });
-  await app.register(checkRoutes, { checks: served.domain.checks, registry });
+  const checkHistory = served.checkHistory ?? null;
+  await app.register(checkRoutes, {
+    checks: served.domain.checks,
+    registry,
+    history: checkHistory,
+  });
   await app.register(updateRoutes, { updates: served.domain.updates });
   await app.register(pushRoutes, { push: served.push });
   await app.register(sessionRoutes, { inbox });
-  await app.register(mcpRoutes, { board, inbox });
+  await app.register(mcpRoutes, { board, inbox, checks: served.domain.checks, checkHistory });
   await app.register(historyRoutes, { registry, history, unavailable: served.historyUnavailable });
   await app.register(clusterRoutes, { membership });
   const oidc: OidcRouteOptions = {

@@ -11,11 +11,14 @@ import type { ClusterBasis } from './build-ownership.js';
 
 /**
  * Subscribes what rides on each change set and on the journal, in this order: silences and
- * notifications, /metrics, the records shared with other boards, the inbox, history. Answers the exporter.
+ * notifications (and the checks' changes), /metrics, the records shared with other boards, the inbox, history. Answers the exporter.
  */
 export function wireObservers(
   state: OpenedStore,
-  domain: Pick<Domain, 'registry' | 'events' | 'silences' | 'selectorSilences' | 'inbox'>,
+  domain: Pick<
+    Domain,
+    'registry' | 'events' | 'silences' | 'selectorSilences' | 'inbox' | 'checks'
+  >,
   notifier: Notifier,
   coordinator: Coordinator,
   cluster: Pick<ClusterBasis, 'ownership'>,
@@ -23,7 +26,7 @@ export function wireObservers(
   logger: Logger,
 ): MetricsExporter {
   const { store, health, tables } = state;
-  const { registry, events, silences, selectorSilences, inbox } = domain;
+  const { registry, events, silences, selectorSilences, inbox, checks } = domain;
   const { ownership } = cluster;
   registry.changes.subscribe((set) => {
     // Silences that ran out end first, so what fires in this very set is sent.
@@ -35,6 +38,8 @@ export function wireObservers(
     });
     notifier.onChangeSet(set);
   });
+  // A check's changes go through the rules as they happen (a check is no machine: no change set).
+  checks.subscribe(notifier.onCheckChange);
   const exporter = new MetricsExporter((metrics) =>
     registerStoreMetrics(metrics, {
       engine: store.engine,

@@ -79,6 +79,26 @@ describe('channel contract: every kind against a local receiver of its real API'
         c.inert(r);
       });
 
+      it("shows a check's failing runners' detail and a certificate change as text", async () => {
+        const channel = parseChannelUrl(c.url(receiver.host), c.options);
+        const at = EVENT.at;
+        const runners = [{ machine: 'probe1', detail: HOSTILE }];
+        const base = { event: 'check', machine: '', at, check: 'api-x', runners } as const;
+        const events: NotifyEvent[] = [
+          { ...base, state: 'down', previous: 'up' },
+          { ...base, state: 'down', previous: 'down', cert_changed: HOSTILE },
+        ];
+        const message = renderMessage(events, null, null, channel.escape);
+        expect(await deliver(channel, message, { timeoutMs: 5000 })).toMatchObject({ ok: true });
+        const r = receiver.requests[0] as Received;
+        expect(c.shown(r)[0]).toContain('text⏎✖ web1 is down⏎✖ 2');
+        for (const shown of c.shown(r)) {
+          for (const line of shown.split(LINE_BREAKS))
+            if (/^\s*[✖▲⚠]/.test(line)) expect(line.trimStart()).toMatch(/^[✖▲⚠] check api-x/);
+        }
+        c.inert(r);
+      });
+
       it('retries a 5xx, not a 4xx, and never names a secret in the reason', async () => {
         const channel = parseChannelUrl(c.url(receiver.host), c.options);
         const message = renderMessage([EVENT], null, null, channel.escape);
