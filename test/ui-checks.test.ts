@@ -197,9 +197,7 @@ describe('UI: checks', () => {
     }
   });
 
-  // Needs the check state (down after failure_threshold failures of quorum runners), built
-  // beside this page: every check is `unknown` until then.
-  it.skip('puts a down check first: down after one failure (threshold 1, quorum 1), up after a success', async () => {
+  it('puts a down check first: down after one failure (threshold 1, quorum 1), up after a success', async () => {
     const { page } = ui;
     await reportBoth(false);
     await openBoard(page, ui.fleet.board.url, BOARD_TOKEN);
