@@ -1,3 +1,4 @@
+import type { HandedChecks } from '../../shared/checks/wire.js';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { AgentClient, AgentTarget, RelayOutcome } from '../domain/agent-client.js';
@@ -84,6 +85,10 @@ export class ThreadedClient implements AgentClient {
 
   requestUpdate(target: AgentTarget, timeoutMs: number): Promise<RelayOutcome> {
     return this.relays.requestUpdate(target, timeoutMs);
+  }
+
+  handChecks(target: AgentTarget, checks: HandedChecks, timeoutMs: number): Promise<RelayOutcome> {
+    return this.relays.handChecks(target, checks, timeoutMs);
   }
 
   async close(): Promise<void> {
