@@ -8,7 +8,10 @@ import {
 import type { Cancel, Clock } from '../domain/clock.js';
 
 /** Runs one check once into its result (shared/checks/run-check.ts; tests inject their own). */
-export type RunCheck = (check: HandedCheck, conditions: readonly Condition[]) => Promise<CheckResult>;
+export type RunCheck = (
+  check: HandedCheck,
+  conditions: readonly Condition[],
+) => Promise<CheckResult>;
 
 /** Checks run at once at most: a thousand checks never open a thousand sockets together. */
 export const RUNNING_MAX = 16;
@@ -156,7 +159,8 @@ export class CheckRunner {
     } catch (error) {
       run = Promise.reject(error);
     }
-    run
+    // Never rejects: a failure becomes a result.
+    void run
       .catch(
         (error: unknown): CheckResult => ({
           name: e.check.name,

@@ -1,6 +1,6 @@
+import type { HandedChecks } from '../../shared/checks/wire.js';
 import { Value } from '../../shared/typebox.js';
 import type { HandedAction, HandedResult } from '../../shared/wire/action.js';
-import type { HandedChecks } from '../../shared/checks/wire.js';
 import type { ActionName } from '../../shared/wire/common.js';
 import type { Overview } from '../../shared/wire/overview.js';
 import { type HandedUpdate, ReportAnswer } from '../../shared/wire/report.js';

@@ -54,7 +54,10 @@ describe('what the board hands each runner', () => {
   it('gives the same version for the same config written in another order (every board alike)', () => {
     const reordered: CheckConfig = { ...WEB, headers: { 'x-a': '1', 'x-b': '2' } };
     const a = new CheckHanding(() => read([WEB, DB])).forMachine('m', toLabels({ site: 'b' }));
-    const b = new CheckHanding(() => read([DB, reordered])).forMachine('m', toLabels({ site: 'b' }));
+    const b = new CheckHanding(() => read([DB, reordered])).forMachine(
+      'm',
+      toLabels({ site: 'b' }),
+    );
     expect(a.version).toBe(b.version);
     expect(canonicalJson({ b: 1, a: [{ d: 1, c: 2 }] })).toBe('{"a":[{"c":2,"d":1}],"b":1}');
     const changed = new CheckHanding(() => read([DB, { ...WEB, target: 'http://127.0.0.1:9/' }]));

@@ -1,6 +1,6 @@
-import type { HandedChecks } from '../../shared/checks/wire.js';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { HandedChecks } from '../../shared/checks/wire.js';
 import type { AgentClient, AgentTarget, RelayOutcome } from '../domain/agent-client.js';
 import type { Observation } from '../domain/machine.js';
 import type { PollAnswer, PollerOptions, PollRequest } from './poller-protocol.js';
