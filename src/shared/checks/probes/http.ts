@@ -1,10 +1,9 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import type { Observation, Probe, ProbeOptions } from '../observation.js';
 import type { HttpOptions } from '../wire.js';
-import { guardedAddress, networkError, ProbeError, type TargetAddress } from './resolve-target.js';
+import { fixedLookup, guardedAddresses, networkError, ProbeError } from './resolve-target.js';
 
 /** The most of a body read for [BODY]; past it the body is cut, not an error. */
 export const BODY_MAX = 1024 * 1024;
@@ -50,14 +49,6 @@ function certOf(res: IncomingMessage): Observation['cert'] {
   };
 }
 
-/** A lookup that answers the checked address, whatever the name (the connect uses no other). */
-function fixedLookup(a: TargetAddress): LookupFunction {
-  return (_host, options, callback) => {
-    if (options.all === true) callback(null, [{ address: a.address, family: a.family }]);
-    else callback(null, a.address, a.family);
-  };
-}
-
 function reasonOf(signal: AbortSignal): string {
   return signal.reason instanceof Error ? signal.reason.message : 'timed out';
 }
@@ -70,7 +61,7 @@ async function once(
   http: HttpOptions,
   options: ProbeOptions,
 ): Promise<Answer> {
-  const checked = await guardedAddress(url.hostname, options.guard);
+  const checked = await guardedAddresses(url.hostname, options.guard);
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<Answer>((resolve, reject) => {
     const req = request(url, {

@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import type { AddressGuard } from '../observation.js';
 
 /** A resolved address a probe connects to, and its family (4 or 6). */
@@ -12,14 +12,14 @@ export interface TargetAddress {
 export class ProbeError extends Error {}
 
 /**
- * The address to connect to. With a guard, every address the name resolves to is asked first
- * and the checked one is returned, so the connect cannot use another DNS answer than the one
- * checked. Without one, null: the connect resolves the name itself.
+ * The addresses to connect to. With a guard, every address the name resolves to is asked
+ * first and the checked ones are returned, so the connect cannot use another DNS answer than
+ * the one checked. Without one, null: the connect resolves the name itself.
  */
-export async function guardedAddress(
+export async function guardedAddresses(
   host: string,
   guard: AddressGuard | undefined,
-): Promise<TargetAddress | null> {
+): Promise<TargetAddress[] | null> {
   if (guard === undefined) return null;
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   const family = isIP(bare);
@@ -40,7 +40,20 @@ export async function guardedAddress(
     const refusal = guard(a.address);
     if (refusal !== null) throw new ProbeError(`${refusal} (${bare} is ${a.address})`);
   }
-  return found[0] as TargetAddress;
+  return found;
+}
+
+/** A lookup that answers only the checked addresses, whatever the name. */
+export function fixedLookup(found: readonly TargetAddress[]): LookupFunction {
+  return (_host, options, callback) => {
+    const first = found[0] as TargetAddress;
+    if (options.all === true)
+      callback(
+        null,
+        found.map((a) => ({ ...a })),
+      );
+    else callback(null, first.address, first.family);
+  };
 }
 
 const CODES: Readonly<Record<string, string>> = {

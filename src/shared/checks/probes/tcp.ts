@@ -1,6 +1,6 @@
 import { connect, isIP } from 'node:net';
 import type { Observation, Probe } from '../observation.js';
-import { guardedAddress, networkError, ProbeError } from './resolve-target.js';
+import { fixedLookup, guardedAddresses, networkError, ProbeError } from './resolve-target.js';
 
 /** `host:port` or `[v6]:port` (a `tcp://` prefix is allowed): the host and the port. */
 export function hostPort(target: string): { host: string; port: number } {
@@ -28,9 +28,14 @@ export const tcpProbe: Probe = async (check, options) => {
   try {
     const { host, port } = hostPort(check.target);
     where = `${host}:${port}`;
-    const checked = await guardedAddress(host, options.guard);
+    const checked = await guardedAddresses(host, options.guard);
     return await new Promise<Observation>((resolve) => {
-      const socket = connect({ host: checked?.address ?? host, port });
+      const socket = connect({
+        host,
+        port,
+        autoSelectFamily: true,
+        ...(checked === null ? {} : { lookup: fixedLookup(checked) }),
+      });
       const done = (o: Observation) => {
         options.signal.removeEventListener('abort', onAbort);
         socket.destroy();
