@@ -4,6 +4,7 @@ import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningProgram, startAgent, startBoard } from '../harness/processes.js';
+import { checksKeyProof } from '../src/shared/wire/key-proof.js';
 import { eventually, Recorder, writeAgentConfig, writeBoardConfig } from './helpers/fleet.js';
 import { tempDir } from './helpers/tmp.js';
 
@@ -11,6 +12,7 @@ const TOKEN = 'check-runners-board-token-0123456789';
 const REGISTRATION = 'check-runners-registration-0123456';
 const AGENT_TOKEN = 'check-runners-agent-token-0123456789';
 const KEY = 'check-runners-board-key-0123456789';
+const KEY_A = 'check-runners-agent-a-key-0123456789';
 
 /** Whether this machine lets a process have a network namespace of its own (unshare -rn). */
 function namespacesWork(): string | null {
@@ -88,6 +90,7 @@ describe.skipIf(noNamespaces !== null)('checks run by the agents their selector 
         board_token: TOKEN,
         registration_token: REGISTRATION,
         sweep_interval: 0.5,
+        announced_keys: { 'agent-a': KEY_A },
         machines: [{ name: 'poll1', url: polled.url, key: KEY, labels: { site: 'a' } }],
         checks: [
           {
@@ -125,6 +128,7 @@ describe.skipIf(noNamespaces !== null)('checks run by the agents their selector 
       writeAgentConfig(dir, name, {
         name,
         token: AGENT_TOKEN,
+        ...(name === 'agent-a' ? { board_key: KEY_A } : {}),
         data_dir: `${dir.path}/${name}-data`,
         report: { board: board.url, token: REGISTRATION, interval: 1 },
       });
@@ -207,6 +211,25 @@ describe.skipIf(noNamespaces !== null)('checks run by the agents their selector 
       (m) => m.name === 'agent-b',
     );
     expect(b?.overview?.checks_version).toBe(handed.version);
+    // agent-a holds a key: the registration token alone does not open its checks.
+    const mineA = (query: string) =>
+      http.call(`${board.url}/api/checks/mine?name=agent-a${query}`, { token: REGISTRATION });
+    const refused = await mineA('');
+    expect(refused.status).toBe(403);
+    expect((refused.json as { detail: string }).detail).toContain('must prove it holds the key');
+    const at = new Date().toISOString();
+    const wrong = await mineA(
+      `&key_proof_at=${encodeURIComponent(at)}&key_proof=${checksKeyProof('not-the-key-0123456789', 'agent-a', at)}`,
+    );
+    expect(wrong.status).toBe(403);
+    const proved = await mineA(
+      `&key_proof_at=${encodeURIComponent(at)}&key_proof=${checksKeyProof(KEY_A, 'agent-a', at)}`,
+    );
+    expect(proved.status).toBe(200);
+    expect((proved.json as { checks: { name: string }[] }).checks.map((c) => c.name)).toEqual([
+      'web',
+    ]);
+    expect(http.leaks([KEY_A, KEY, TOKEN, REGISTRATION, AGENT_TOKEN])).toEqual([]);
   });
 
   it('shows a row per runner in GET /api/checks; a target only agent a reaches fails on b alone', async () => {
@@ -246,6 +269,9 @@ describe.skipIf(noNamespaces !== null)('checks run by the agents their selector 
     await new Promise((r) => setTimeout(r, 2500));
     expect(puts()).toBe(before);
     expect(before).toBeGreaterThanOrEqual(1);
+    // No key or token in what the board and the agents logged.
+    const logs = [board, ...running].flatMap((p) => p.output);
+    expect(http.leaks([KEY, KEY_A, TOKEN, REGISTRATION, AGENT_TOKEN], logs)).toEqual([]);
   });
 });
 
