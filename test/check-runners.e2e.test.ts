@@ -71,6 +71,7 @@ describe.skipIf(noNamespaces !== null)('checks run by the agents their selector 
   let target: HttpServer;
   let bridge: Server;
   let targetPort = 0;
+  let boardConfig: Record<string, unknown> & { checks: Record<string, unknown>[] };
 
   beforeAll(async () => {
     target = createHttpServer((_req, res) => res.end('ok'));
@@ -85,34 +86,33 @@ describe.skipIf(noNamespaces !== null)('checks run by the agents their selector 
       }),
     );
     running.push(polled);
-    board = await startBoard(
-      writeBoardConfig(dir, 'board', {
-        board_token: TOKEN,
-        registration_token: REGISTRATION,
-        sweep_interval: 0.5,
-        announced_keys: { 'agent-a': KEY_A },
-        machines: [{ name: 'poll1', url: polled.url, key: KEY, labels: { site: 'a' } }],
-        checks: [
-          {
-            name: 'web',
-            type: 'http',
-            target: `http://127.0.0.1:${targetPort}/`,
-            interval: 1,
-            timeout: 2,
-            conditions: ['[STATUS] == 200'],
-            runners: { selector: 'site in (a,b)', quorum: 1 },
-          },
-          {
-            name: 'port-b',
-            type: 'tcp',
-            target: `127.0.0.1:${targetPort}`,
-            interval: 1,
-            timeout: 2,
-            runners: { selector: 'site=b' },
-          },
-        ],
-      }),
-    );
+    boardConfig = {
+      board_token: TOKEN,
+      registration_token: REGISTRATION,
+      sweep_interval: 0.5,
+      announced_keys: { 'agent-a': KEY_A },
+      machines: [{ name: 'poll1', url: polled.url, key: KEY, labels: { site: 'a' } }],
+      checks: [
+        {
+          name: 'web',
+          type: 'http',
+          target: `http://127.0.0.1:${targetPort}/`,
+          interval: 1,
+          timeout: 2,
+          conditions: ['[STATUS] == 200'],
+          runners: { selector: 'site in (a,b)', quorum: 1 },
+        },
+        {
+          name: 'port-b',
+          type: 'tcp',
+          target: `127.0.0.1:${targetPort}`,
+          interval: 1,
+          timeout: 2,
+          runners: { selector: 'site=b' },
+        },
+      ],
+    };
+    board = await startBoard(writeBoardConfig(dir, 'board', boardConfig));
     const boardPort = new URL(board.url).port;
     // The host's end of agent b's way to the board: a unix socket piped to the board's port.
     const socket = join(dir.path, 'board.sock');
@@ -261,6 +261,31 @@ describe.skipIf(noNamespaces !== null)('checks run by the agents their selector 
       expect((await checks())['port-b']?.['agent-a']).toMatchObject({ ok: true, detail: '' });
       return true;
     }, 'agent a’s result of port-b');
+  });
+
+  it('hands every agent its new list after a reload that changes the checks', async () => {
+    writeBoardConfig(dir, 'board', {
+      ...boardConfig,
+      checks: [
+        ...boardConfig.checks,
+        {
+          name: 'extra',
+          type: 'tcp',
+          target: `127.0.0.1:${targetPort}`,
+          interval: 1,
+          runners: { selector: 'site=a' },
+        },
+      ],
+    });
+    process.kill(board.pid, 'SIGHUP');
+    await eventually(async () => {
+      expect(await handedTo()).toEqual({
+        'agent-a': ['port-b', 'web'],
+        'agent-b': ['extra', 'web'],
+        poll1: ['extra', 'web'],
+      });
+      return true;
+    }, 'extra handed to the machines of site a');
   });
 
   it('hands a polled agent nothing again while its version matches (one PUT per change)', async () => {
