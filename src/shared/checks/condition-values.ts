@@ -27,16 +27,36 @@ const NUMBER = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
 /** The number a text spells (decimal, as Gatus's ParseInt/ParseFloat read it), or null. */
 export function numberOf(text: string): number | null {
   if (NUMBER.test(text)) return Number(text);
+  // Go's ParseInt with base 0, as Gatus reads numbers: 0x1F, 0o17, 0b101.
   if (/^0x[0-9a-f]+$/i.test(text)) return Number.parseInt(text.slice(2), 16);
+  if (/^0o[0-7]+$/i.test(text)) return Number.parseInt(text.slice(2), 8);
+  if (/^0b[01]+$/i.test(text)) return Number.parseInt(text.slice(2), 2);
   return null;
 }
 
-/** `*` matches any run of characters, `?` one; the rest is literal (Gatus's filepath.Match use). */
+/**
+ * `*` matches any run of characters, `?` one; the rest is literal (Gatus's filepath.Match use).
+ * Two pointers, not a RegExp: the text is a body from the target, and `*a*b*` must not backtrack.
+ */
 export function globMatch(pattern: string, s: string): boolean {
-  if (pattern === '*') return true;
-  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  const source = escaped.replace(/\*/g, '[^]*').replace(/\?/g, '[^]');
-  return new RegExp(`^${source}$`).test(s);
+  let p = 0;
+  let i = 0;
+  let star = -1;
+  let resume = 0;
+  while (i < s.length) {
+    if (p < pattern.length && (pattern[p] === '?' || pattern[p] === s[i])) {
+      p++;
+      i++;
+    } else if (p < pattern.length && pattern[p] === '*') {
+      star = p++;
+      resume = i;
+    } else if (star >= 0) {
+      p = star + 1;
+      i = ++resume;
+    } else return false;
+  }
+  while (pattern[p] === '*') p++;
+  return p === pattern.length;
 }
 
 /** Milliseconds as Go prints a duration, trailing zero units dropped: 336h, 1h30m, 47h59m59s. */

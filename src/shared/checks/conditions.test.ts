@@ -189,6 +189,17 @@ describe('helpers', () => {
     expect(globMatch('1.2.*', '1x2.3')).toBe(false);
     expect(globMatch('a?c', 'abc')).toBe(true);
     expect(globMatch('(x)', '(x)')).toBe(true);
+    expect(globMatch('*a*b', 'xxaxxbxb')).toBe(true);
+    expect(globMatch('*a*b', 'xxaxxbx')).toBe(false);
+    expect(globMatch('', '')).toBe(true);
+    expect(globMatch('a*', '')).toBe(false);
+  });
+
+  it('globMatch stays quick on a large body that does not match', () => {
+    const body = 'x'.repeat(1024 * 1024);
+    const started = performance.now();
+    expect(globMatch('*x*x*x*x*y*', body)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('formatDuration as Go prints it, trailing zero units dropped', () => {
@@ -212,4 +223,93 @@ describe('helpers', () => {
     expect(parseCondition('[CONNECTED] == false').placeholders).toEqual(['CONNECTED']);
     expect(parseCondition('len([BODY].x) > [STATUS]').placeholders).toEqual(['BODY', 'STATUS']);
   });
+});
+
+describe("Gatus's own cases (config/endpoint/condition_test.go)", () => {
+  const user = '{"user": {"firstName": "john", "lastName": "doe"}}';
+  const cases: [string, Partial<Observation>, string | null][] = [
+    ['[RESPONSE_TIME] >= 500', { responseTimeMs: 499 }, '[RESPONSE_TIME] (499) >= 500'],
+    ['[RESPONSE_TIME] <= 500', { responseTimeMs: 500 }, null],
+    ['[RESPONSE_TIME] > 1s', { responseTimeMs: 2000 }, null],
+    ['[BODY] == test', { body: 'test' }, null],
+    ['[BODY] == 123', { body: '123' }, null],
+    ['[BODY] > 123', { body: '100' }, '[BODY] (100) > 123'],
+    [
+      '[BODY].data.name == john',
+      { body: '{"data": {"id": 1}}' },
+      '[BODY].data.name (INVALID) == john',
+    ],
+    [
+      'len([BODY].data.name) == 4',
+      { body: '{"data": {"id": 1}}' },
+      'len([BODY].data.name) (INVALID) == 4',
+    ],
+    ['[BODY].user.firstName != [BODY].user.lastName', { body: user }, null],
+    [
+      '[BODY].user.firstName == [BODY].user.lastName',
+      { body: user },
+      '[BODY].user.firstName (john) == [BODY].user.lastName (doe)',
+    ],
+    ['[BODY][0].id == 1', { body: '[{"id": 1}, {"id": 2}]' }, null],
+    ['[BODY].data == OK', { body: '{"data": null}' }, '[BODY].data (INVALID) == OK'],
+    [
+      '[BODY].items[0] == OK',
+      { body: '{"items": [null, null]}' },
+      '[BODY].items[0] (INVALID) == OK',
+    ],
+    ['[BODY].data == OK', { body: 'null' }, '[BODY].data (INVALID) == OK'],
+    ['[BODY][0].name == test', { body: '{"statusCode": 500}' }, '[BODY][0].name (INVALID) == test'],
+    ['[BODY].data == 1', { body: '{"data": "0x1"}' }, null],
+    ['[BODY].data == 15', { body: '{"data": "0xF"}' }, null],
+    ['[BODY].data == 2', { body: '{"data": "0o2"}' }, null],
+    ['[BODY].data == 0b10', { body: '{"data": "0b0010"}' }, null],
+    ['[BODY].balance > 100', { body: '{"balance": "123.40000000000005"}' }, null],
+    ['[CERTIFICATE_EXPIRATION] == 0', {}, null],
+    [
+      '[CERTIFICATE_EXPIRATION] > 2419200000',
+      { certificateExpirationMs: 14 * 24 * HOUR },
+      '[CERTIFICATE_EXPIRATION] (336h) > 2419200000',
+    ],
+    [
+      '[CERTIFICATE_EXPIRATION] > 48h',
+      { certificateExpirationMs: 24 * HOUR },
+      '[CERTIFICATE_EXPIRATION] (24h) > 48h',
+    ],
+    ['len([BODY]) == 3', { body: '[{"id": 1}, {"id": 2}, {"id": 3}]' }, null],
+    ['len([BODY].data) == 8', { body: '{"name": "john.doe"}' }, 'len([BODY].data) (INVALID) == 8'],
+    ['len([BODY]) == 8', { body: 'john.doe' }, null],
+    ['len([BODY].age) == 2', { body: '{"age":18}' }, null],
+    ['len([BODY].adult) == 4', { body: '{"adult":true}' }, null],
+    ['len([BODY][0]) == 23', { body: '[{"age":18,"adult":true}]' }, null],
+    ['len([BODY]) == 20', { body: '{"name": "john.doe"}' }, null],
+    [
+      '[BODY].name == pat(bob*)',
+      { body: '{"name": "john.doe"}' },
+      '[BODY].name (john.doe) == pat(bob*)',
+    ],
+    ['[BODY].data == pat(*Whatever*)', { body: '{"data": ["hello", "world", "Whatever"]}' }, null],
+    ['[STATUS] == pat(4*)', { status: 200 }, '[STATUS] (200) == pat(4*)'],
+    ['any(200, 429) == [STATUS]', { status: 429 }, null],
+    [
+      '[BODY].name == any(john.doe, jane.doe)',
+      { body: '{"name": "bob"}' },
+      '[BODY].name (bob) == any(john.doe, jane.doe)',
+    ],
+    ['has([BODY].errors) == false', { body: '{}' }, null],
+    [
+      'has([BODY].errors) == false',
+      { body: '{"errors": ["1"]}' },
+      'has([BODY].errors) (true) == false',
+    ],
+    [
+      'pat(*<div id="user">john.doe</div>*) == [BODY]',
+      { body: '<html><div id="user">john.doe</div></html>' },
+      null,
+    ],
+  ];
+  for (const [text, o, expected] of cases) {
+    it(`${text} on ${JSON.stringify(o)}`, () => {
+      expect(check(text, seen(o))).toBe(expected);
+    });
+  }
 });
