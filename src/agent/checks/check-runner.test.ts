@@ -11,7 +11,7 @@ function check(name: string, interval_s = 10, conditions: string[] = []): Handed
 /** A condition parser for the tests: `bad…` does not parse; anything else holds. */
 function parse(text: string): Condition {
   if (text.startsWith('bad')) throw new ConditionError(3, 'unknown placeholder');
-  return { text, check: () => null };
+  return { text, placeholders: [], check: () => null };
 }
 
 /** A runner whose runs are recorded and held open until the test releases them. */
