@@ -229,6 +229,15 @@ describe.skipIf(noNamespaces !== null)('checks run by the agents their selector 
     expect((proved.json as { checks: { name: string }[] }).checks.map((c) => c.name)).toEqual([
       'web',
     ]);
+    // A configured machine's checks are not the registration token's to read.
+    const configured = await http.call(`${board.url}/api/checks/mine?name=poll1`, {
+      token: REGISTRATION,
+    });
+    expect(configured.status).toBe(409);
+    const byBoard = await call('/api/checks/mine?name=poll1');
+    expect((byBoard.json as { checks: { name: string }[] }).checks.map((c) => c.name)).toEqual([
+      'web',
+    ]);
     expect(http.leaks([KEY_A, KEY, TOKEN, REGISTRATION, AGENT_TOKEN])).toEqual([]);
   });
 

@@ -46,9 +46,10 @@ export async function checkMineRoutes(
         description:
           'With the token a machine reports with. The checks whose runners.selector matches the ' +
           "machine's board labels (its name is a label), and their version. A name the board holds " +
-          'a key for must prove it (key_proof, key_proof_at); the board token needs no proof.',
+          'a key for must prove it (key_proof, key_proof_at); the board token needs no proof. A configured ' +
+          'machine is handed its checks by the board (409 to the registration token).',
         querystring: MineQuery,
-        response: { 200: HandedChecks, 403: Detail, 404: Detail },
+        response: { 200: HandedChecks, 403: Detail, 404: Detail, 409: Detail },
       },
     },
     async (request, reply) => {
@@ -75,6 +76,11 @@ export async function checkMineRoutes(
       const m = registry.get(name);
       if (m === undefined)
         return reply.code(404).send({ detail: `No machine named '${name}' on this board` });
+      // A configured machine never reports: the registration token does not speak for it.
+      if (m.origin === 'configured' && request.who.word === 'registration') {
+        const detail = `'${name}' is a configured machine; the board hands it its checks (PUT /api/checks on its agent)`;
+        return reply.code(409).send({ detail });
+      }
       return handing.forMachine(m.name, m.boardLabels);
     },
   );
