@@ -157,6 +157,7 @@ describe('agent: GET /api/openapi.json', () => {
     expect(doc.info).toMatchObject({ title: 'Panoptes', version: '0.1.0' });
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/bell',
+      '/api/checks',
       '/api/do/{what}/{action}',
       '/api/health',
       '/api/openapi.json',

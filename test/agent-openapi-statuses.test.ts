@@ -87,6 +87,25 @@ function agentTable(agent: Agent): Record<string, OperationEntry> {
         },
       ],
     },
+    'PUT /api/checks': {
+      path: '/api/checks',
+      body: { version: 'v1', checks: [] },
+      otherTokenOpens: true,
+      provocations: [
+        { status: 200, why: 'the board hands checks' },
+        { status: 200, why: 'the board key', token: BOARD_KEY },
+        {
+          status: 422,
+          why: 'a check of no known type',
+          body: JSON.stringify({
+            version: 'v2',
+            checks: [
+              { name: 'x', type: 'ftp', target: 'a', interval_s: 5, timeout_s: 1, conditions: [] },
+            ],
+          }),
+        },
+      ],
+    },
     'GET /api/openapi.json': { path: '/api/openapi.json', provocations: [] },
   };
 }

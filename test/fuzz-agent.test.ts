@@ -57,6 +57,26 @@ const hostileBell = fc.record(
 
 const bell = fc.oneof({ weight: 3, arbitrary: validBell }, { weight: 2, arbitrary: hostileBell });
 
+/** Checks handed by the board: well-formed ones (to a closed port, so running them costs nothing), and hostile shapes. */
+const handedCheck = fc.record({
+  name: fc.oneof(fc.constantFrom('web', 'db'), fc.string({ maxLength: 70 })),
+  type: fc.oneof(fc.constantFrom('tcp', 'http'), fc.string({ maxLength: 8 })),
+  target: fc.constantFrom('127.0.0.1:1', 'http://127.0.0.1:1/', ''),
+  interval_s: fc.oneof(fc.constant(60), fc.integer()),
+  timeout_s: fc.oneof(fc.constant(1), fc.double()),
+  conditions: fc.array(
+    fc.oneof(fc.constantFrom('[CONNECTED] == true', '[STATUS] =='), fc.string({ maxLength: 50 })),
+    { maxLength: 3 },
+  ),
+});
+const handed = fc.oneof(
+  fc.record({
+    version: fc.string({ maxLength: 30 }),
+    checks: fc.array(handedCheck, { maxLength: 3 }),
+  }),
+  fc.jsonValue({ maxDepth: 3 }),
+);
+
 /** Every endpoint of the agent (and a random path anywhere) as a request generator. */
 const ENDPOINTS: Record<string, fc.Arbitrary<FuzzRequest>> = {
   'GET /api/health': requestTo('GET', fc.constant('/api/health'), null, 'health'),
@@ -74,6 +94,7 @@ const ENDPOINTS: Record<string, fc.Arbitrary<FuzzRequest>> = {
     'do',
   ),
   'POST /api/update': requestTo('POST', fc.constant('/api/update'), null, 'update'),
+  'PUT /api/checks': requestTo('PUT', fc.constant('/api/checks'), handed, 'checks'),
   'GET /api/openapi.json': requestTo('GET', fc.constant('/api/openapi.json'), null, 'openapi'),
   'any /proxy/…': fc
     .record({

@@ -126,6 +126,7 @@ const BOARD_CODE: Record<string, Place[]> = {
   ],
   'GET /api/groups': [route('http/label-routes.ts', '/api/groups')],
   'GET /api/checks': [route('http/check-routes.ts', '/api/checks')],
+  'GET /api/checks/mine': [route('http/check-mine-routes.ts', '/api/checks/mine')],
   'GET /api/me': [route('http/me-routes.ts', '/api/me')],
   'POST /api/tokens': [route('http/token-routes.ts', '/api/tokens', 'post')],
   'GET /api/tokens': [route('http/token-routes.ts', '/api/tokens', 'get')],
@@ -221,6 +222,7 @@ const AGENT_CODE: Record<string, Place[]> = {
     { file: `${A}/domain/services.ts`, fn: 'refuse' },
   ],
   'POST /api/update': [{ file: `${A}/http/update-routes.ts`, route: '/api/update' }],
+  'PUT /api/checks': [{ file: `${A}/http/check-routes.ts`, route: '/api/checks' }],
   'GET /api/openapi.json': [{ file: `${A}/http/openapi-routes.ts`, route: '/api/openapi.json' }],
 };
 

@@ -110,6 +110,11 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
     },
     'GET /api/groups': { path: '/api/groups', provocations: [] },
     'GET /api/checks': { path: '/api/checks', provocations: [] },
+    'GET /api/checks/mine': {
+      path: '/api/checks/mine?name=nosuch',
+      otherTokenOpens: true,
+      provocations: [{ status: 404, why: 'no such machine' }],
+    },
     'GET /api/me': { path: '/api/me', provocations: [] },
     'POST /api/tokens': {
       path: '/api/tokens',

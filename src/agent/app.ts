@@ -5,6 +5,7 @@ import type { Logger } from '../shared/logger.js';
 import { setServerCertificate } from '../shared/tls/server-certificate.js';
 import { VERSION } from '../shared/version.js';
 import type { SessionView } from '../shared/wire/overview.js';
+import { type CheckRunner, checkRunner } from './checks/run.js';
 import type { AgentSettings } from './config.js';
 import { type BellStore, Bells } from './domain/bells.js';
 import type { Clock } from './domain/clock.js';
@@ -16,6 +17,7 @@ import { type ActionOutcome, Services } from './domain/services.js';
 import { type SourceReader, SourceWatch } from './domain/source-watch.js';
 import type { Spawner } from './domain/spawner.js';
 import { bellRoutes } from './http/bell-routes.js';
+import { checkRoutes } from './http/check-routes.js';
 import { doRoutes } from './http/do-routes.js';
 import { healthRoutes } from './http/health-routes.js';
 import { openApiRoutes } from './http/openapi-routes.js';
@@ -45,6 +47,8 @@ export interface AgentDeps {
    * the board's first overview request (which confirms a polled agent's new file on trial).
    */
   updates?: UpdateControl & { fields(): Record<string, unknown>; boardRead(): void };
+  /** Runs the checks the board hands (tests inject one with their own run); default: runCheck. */
+  checks?: CheckRunner;
   /** Where the latest bells are kept across restarts, and what it held at start. None: memory. */
   bellStore?: { store: BellStore; kept: readonly SessionView[] };
 }
@@ -61,6 +65,8 @@ export interface Agent {
   app: FastifyInstance;
   services: Services;
   overview: OverviewSource;
+  /** The checks the board handed, run at their intervals (main stops it). */
+  checks: CheckRunner;
   /** Read in the background once started (main starts and stops them). */
   sources: readonly SourceWatch<unknown>[];
   /** Runs an action handed over by the board, under the board key's policy. */
@@ -120,6 +126,7 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     (error) => deps.logger.error({ err: error }, 'cannot keep the bells in data_dir'),
   );
   const sources = specs.map((spec) => new SourceWatch<unknown>({ ...spec, clock: deps.clock }));
+  const checks = deps.checks ?? checkRunner(deps.clock);
   const overview = new OverviewSource({
     name: settings.name,
     version: VERSION,
@@ -127,7 +134,8 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     services,
     bells,
     clock: deps.clock,
-    sources,
+    // The checks' results and version ride in every overview (and so in every report).
+    sources: [...sources, checks],
     labels: () => labels,
     ...(deps.updates === undefined ? {} : { self: () => deps.updates?.fields() ?? {} }),
   });
@@ -158,6 +166,7 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
   await app.register(bellRoutes, { credentials, bells });
   await app.register(doRoutes, { credentials, services });
   await app.register(updateRoutes, { credentials, updates: updates ?? UPDATES_OFF });
+  await app.register(checkRoutes, { credentials, take: (handed) => checks.take(handed) });
   await app.register(openApiRoutes, { credentials });
   await app.register(proxyRoutes, {
     credentials,
@@ -168,6 +177,7 @@ export async function buildAgent(deps: AgentDeps): Promise<Agent> {
     app,
     services,
     overview,
+    checks,
     sources,
     actForBoard: (what, action) => services.act(what, action, 'board'),
     reconfigure(next) {

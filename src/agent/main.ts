@@ -212,6 +212,7 @@ async function runAgent(cli: CliOptions): Promise<void> {
         const refused = updater.request(asked.id);
         if (refused !== null) logger.debug({ id: asked.id, detail: refused }, 'update not taken');
       },
+      checks: (handed) => agent.checks.take(handed),
       post: (json) => connection.post(json),
       clock: systemClock,
       random: Math.random,
@@ -272,6 +273,7 @@ async function runAgent(cli: CliOptions): Promise<void> {
       trigger.close();
       await trigger.idle();
       await stopReporting();
+      agent.checks.stop();
       await Promise.all(agent.sources.map((source) => source.stop()));
       await containerEngine.close();
       if (listening) await agent.app.close();

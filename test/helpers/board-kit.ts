@@ -14,6 +14,7 @@ import { Registry } from '../../src/board/domain/registry.js';
 import { Enrollments } from '../../src/board/enroll/enrollments.js';
 import { MemoryStore } from '../../src/board/store/memory/state-store.js';
 import { machineMemory } from '../../src/board/view/machine-memory.js';
+import type { HandedChecks } from '../../src/shared/checks/wire.js';
 import { ManualClock } from '../../src/shared/clock.js';
 
 /** A scripted AgentClient: answers by machine URL, records every call. */
@@ -51,6 +52,12 @@ export class FakeClient implements AgentClient {
     return Promise.resolve(
       this.updateAnswers.get(target.url) ?? { kind: 'unreachable', error: 'connection refused' },
     );
+  }
+  /** Checks handed to configured machines (PUT /api/checks), by URL. */
+  handed: { target: AgentTarget; checks: HandedChecks }[] = [];
+  handChecks(target: AgentTarget, checks: HandedChecks): Promise<RelayOutcome> {
+    this.handed.push({ target, checks });
+    return Promise.resolve({ kind: 'answer', status: 200, body: { version: checks.version } });
   }
   close(): Promise<void> {
     return Promise.resolve();

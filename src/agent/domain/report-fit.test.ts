@@ -157,6 +157,30 @@ describe('trimResult', () => {
     expect(trimResult(refused, 1)).toBe(refused);
   });
 
+  it('carries every check result that fits, the failing ones first, and the version always', () => {
+    const checks = Array.from({ length: 1000 }, (_, i) => ({
+      name: `check-${i}`,
+      ok: i % 100 !== 7,
+      ms: 12.5,
+      detail: i % 100 === 7 ? 'connection refused' : '',
+      at: '2025-01-01T00:00:00.000Z',
+    }));
+    const all = { ...overview([]), checks, checks_version: 'abc' };
+    const { json } = fitReport(all, 'http://web1:8701', []);
+    expect(Buffer.byteLength(json)).toBeLessThanOrEqual(REPORT_MAX_BYTES);
+    const sent = JSON.parse(json) as {
+      checks: { name: string; ok: boolean }[];
+      checks_version: string;
+    };
+    expect(sent.checks_version).toBe('abc');
+    expect(sent.checks.length).toBeGreaterThan(300);
+    expect(sent.checks.length).toBeLessThan(1000);
+    expect(sent.checks.slice(0, 10).every((c) => !c.ok)).toBe(true);
+    // A few fit whole.
+    const few = fitReport({ ...all, checks: checks.slice(0, 5) }, 'http://web1:8701', []);
+    expect((JSON.parse(few.json) as { checks: unknown[] }).checks).toHaveLength(5);
+  });
+
   it('carries the key proof when there is one, and none otherwise', () => {
     expect(
       fitReport(overview([]), 'http://x', [], undefined, { key_proof: 'abc123' }).report.key_proof,

@@ -43,6 +43,37 @@ export function fitReport(
   proof: { key_proof: string; key_proof_at?: string } | null = null,
   intervalS: number | null = null,
 ): FittedReport {
+  const within = (o: Overview) => fitWithin(o, location, pending, maxBytes, proof, intervalS);
+  const fitted = within(overview);
+  const checks = overview.checks ?? [];
+  if (checks.length === 0 || Buffer.byteLength(fitted.json) <= maxBytes) return fitted;
+  // Too many check results to carry: the failing ones first, as many as fit.
+  const ranked = [...checks.filter((c) => !c.ok), ...checks.filter((c) => c.ok)];
+  let lo = 0;
+  let hi = ranked.length - 1;
+  let best = within({ ...overview, checks: [] });
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const tried = within({ ...overview, checks: ranked.slice(0, mid) });
+    if (Buffer.byteLength(tried.json) <= maxBytes) {
+      best = tried;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return best;
+}
+
+/** fitReport for the overview as it is: sessions, texts, results and containers cut. */
+function fitWithin(
+  overview: Overview,
+  location: string,
+  pending: readonly HandedResult[],
+  maxBytes: number,
+  proof: { key_proof: string; key_proof_at?: string } | null,
+  intervalS: number | null,
+): FittedReport {
   let fitted: FittedReport | null = null;
   const containers = overview.containers ?? [];
   const ranked = rankContainers(overview, containers);

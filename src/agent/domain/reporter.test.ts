@@ -120,6 +120,39 @@ describe('Reporter', () => {
     await t.reporter.stop();
   });
 
+  it("hands the runner the answer's checks; an answer without them leaves it alone", async () => {
+    const handed: string[] = [];
+    const t = setup(new MemoryStore(), { checks: (c) => handed.push(c.version) });
+    const checks = {
+      version: 'v1',
+      checks: [
+        {
+          name: 'web',
+          type: 'tcp',
+          target: '127.0.0.1:80',
+          interval_s: 10,
+          timeout_s: 1,
+          conditions: [],
+        },
+      ],
+    };
+    t.answerWith(() => ({ status: 200, body: { ok: true, actions: [], checks } }));
+    t.reporter.start();
+    await t.clock.advance(0);
+    expect(handed).toEqual(['v1']);
+    t.answerWith(() => ok());
+    await t.clock.advance(10_000);
+    expect(handed).toEqual(['v1']);
+    // Checks the answer's schema refuses are not handed (the whole answer counts as a failure).
+    t.answerWith(() => ({
+      status: 200,
+      body: { ok: true, actions: [], checks: { version: 'v2', checks: [{ name: 'x' }] } },
+    }));
+    await t.clock.advance(10_000);
+    expect(handed).toEqual(['v1']);
+    await t.reporter.stop();
+  });
+
   it('reports the overview with name and location at once, then every interval', async () => {
     const t = setup();
     t.reporter.start();

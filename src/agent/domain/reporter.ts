@@ -1,3 +1,4 @@
+import type { HandedChecks } from '../../shared/checks/wire.js';
 import { Value } from '../../shared/typebox.js';
 import type { HandedAction, HandedResult } from '../../shared/wire/action.js';
 import type { ActionName } from '../../shared/wire/common.js';
@@ -37,6 +38,8 @@ export interface ReporterDeps {
   accepted?: () => void;
   /** The board's answer asks for an update of the agent's own file. */
   update?: (request: HandedUpdate) => void;
+  /** The board's answer hands the checks to run (the report's checks_version differed). */
+  checks?: (handed: HandedChecks) => void;
   post: ReportPoster;
   clock: Clock;
   /** A number in [0, 1), for the jitter of back-off. */
@@ -150,6 +153,7 @@ export class Reporter {
     for (const action of answer.body.actions) this.take(action);
     this.deps.accepted?.();
     if (answer.body.update !== undefined) this.deps.update?.(answer.body.update);
+    if (answer.body.checks !== undefined) this.deps.checks?.(answer.body.checks);
     return this.deps.intervalMs;
   }
 

@@ -1,3 +1,4 @@
+import type { HandedChecks } from '../../shared/checks/wire.js';
 import type { Observation } from './machine.js';
 
 /** Where and how to reach one agent. */
@@ -25,5 +26,7 @@ export interface AgentClient {
   ): Promise<RelayOutcome>;
   /** Hands the agent an update from the board (its POST /api/update). */
   requestUpdate(target: AgentTarget, timeoutMs: number): Promise<RelayOutcome>;
+  /** Hands the agent the checks it runs (its PUT /api/checks). */
+  handChecks(target: AgentTarget, checks: HandedChecks, timeoutMs: number): Promise<RelayOutcome>;
   close(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import type { HandedChecks } from '../../shared/checks/wire.js';
 import type { Clock } from '../../shared/clock.js';
 import type { KeyProofCheck } from '../../shared/wire/key-proof.js';
 import type { ActionQueue } from './action-queue.js';
@@ -43,4 +44,11 @@ export interface BoardDeps {
     | { id: string; requested_at: string }
     | undefined
     | Promise<{ id: string; requested_at: string } | undefined>;
+  /**
+   * The checks handed in the answer to `name`'s report, which says it was last handed
+   * `version` (absent: its agent does not say): undefined when it runs what it should.
+   */
+  handChecks?: (name: string, version: string | undefined) => HandedChecks | undefined;
+  /** A configured machine was polled; its overview says it was last handed `version`. */
+  polledChecks?: (name: string, version: string | undefined) => void;
 }

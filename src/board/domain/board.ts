@@ -224,9 +224,15 @@ export class Board {
     const handing = this.deps.handOver?.(name);
     // Awaited only when an update is queued for it: no extra turn per report otherwise.
     const update = handing instanceof Promise ? await handing : handing;
+    const checks = this.deps.handChecks?.(name, report.checks_version);
     return {
       status: 200,
-      body: { ok: true, actions, ...(update === undefined ? {} : { update }) },
+      body: {
+        ok: true,
+        actions,
+        ...(update === undefined ? {} : { update }),
+        ...(checks === undefined ? {} : { checks }),
+      },
     };
   }
 
@@ -301,6 +307,7 @@ export class Board {
       timeoutMs: settings.pollTimeoutMs,
       concurrency: settings.sweepConcurrency,
       silent: this.silent,
+      ...(this.deps.polledChecks === undefined ? {} : { polled: this.deps.polledChecks }),
     });
     const set = registry.changes.close(
       clock.now(),

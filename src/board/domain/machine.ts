@@ -106,6 +106,8 @@ export interface PreparedOverview {
   labels?: Labels;
   /** The check results it carries, as a runner for the board (null or absent: none). */
   checks?: CheckResult[] | null;
+  /** The version of the checks it says it was last handed (absent: it does not say). */
+  checksVersion?: string | undefined;
 }
 
 /** A machine's open container and disk episodes, as another board published them. */

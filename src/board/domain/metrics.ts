@@ -1,4 +1,4 @@
-import { checkResultsOf } from '../../shared/checks/results-of.js';
+import { checkResultsOf, checksVersionOf } from '../../shared/checks/results-of.js';
 import type { CheckResult } from '../../shared/checks/wire.js';
 import type { Labels } from '../../shared/labels.js';
 import { safeText } from '../../shared/wire/free-text.js';
@@ -251,6 +251,7 @@ export function prepareOverview<Json extends string | Uint8Array>(
   agent: AgentSelf | null;
   labels: Labels;
   checks: CheckResult[] | null;
+  checksVersion: string | undefined;
 } {
   const sessions = sessionsOf(overview);
   const metrics = metricsOf(overview, latencyMs, sessions);
@@ -261,5 +262,6 @@ export function prepareOverview<Json extends string | Uint8Array>(
     agent: agentSelfOf(overview),
     labels: labelsOf(overview),
     checks: checkResultsOf(overview),
+    checksVersion: checksVersionOf(overview),
   };
 }

@@ -34,6 +34,7 @@ function scriptedClient(clock: ManualClock, dead: Set<string>) {
     },
     relay: () => Promise.reject(new Error('not used')),
     requestUpdate: () => Promise.reject(new Error('not used')),
+    handChecks: () => Promise.reject(new Error('not used')),
     close: () => Promise.resolve(),
   };
   const release = () => {

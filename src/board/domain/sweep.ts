@@ -1,3 +1,4 @@
+import { checksVersionOf } from '../../shared/checks/results-of.js';
 import type { Clock } from '../../shared/clock.js';
 import type { AgentClient } from './agent-client.js';
 import type { Registry } from './registry.js';
@@ -12,6 +13,8 @@ export interface SweepOptions {
    * one sweep to the next.
    */
   silent?: Set<string>;
+  /** A machine answered its poll; its overview says it was last handed checks of `version`. */
+  polled?: (name: string, version: string | undefined) => void;
 }
 
 /** The wide lane polls this many times `concurrency` machines at once. */
@@ -46,6 +49,13 @@ export async function sweep(
     // Its record is encoded now, while the sweep spreads the polls over seconds, so the view
     // rebuilt at the end of the sweep is one copy, not 10,000 encodings in one turn.
     registry.memory.recordBytes(machine);
+    if (observation.ok && options.polled !== undefined) {
+      const version =
+        observation.prepared !== undefined
+          ? observation.prepared.checksVersion
+          : checksVersionOf(observation.overview ?? {});
+      options.polled(config.name, version);
+    }
   };
   const wide: MachineConfig[] = [];
   const narrow: MachineConfig[] = [];

@@ -53,12 +53,14 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
    */
   function call(
     url: string,
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'PUT',
     target: AgentTarget,
     timeoutMs: number,
+    body?: string,
   ): Promise<{ status: number; bytes: Buffer }> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (target.key !== null) headers.authorization = `Bearer ${target.key}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
     const pool = poolsFor(target.ca);
     const dispatcher = method === 'GET' ? pool.polls : pool.relays;
     const parsed = new URL(url);
@@ -90,6 +92,7 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
           path: `${parsed.pathname}${parsed.search}`,
           method,
           headers,
+          ...(body === undefined ? {} : { body }),
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
         },
@@ -127,10 +130,11 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
     });
   }
 
-  /** A POST to the agent, its answer checked as a relayed action's is. */
-  async function post(url: string, target: AgentTarget, timeoutMs: number) {
+  /** A POST (or a PUT of `body`) to the agent, its answer checked as a relayed action's is. */
+  async function post(url: string, target: AgentTarget, timeoutMs: number, body?: string) {
     try {
-      const { status, bytes } = await call(url, 'POST', target, timeoutMs);
+      const method = body === undefined ? 'POST' : 'PUT';
+      const { status, bytes } = await call(url, method, target, timeoutMs, body);
       return relayAnswer(status, bytes.toString('utf8'));
     } catch (error) {
       const message = describeFailure(error, timeoutMs);
@@ -182,6 +186,10 @@ export function createAgentClient(options: { connectTimeoutMs: number }): AgentC
 
     requestUpdate(target, timeoutMs) {
       return post(`${target.url}/api/update`, target, timeoutMs);
+    },
+
+    handChecks(target, checks, timeoutMs) {
+      return post(`${target.url}/api/checks`, target, timeoutMs, JSON.stringify(checks));
     },
 
     close: async () => {

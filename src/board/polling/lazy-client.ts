@@ -20,6 +20,8 @@ export function lazyAgentClient(options: { connectTimeoutMs: number }): AgentCli
     relay: async (target, what, action, timeoutMs) =>
       (await client()).relay(target, what, action, timeoutMs),
     requestUpdate: async (target, timeoutMs) => (await client()).requestUpdate(target, timeoutMs),
+    handChecks: async (target, checks, timeoutMs) =>
+      (await client()).handChecks(target, checks, timeoutMs),
     close: async () => {
       if (loading !== null) await (await loading.catch(() => null))?.close();
     },

@@ -19,6 +19,9 @@ export class SwitchableClient implements AgentClient {
   requestUpdate: AgentClient['requestUpdate'] = (target, timeoutMs) =>
     this.current.requestUpdate(target, timeoutMs);
 
+  handChecks: AgentClient['handChecks'] = (target, checks, timeoutMs) =>
+    this.current.handChecks(target, checks, timeoutMs);
+
   /** Uses `next` from now on; the previous client closes once its calls in flight are done. */
   switchTo(next: AgentClient): void {
     const previous = this.current;

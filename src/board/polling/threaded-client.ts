@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { HandedChecks } from '../../shared/checks/wire.js';
 import type { AgentClient, AgentTarget, RelayOutcome } from '../domain/agent-client.js';
 import type { Observation } from '../domain/machine.js';
 import type { PollAnswer, PollerOptions, PollRequest } from './poller-protocol.js';
@@ -84,6 +85,10 @@ export class ThreadedClient implements AgentClient {
 
   requestUpdate(target: AgentTarget, timeoutMs: number): Promise<RelayOutcome> {
     return this.relays.requestUpdate(target, timeoutMs);
+  }
+
+  handChecks(target: AgentTarget, checks: HandedChecks, timeoutMs: number): Promise<RelayOutcome> {
+    return this.relays.handChecks(target, checks, timeoutMs);
   }
 
   async close(): Promise<void> {

@@ -1,9 +1,12 @@
 import type { Clock } from '../../shared/clock.js';
+import { NO_LABELS } from '../../shared/labels.js';
 import type { Logger } from '../../shared/logger.js';
 import { KeyProofCheck } from '../../shared/wire/key-proof.js';
 import { Access } from '../auth/access.js';
 import { BOARD_RUNNER, CheckBook, PUSH_RUNNER } from '../checks/check-book.js';
 import type { CheckSettings } from '../checks/check-config.js';
+import { CheckHanding } from '../checks/handing.js';
+import { PolledHanding } from '../checks/polled-handing.js';
 import type { BoardSettings } from '../config/config.js';
 import { ActionQueue } from '../domain/action-queue.js';
 import type { AgentClient, AgentTarget } from '../domain/agent-client.js';
@@ -47,6 +50,10 @@ export interface Domain {
   access: Access;
   /** The checks' state: runners' results in, changes of state out. */
   checks: CheckBook;
+  /** What each runner is handed (its checks and their version). */
+  handing: CheckHanding;
+  /** The board's clock (the domain's time). */
+  clock: Clock;
 }
 
 /** What the domain reads as it runs: the settings in use (a reload replaces them), the files served. */
@@ -118,6 +125,18 @@ export function buildDomain(
   const onError = (error: unknown): void => {
     if (!isStoreUnavailable(error)) logger.error({ err: error }, 'board background work failed');
   };
+  // What each runner is handed, from the settings in use (a reload replaces them).
+  const handing = new CheckHanding(() => sources.settings().checks);
+  const polledHanding = new PolledHanding({
+    handing,
+    labels: (name) => registry.get(name)?.boardLabels,
+    target: (name) => configuredTarget(sources.settings(), name),
+    client,
+    timeoutMs: () => sources.settings().pollTimeoutMs,
+    clock,
+    failed: (name, detail) =>
+      logger.warn({ machine: name, detail }, 'checks could not be handed to a polled agent'),
+  });
   const board = new Board({
     enrollments,
     settings,
@@ -131,6 +150,9 @@ export function buildDomain(
     owns: (name) => ownership.owns(name),
     forgotten: (name, revoked) => notices.publish(name, revoked),
     handOver: (name) => updates.handOver(name),
+    handChecks: (name, version) =>
+      handing.answer(name, registry.get(name)?.boardLabels ?? NO_LABELS, version),
+    polledChecks: (name, version) => polledHanding.polled(name, version),
     onError,
   });
   const updates = new AgentUpdates({
@@ -176,6 +198,8 @@ export function buildDomain(
   return {
     access,
     checks,
+    handing,
+    clock,
     labels,
     events,
     registry,

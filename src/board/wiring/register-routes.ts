@@ -19,6 +19,7 @@ import type { SumsSigner } from '../enroll/sums-signer.js';
 import type { History } from '../history/history.js';
 import { actionRoutes } from '../http/action-routes.js';
 import { boardRoutes } from '../http/board-routes.js';
+import { checkMineRoutes } from '../http/check-mine-routes.js';
 import { checkRoutes } from '../http/check-routes.js';
 import { clusterRoutes } from '../http/cluster-routes.js';
 import { historyRoutes } from '../http/history-routes.js';
@@ -196,6 +197,12 @@ export async function registerRoutes(
     checks: served.domain.checks,
     registry,
     history: checkHistory,
+  });
+  await app.register(checkMineRoutes, {
+    handing: served.domain.handing,
+    registry,
+    board,
+    clock: served.domain.clock,
   });
   await app.register(updateRoutes, { updates: served.domain.updates });
   await app.register(pushRoutes, { push: served.push });

@@ -14,3 +14,9 @@ export function checkResultsOf(overview: Record<string, unknown>): CheckResult[]
   for (const r of raw.slice(0, CHECKS_PER_RUNNER_MAX)) if (isResult.Check(r)) out.push(r);
   return out;
 }
+
+/** The version of the checks an overview says its agent was last handed; undefined: it does not say. */
+export function checksVersionOf(overview: Record<string, unknown>): string | undefined {
+  const v = overview.checks_version;
+  return typeof v === 'string' && v.length <= 100 ? v : undefined;
+}

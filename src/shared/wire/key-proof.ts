@@ -76,3 +76,27 @@ export class KeyProofCheck {
     return null;
   }
 }
+
+/**
+ * The proof of GET /api/checks/mine for a name the board holds a key for: an HMAC of the name
+ * and the time of the request (ISO 8601), under that key.
+ */
+export function checksKeyProof(key: string, name: string, at: string): string {
+  return createHmac('sha256', key).update(`panoptes-checks-at\n${name}\n${at}`).digest('hex');
+}
+
+/** Why a GET /api/checks/mine does not prove the name's key, or null when it does. */
+export function checksProofProblem(
+  key: string,
+  name: string,
+  proof: string | undefined,
+  at: string | undefined,
+  now: number,
+): string | null {
+  if (proof === undefined || at === undefined) return 'it carries no key_proof and key_proof_at';
+  const time = Date.parse(at);
+  if (!Number.isFinite(time)) return 'its key_proof_at is not an ISO 8601 time';
+  if (Math.abs(now - time) > KEY_PROOF_WINDOW_MS)
+    return "its key_proof_at is more than 5 minutes from the board's clock (check the clocks)";
+  return tokenEquals(proof, checksKeyProof(key, name, at)) ? null : 'its key_proof is wrong';
+}
