@@ -28,6 +28,7 @@ import { CurrentSettings } from './wiring/current-settings.js';
 import { openState } from './wiring/open-state.js';
 import { openHttp, registerRoutes } from './wiring/register-routes.js';
 import { openReleases, startUpdateTimers } from './wiring/wire-agent-updates.js';
+import { wireCheckHistory } from './wiring/wire-check-history.js';
 import { joinCluster, wireCluster } from './wiring/wire-cluster.js';
 import { type NotifySeams, wireNotify } from './wiring/wire-notify.js';
 import { wireObservers } from './wiring/wire-observers.js';
@@ -123,6 +124,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   );
   const coordinator = wireCluster(state, domain, cluster, notifier, logger);
   const exporter = wireObservers(state, domain, notifier, coordinator, cluster, history, logger);
+  if (history !== null) wireCheckHistory(domain.checks, history.checks, cluster.ownership);
   const stopListening = await joinCluster(state, cluster, coordinator, settings);
   const http = await openHttp(current, logger, domain, clock);
   const { membership } = cluster;

@@ -45,9 +45,14 @@ export class CheckBook {
   private checks = new Map<string, CheckSettings>();
   private readonly last = new Map<string, Map<string, RunnerView>>();
   private readonly listeners: ((change: CheckChange) => void)[] = [];
+  private readonly resultListeners: ((runner: string, result: CheckResult) => void)[] = [];
+  private readonly removedListeners: ((check: string) => void)[] = [];
 
   configure(checks: readonly CheckSettings[]): void {
+    const before = this.checks;
     this.checks = new Map(checks.map((c) => [c.name, c]));
+    for (const name of before.keys())
+      if (!this.checks.has(name)) for (const l of this.removedListeners) l(name);
     for (const name of [...this.last.keys()]) if (!this.checks.has(name)) this.last.delete(name);
   }
 
@@ -65,7 +70,21 @@ export class CheckBook {
         this.last.set(r.name, runners);
       }
       runners.set(runner, { machine: runner, ok: r.ok, ms: r.ms, detail: r.detail, at: r.at });
+      for (const l of this.resultListeners) l(runner, r);
     }
+  }
+
+  /**
+   * Every result taken of a configured check, as it is taken (history records them; a runner's
+   * overview repeats its last results, so a listener keeps only what is newer than it saw).
+   */
+  onResult(listener: (runner: string, result: CheckResult) => void): void {
+    this.resultListeners.push(listener);
+  }
+
+  /** A check was removed from the config (at a reload). */
+  onRemoved(listener: (check: string) => void): void {
+    this.removedListeners.push(listener);
   }
 
   subscribe(listener: (change: CheckChange) => void): void {

@@ -18,6 +18,7 @@ import type { SumsSigner } from '../enroll/sums-signer.js';
 import type { History } from '../history/history.js';
 import { actionRoutes } from '../http/action-routes.js';
 import { boardRoutes } from '../http/board-routes.js';
+import { checkHistoryRoutes } from '../http/check-history-routes.js';
 import { checkRoutes } from '../http/check-routes.js';
 import { clusterRoutes } from '../http/cluster-routes.js';
 import { historyRoutes } from '../http/history-routes.js';
@@ -185,6 +186,12 @@ export async function registerRoutes(
     groups: () => current.get().groups,
   });
   await app.register(checkRoutes, { checks: served.domain.checks, registry });
+  await app.register(checkHistoryRoutes, {
+    checks: served.domain.checks,
+    registry,
+    history,
+    unavailable: served.historyUnavailable,
+  });
   await app.register(updateRoutes, { updates: served.domain.updates });
   await app.register(pushRoutes, { push: served.push });
   await app.register(sessionRoutes, { inbox });
