@@ -180,6 +180,7 @@ describe('board errors are FastAPI-shaped', () => {
       '/agent/{file}',
       '/api/board',
       '/api/checks',
+      '/api/checks/{name}/history',
       '/api/cluster',
       '/api/do/{name}/{what}/{action}',
       '/api/enrollments',

@@ -126,6 +126,9 @@ const BOARD_CODE: Record<string, Place[]> = {
   ],
   'GET /api/groups': [route('http/label-routes.ts', '/api/groups')],
   'GET /api/checks': [route('http/check-routes.ts', '/api/checks')],
+  'GET /api/checks/{name}/history': [
+    route('http/check-history-routes.ts', '/api/checks/:name/history'),
+  ],
   'GET /api/me': [route('http/me-routes.ts', '/api/me')],
   'POST /api/tokens': [route('http/token-routes.ts', '/api/tokens', 'post')],
   'GET /api/tokens': [route('http/token-routes.ts', '/api/tokens', 'get')],

@@ -110,6 +110,14 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
     },
     'GET /api/groups': { path: '/api/groups', provocations: [] },
     'GET /api/checks': { path: '/api/checks', provocations: [] },
+    'GET /api/checks/{name}/history': {
+      path: '/api/checks/api/history?range=1h',
+      provocations: [
+        { status: 200, why: 'a configured check' },
+        { status: 404, why: 'no check of that name', path: '/api/checks/nosuch/history' },
+        { status: 422, why: 'a range it does not know', path: '/api/checks/api/history?range=2h' },
+      ],
+    },
     'GET /api/me': { path: '/api/me', provocations: [] },
     'POST /api/tokens': {
       path: '/api/tokens',
@@ -303,6 +311,14 @@ describe('every status a board operation answers is in its OpenAPI description',
           machines: [{ name: 'web1', url: WEB1, key: 'statuses-web1-key-0123456789' }],
           announced_keys: { lab3: LAB3_KEY },
           push: { subject: 'mailto:ops@example.org' },
+          checks: [
+            {
+              name: 'api',
+              type: 'http',
+              target: 'http://api.example/',
+              runners: { selector: 'env' },
+            },
+          ],
           notify: {
             channels: [
               { name: 'hook', url: `http://127.0.0.1:${hookPort}/hook` },

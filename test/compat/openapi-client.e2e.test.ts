@@ -32,6 +32,7 @@ const OPERATIONS: Record<string, string> = {
   'GET /api/groups': 'list_groups_api_groups_get',
   // Checks.
   'GET /api/checks': 'list_checks_api_checks_get',
+  'GET /api/checks/{name}/history': 'get_check_history_api_checks__name__history_get',
   'GET /api/me': 'get_me_api_me_get',
   'GET /auth/methods': 'sign_in_methods_auth_methods_get',
   'POST /auth/logout': 'sign_out_auth_logout_post',

@@ -66,7 +66,7 @@ export async function checkHistoryRoutes(
           "A check's results over a window: per runner, the share of good runs and the mean response time",
         description:
           'A scoped caller sees the checks whose labels its scope matches, and of their runners the machines it sees.',
-        params: Type.Object({ name: Type.String({ maxLength: 200 }) }),
+        params: Type.Object({ name: CheckName }),
         querystring: Type.Object({
           range: Type.Optional(
             Type.Union(
