@@ -47,12 +47,14 @@ export class CheckBook {
   private readonly listeners: ((change: CheckChange) => void)[] = [];
   private readonly resultListeners: ((runner: string, result: CheckResult) => void)[] = [];
   private readonly removedListeners: ((check: string) => void)[] = [];
+  private readonly configuredListeners: ((checks: readonly CheckSettings[]) => void)[] = [];
 
   configure(checks: readonly CheckSettings[]): void {
     const before = this.checks;
     this.checks = new Map(checks.map((c) => [c.name, c]));
     for (const name of before.keys())
       if (!this.checks.has(name)) for (const l of this.removedListeners) l(name);
+    for (const l of this.configuredListeners) l(checks);
     for (const name of [...this.last.keys()]) if (!this.checks.has(name)) this.last.delete(name);
   }
 
@@ -80,6 +82,11 @@ export class CheckBook {
    */
   onResult(listener: (runner: string, result: CheckResult) => void): void {
     this.resultListeners.push(listener);
+  }
+
+  /** The checks were configured (at the start and at each reload): who runs them follows. */
+  onConfigured(listener: (checks: readonly CheckSettings[]) => void): void {
+    this.configuredListeners.push(listener);
   }
 
   /** A check was removed from the config (at a reload). */

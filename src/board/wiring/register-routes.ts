@@ -9,6 +9,7 @@ import { type GuardOptions, installGuard, TokenChanges, type TokenRule } from '.
 import { LocalPeople } from '../auth/local-people.js';
 import { LocalSignIn } from '../auth/local-sign-in.js';
 import { credentialCheck } from '../auth/still-valid.js';
+import type { PushMonitor } from '../checks/push-monitor.js';
 import type { Membership } from '../cluster/membership.js';
 import type { BoardSettings } from '../config/config.js';
 import type { AgentFiles } from '../enroll/agent-files.js';
@@ -33,6 +34,7 @@ import { metricsRoutes } from '../http/metrics-routes.js';
 import { notifyRoutes } from '../http/notify-routes.js';
 import { type OidcRouteOptions, oidcLogoutUrl, oidcRoutes } from '../http/oidc-routes.js';
 import { peopleRoutes } from '../http/people-routes.js';
+import { pushBeatRoutes } from '../http/push-beat-routes.js';
 import { pushRoutes } from '../http/push-routes.js';
 import { installReportFastPath } from '../http/report-fast-path.js';
 import { selectorSilenceRoutes } from '../http/selector-silence-routes.js';
@@ -133,6 +135,8 @@ export interface Served {
   notifier: Notifier;
   /** Web Push: the key and the browsers' subscriptions (the /api/push routes). */
   push: WebPush;
+  /** Push checks' heartbeats (GET|POST /api/push/{token}). */
+  beats: PushMonitor;
   history: History | null;
   /** Why history is unavailable (503), or null. */
   historyUnavailable: string | null;
@@ -194,6 +198,7 @@ export async function registerRoutes(
   });
   await app.register(updateRoutes, { updates: served.domain.updates });
   await app.register(pushRoutes, { push: served.push });
+  await app.register(pushBeatRoutes, { monitor: served.beats });
   await app.register(sessionRoutes, { inbox });
   await app.register(mcpRoutes, { board, inbox });
   await app.register(historyRoutes, { registry, history, unavailable: served.historyUnavailable });
