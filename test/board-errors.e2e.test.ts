@@ -208,6 +208,7 @@ describe('board errors are FastAPI-shaped', () => {
       '/api/push/subscriptions',
       '/api/push/subscriptions/{id}',
       '/api/push/subscriptions/{id}/renew',
+      '/api/push/{token}',
       '/api/report',
       '/api/sessions',
       '/api/sessions/{machine}/ack',

@@ -120,6 +120,8 @@ const BOARD_CODE: Record<string, Place[]> = {
     route('http/push-routes.ts', '/api/push/subscriptions/:id'),
     fn('notify/push.ts', 'unsubscribe'),
   ],
+  'GET /api/push/{token}': [route('http/push-beat-routes.ts', '/api/push/:token', 'get')],
+  'POST /api/push/{token}': [route('http/push-beat-routes.ts', '/api/push/:token', 'post')],
   'PUT /api/machines/{name}/labels': [
     route('http/label-routes.ts', '/api/machines/:name/labels', 'put'),
     fn('domain/labels.ts', 'set'),

@@ -31,6 +31,7 @@ import { type TempDir, tempDir } from './helpers/tmp.js';
 
 const TOKEN = 'statuses-board-token-0123456789';
 const LAB3_KEY = 'statuses-lab3-key-0123456789';
+const BEAT = 'statuses-beat-token-0123456789';
 const AGENT_BYTES = 'export const agent = 1;\n';
 const AGENT_ETAG = `"${createHash('sha256').update(AGENT_BYTES).digest('hex')}"`;
 
@@ -184,6 +185,29 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
       ],
     },
     'GET /api/uptime': { path: '/api/uptime', provocations: [] },
+    'GET /api/push/{token}': {
+      path: `/api/push/${BEAT}?status=up`,
+      provocations: [
+        { status: 200, why: "a push check's token" },
+        {
+          status: 404,
+          why: 'a token no push check has',
+          path: '/api/push/nosuch-token-0123456789',
+        },
+        { status: 422, why: 'a status it does not know', path: `/api/push/${BEAT}?status=maybe` },
+      ],
+    },
+    'POST /api/push/{token}': {
+      path: `/api/push/${BEAT}?status=down&msg=failed`,
+      provocations: [
+        { status: 200, why: "a push check's token" },
+        {
+          status: 404,
+          why: 'a token no push check has',
+          path: '/api/push/nosuch-token-0123456789',
+        },
+      ],
+    },
     'GET /api/push/key': {
       path: '/api/push/key',
       provocations: [
@@ -318,6 +342,7 @@ describe('every status a board operation answers is in its OpenAPI description',
               target: 'http://api.example/',
               runners: { selector: 'env' },
             },
+            { name: 'cron', type: 'push', period: '1h', token: BEAT },
           ],
           notify: {
             channels: [

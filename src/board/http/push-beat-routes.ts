@@ -1,5 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '../../shared/typebox.js';
+import { TOKEN_MIN_LENGTH } from '../../shared/wire/common.js';
+import { LINES_PATTERN } from '../../shared/wire/free-text.js';
+import { PUSH_TOKEN_MAX_LENGTH } from '../checks/check-config.js';
 import type { PushMonitor } from '../checks/push-monitor.js';
 import { Detail } from '../schemas.js';
 
@@ -11,7 +14,12 @@ const BeatQuery = Type.Object({
     }),
   ),
   msg: Type.Optional(
-    Type.String({ maxLength: 2000, description: "the result's detail (one line, cut)" }),
+    // Lines: a job's output may hold several; the detail is made one line.
+    Type.String({
+      maxLength: 2000,
+      pattern: LINES_PATTERN,
+      description: "the result's detail (one line, cut)",
+    }),
   ),
   ms: Type.Optional(
     Type.Number({ minimum: 0, maximum: 86_400_000, description: 'how long the job took' }),
@@ -35,27 +43,26 @@ export async function pushBeatRoutes(
       return reply.code(429).send({ detail: 'Too many beats for this check: at most 10 a second' });
     return { ok: true };
   };
-  for (const method of ['GET', 'POST'] as const) {
-    app.route({
-      method,
-      url: '/api/push/:token',
-      // The token is the credential: it opens its one check, nothing else.
-      config: { access: 'open' },
-      schema: {
-        operationId: method === 'GET' ? 'push_beat' : 'push_beat_post',
-        summary: "A push check's heartbeat: the job that calls it is alive (or says it failed)",
-        description:
-          'Open: the token (at least 16 characters, from the check in board.yaml) is the credential and opens ' +
-          'only its check. Never logged. 404 for a token no push check has; 429 past 10 beats a second.',
-        params: Type.Object({ token: Type.String() }),
-        querystring: BeatQuery,
-        response: {
-          200: Type.Object({ ok: Type.Literal(true) }),
-          404: Detail,
-          429: Detail,
-        },
+  const described = (method: 'GET' | 'POST') => ({
+    // The token is the credential: it opens its one check, nothing else.
+    config: { access: 'open' as const },
+    schema: {
+      operationId: method === 'GET' ? 'push_beat' : 'push_beat_post',
+      summary: "A push check's heartbeat: the job that calls it is alive (or says it failed)",
+      description:
+        'Open: the token (at least 16 characters, from the check in board.yaml) is the credential and opens ' +
+        'only its check. Never logged. 404 for a token no push check has; 429 past 10 beats a second.',
+      params: Type.Object({
+        token: Type.String({ minLength: TOKEN_MIN_LENGTH, maxLength: PUSH_TOKEN_MAX_LENGTH }),
+      }),
+      querystring: BeatQuery,
+      response: {
+        200: Type.Object({ ok: Type.Literal(true) }),
+        404: Detail,
+        429: Detail,
       },
-      handler,
-    });
-  }
+    },
+  });
+  app.get('/api/push/:token', described('GET'), handler);
+  app.post('/api/push/:token', described('POST'), handler);
 }
