@@ -13,11 +13,10 @@ import { type Labels, labelsProblem, NO_LABELS, toLabels } from '../../shared/la
 import { parseSelector, type Selector, SelectorError } from '../../shared/selector.js';
 import { type Static, Type } from '../../shared/typebox.js';
 import { TOKEN_MIN_LENGTH } from '../../shared/wire/common.js';
+import { durationMs } from '../history/settings.js';
 
 /** The longest push token (its URL path segment). */
 export const PUSH_TOKEN_MAX_LENGTH = 200;
-
-import { durationMs } from '../history/settings.js';
 
 /** Seconds, or Gatus's `30s`, `5m`, `1h`. */
 const Duration = Type.Union([
