@@ -5,6 +5,7 @@ import { createLogger } from '../shared/logger.js';
 import { runMain } from '../shared/run-main.js';
 import { printAddress } from './address-line.js';
 import { isBackupCommand, runBackupCommand } from './backup/command.js';
+import { isImportCommand, runImportCommand } from './checks/import-command.js';
 import { loadBoardConfig } from './config/config.js';
 import { exitOnSignal, runBoard } from './run.js';
 import { isUsersCommand, runUsersCommand } from './users/users-command.js';
@@ -12,6 +13,10 @@ import { isUsersCommand, runUsersCommand } from './users/users-command.js';
 runMain('panoptes-board', async () => {
   if (isBackupCommand(process.argv.slice(2))) {
     runBackupCommand('panoptes-board', process.argv.slice(2));
+    return;
+  }
+  if (isImportCommand(process.argv.slice(2))) {
+    runImportCommand('panoptes-board', process.argv.slice(2));
     return;
   }
   if (isUsersCommand(process.argv.slice(2))) {

@@ -11,6 +11,7 @@ import { machineSources } from '../agent/io/sources.js';
 import { nodeSystemProbe } from '../agent/io/system-probe.js';
 import { printAddress } from '../board/address-line.js';
 import { isBackupCommand, runBackupCommand } from '../board/backup/command.js';
+import { isImportCommand, runImportCommand } from '../board/checks/import-command.js';
 import { boardSettings, loadBoardConfig } from '../board/config/config.js';
 import { exitOnSignal, runBoard } from '../board/run.js';
 import { isUsersCommand, runUsersCommand } from '../board/users/users-command.js';
@@ -23,11 +24,16 @@ import { embeddedTokens } from './embedded-tokens.js';
 /**
  * `npm start`: with `--config DIR`, the board of that config. Without it, the embedded default:
  * a board of this machine, with an agent for it in the same process on loopback. `backup FILE`
- * and `restore FILE` copy that board's state (or the state of --config DIR's) instead.
+ * and `restore FILE` copy that board's state (or the state of --config DIR's) instead;
+ * `import gatus FILE` prints a Gatus config's endpoints as checks.
  */
 runMain('panoptes', async () => {
   if (isBackupCommand(process.argv.slice(2))) {
     runBackupCommand('panoptes', process.argv.slice(2));
+    return;
+  }
+  if (isImportCommand(process.argv.slice(2))) {
+    runImportCommand('panoptes', process.argv.slice(2));
     return;
   }
   if (isUsersCommand(process.argv.slice(2))) {
