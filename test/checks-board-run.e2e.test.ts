@@ -84,6 +84,7 @@ describe('checks run by the board: private addresses refused after DNS, unless a
   }, 30_000);
 
   it('follows a reload: a check removed from board.yaml is no longer run', async () => {
+    expect(paths).toContain('/allowed');
     writeBoardConfig(dir, 'b', {
       board_token: TOKEN,
       checks: [check('refused', '/refused')],
