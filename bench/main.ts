@@ -7,6 +7,7 @@ import { fdLimit, killEverything } from './processes.js';
 import { agentFootprintScenario } from './scenarios/agent-footprint.js';
 import { agentUpdateScenario } from './scenarios/agent-update.js';
 import { emptyBoardAtRest } from './scenarios/at-rest.js';
+import { checksScenario } from './scenarios/checks.js';
 import { clusterScenario } from './scenarios/cluster.js';
 import type { BenchContext } from './scenarios/context.js';
 import { fleetScenario } from './scenarios/fleet.js';
@@ -132,6 +133,7 @@ async function main(): Promise<number> {
       if (part('machines-now')) await attempt('machines-now', () => machinesNowScenario(ctx));
       if (part('labels')) await attempt('labels', () => labelsScenario(ctx));
       if (part('people')) await attempt('people', () => peopleScenario(ctx));
+      if (part('checks')) await attempt('checks', () => checksScenario(ctx));
       if (part('agent-update')) await attempt('agent-update', () => agentUpdateScenario(ctx));
       if (part('agent-footprint'))
         await attempt('agent-footprint', () => agentFootprintScenario(ctx));
@@ -194,6 +196,8 @@ function expectedRows(options: BenchOptions): number {
   // capacity and bare's with the same bodies, sweep time and CPU per sweep; with ÷ without);
   // people 5 (GET /api/board and /api/journal with an unscoped and a scoped viewer's session,
   // each ÷ the board token; the sign-in round trip);
+  // checks 5 (report capacity with results ÷ without and bare's; real agents running checks: RSS
+  // ÷ an idle agent, CPU beside a bare fetch loop; a target down → its webhook).
   // agent-update 1 (every announcing agent updated from the board, beside plain downloads).
   // agent-footprint 10 (the .mjs and the binary each: RSS at rest, RSS and CPU under load, start;
   // the binary's size raw and gzipped).
@@ -210,6 +214,7 @@ function expectedRows(options: BenchOptions): number {
     'machines-now': 11,
     labels: 6,
     people: 5,
+    checks: 5,
     'agent-update': 1,
     'agent-footprint': 10,
   };

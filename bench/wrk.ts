@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { checksLua } from './fleet/checks.js';
 import { labelsLua } from './fleet/labels.js';
 import { overview } from './fleet/overview.js';
 
@@ -88,6 +89,8 @@ export interface ReportScriptOptions {
   machineNow?: boolean;
   /** Each machine's 8 labels in every body (bench/fleet/labels.ts). */
   labels?: boolean;
+  /** Check results in every body, each report's new (bench/fleet/checks.ts), and their version. */
+  checks?: { version: string };
   /** How many different overviews take turns (1: one, only the uptime changes). */
   variants?: number;
   /** The script's file name in `dir`. */
@@ -117,7 +120,8 @@ export function reportScript(
   // A machine's next report is `machines` requests later: with `variants` prime to `machines`
   // it is another variant.
   const labels = options.labels === true;
-  const lua = `${labels ? labelsLua() : ''}
+  const checks = options.checks;
+  const lua = `${labels ? labelsLua() : ''}${checks === undefined ? '' : checksLua(checks.version)}
 local rests = { ${tails.join(', ')} }
 local n = ${machines}
 local i = 0
@@ -129,7 +133,7 @@ request = function()
   local idx = i - 1
   local loc = "http://127.20." .. math.floor(idx / 250) .. "." .. (idx % 250 + 1) .. ":8701"
   local body = '{"name":"a' .. string.format("%05d", i) .. '","location":"' .. loc ..
-    '","uptime_s":' .. (86400 + k) .. ',' .. ${labels ? "labels(idx) .. ',' .. " : ''}rests[k % ${variants} + 1]
+    '","uptime_s":' .. (86400 + k) .. ',' .. ${labels ? "labels(idx) .. ',' .. " : ''}${checks === undefined ? '' : "checks(idx, k) .. ',' .. "}rests[k % ${variants} + 1]
   return wrk.format("POST", "/api/report", headers, body)
 end
 `;

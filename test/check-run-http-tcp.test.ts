@@ -52,6 +52,10 @@ const routes: Record<string, Handler> = {
       ),
     );
   },
+  '/cut': (_req, res) => {
+    res.writeHead(200, { 'content-length': '100' });
+    res.write('partial', () => res.socket?.destroy());
+  },
   '/huge': (_req, res) => {
     res.end(Buffer.alloc(3 * 1024 * 1024, 'a'));
   },
@@ -166,6 +170,12 @@ describe('http checks against a real server', () => {
   it('reads at most 1 MiB of a body without failing', async () => {
     const r = await runCheck(http('big', `${base}/huge`), conditions('len([BODY]) == 1048576'));
     expect(r).toMatchObject({ ok: true });
+  });
+
+  it('a server that closes mid-body fails the run with a clear detail', async () => {
+    const r = await runCheck(http('cut', `${base}/cut`), []);
+    expect(r.ok).toBe(false);
+    expect(r.detail).toMatch(/closed before the body ended|aborted|reset/);
   });
 
   it('a slow server times out at timeout_s, with that as the detail', async () => {

@@ -1,3 +1,4 @@
+import { resultsJson } from './checks.js';
 import { labelsJson, machineLabels } from './labels.js';
 import { machineNow, machineNowJson } from './machine-now.js';
 import { ANNOUNCER_BLOCK, loopbackAddress, machineName } from './protocol.js';
@@ -203,6 +204,8 @@ export interface ReportExtras {
   machineNow?: boolean;
   /** 8 labels (the labels scenario). */
   labels?: boolean;
+  /** Check results as a runner's (the checks scenario), with the checks' version it was handed. */
+  checks?: { version: string };
 }
 
 /** The report an announcing machine of the bench sends: its overview, name and location. */
@@ -214,7 +217,7 @@ export function announcerReport(
 ): string {
   const name = machineName('a', index);
   const { sessions } = extras;
-  return JSON.stringify({
+  const report = JSON.stringify({
     ...overview(
       { name, index, machineNow: extras.machineNow === true, labels: extras.labels === true },
       seq,
@@ -223,4 +226,7 @@ export function announcerReport(
     ...(sessions === undefined ? {} : { sessions: inboxSessions(index, sessions) }),
     location: `http://${loopbackAddress(ANNOUNCER_BLOCK, index)}:8701`,
   });
+  if (extras.checks === undefined) return report;
+  const results = resultsJson(index, new Date(now).toISOString(), extras.checks.version);
+  return `${report.slice(0, -1)},${results}}`;
 }

@@ -6,8 +6,14 @@ import type { TempDir } from './tmp.js';
 export interface TestCa {
   /** The CA certificate (PEM file), what `ca:` names. */
   caFile: string;
-  /** Issues a certificate for 127.0.0.1 and localhost, signed by this CA; its two files. */
-  issue(name: string): { cert: string; key: string };
+  /**
+   * Issues a certificate for 127.0.0.1 and localhost (or `altNames`, openssl's subjectAltName
+   * text), valid `days` (2), signed by this CA; its two files.
+   */
+  issue(
+    name: string,
+    options?: { days?: number; altNames?: string },
+  ): { cert: string; key: string };
 }
 
 function openssl(args: string[], cwd: string): void {
@@ -43,8 +49,9 @@ export function makeTestCa(dir: TempDir, name = 'ca'): TestCa {
   );
   return {
     caFile: join(cwd, `${name}.pem`),
-    issue(leaf) {
-      const ext = dir.write(`${leaf}.ext`, 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+    issue(leaf, options = {}) {
+      const altNames = options.altNames ?? 'IP:127.0.0.1,DNS:localhost';
+      const ext = dir.write(`${leaf}.ext`, `subjectAltName=${altNames}\n`);
       openssl(
         ['req', ...ec, '-keyout', `${leaf}.key`, '-out', `${leaf}.csr`, '-subj', `/CN=${leaf}`],
         cwd,
@@ -63,7 +70,7 @@ export function makeTestCa(dir: TempDir, name = 'ca'): TestCa {
           '-out',
           `${leaf}.pem`,
           '-days',
-          '2',
+          String(options.days ?? 2),
           '-extfile',
           ext,
         ],

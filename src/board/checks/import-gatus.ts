@@ -45,9 +45,14 @@ function isEntry(value: unknown): value is Entry {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Letters without their accents (Ü → U), so a name keeps its readable part. */
+function plain(raw: string): string {
+  return raw.normalize('NFKD').replace(/\p{M}+/gu, '');
+}
+
 /** A check name from a Gatus name ("Back End (prod)" → back-end-prod), unique in the import. */
 function nameOf(raw: string, taken: Set<string>): string {
-  let base = raw
+  let base = plain(raw)
     .replace(/[^A-Za-z0-9._-]+/g, '-')
     .replace(/^[^A-Za-z0-9]+/, '')
     .replace(/-+$/, '')
@@ -61,7 +66,7 @@ function nameOf(raw: string, taken: Set<string>): string {
 
 function slug(raw: string): string {
   return (
-    raw
+    plain(raw)
       .toLowerCase()
       .replace(/[^a-z0-9._-]+/g, '-')
       .replace(/^[^a-z0-9]+/, '')

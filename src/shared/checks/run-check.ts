@@ -69,7 +69,8 @@ function observe(probe: Probe, check: HandedCheck, options: ProbeOptions): Promi
  * Runs one check once: its type's probe, then its conditions (parsed once by the caller), into
  * the result a runner reports. Never throws: a failure is `ok: false` with its detail.
  * A guard refusal fails the run; so does a probe error (refused, timed out, DNS), unless every
- * condition reads [CONNECTED] alone: `[CONNECTED] == false` asserts that a port is closed.
+ * condition reads [CONNECTED] alone and nothing answered: `[CONNECTED] == false` asserts that a
+ * port is closed.
  */
 export async function runCheck(
   check: HandedCheck,
@@ -109,7 +110,8 @@ export async function runCheck(
   const connectedOnly = applied.every((c) => c.placeholders.every((p) => p === 'CONNECTED'));
   let detail: string | null;
   if (refusal !== null) detail = o.error ?? refusal;
-  else if (o.error !== undefined && !connectedOnly) detail = o.error;
+  // A target that answered with an error (a certificate not trusted) fails whatever is asked.
+  else if (o.error !== undefined && (!connectedOnly || o.connected)) detail = o.error;
   else {
     const failed = firstFailure(applied, o);
     detail = failed === null ? null : (o.error ?? failed);

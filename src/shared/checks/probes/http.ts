@@ -72,7 +72,7 @@ async function once(
       rejectUnauthorized: http.verify_tls,
       ...(checked === null ? {} : { lookup: fixedLookup(checked) }),
     });
-    req.once('error', (error) => {
+    req.on('error', (error) => {
       if (options.signal.aborted) reject(new ProbeError(reasonOf(options.signal)));
       else reject(new ProbeError(networkError(error, url.host)));
     });
@@ -104,7 +104,7 @@ async function once(
         if (size >= BODY_MAX) finish();
       });
       res.once('end', finish);
-      res.once('error', (error) => {
+      const fail = (error: unknown) => {
         if (settled) return;
         settled = true;
         reject(
@@ -112,7 +112,10 @@ async function once(
             options.signal.aborted ? reasonOf(options.signal) : networkError(error, url.host),
           ),
         );
-      });
+      };
+      res.on('error', fail);
+      // A server that closes mid-body: 'close' without 'end'.
+      res.once('close', () => fail(new Error('connection closed before the body ended')));
     });
     req.end(body === '' ? undefined : body);
   });

@@ -49,7 +49,7 @@ export const tcpProbe: Probe = async (check, options) => {
         const ip = socket.remoteAddress;
         done({ connected: true, responseTimeMs: elapsed(), ...(ip === undefined ? {} : { ip }) });
       });
-      socket.once('error', (error) =>
+      socket.on('error', (error) =>
         done({ connected: false, responseTimeMs: elapsed(), error: networkError(error, where) }),
       );
     });

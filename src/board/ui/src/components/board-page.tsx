@@ -7,6 +7,7 @@ import { type Me, useMe } from '../auth/me.js';
 import { ClockContext, createClock, useI18n, useVersion } from '../hooks.js';
 import { createBoardStore, rafScheduler } from '../state/board-store.js';
 import { alertsFor, showAlerts } from '../state/browser-notify.js';
+import { useChecksFeed } from '../state/checks-feed.js';
 import { useClusterFeed } from '../state/cluster.js';
 import { EnrolledContext, useEnrollmentsFeed } from '../state/enrollments.js';
 import { useGroups, useThrottled } from '../state/groups.js';
@@ -23,6 +24,7 @@ import { UptimeContext, useUptimeFeed } from '../state/uptime.js';
 import { KEYS, localStore } from '../storage.js';
 import { readView, type ViewState, writeView } from '../url-state.js';
 import { AddMachine } from './add-machine.js';
+import { ChecksSection } from './checks-section.js';
 import { ClusterLine } from './cluster-line.js';
 import { ConfirmDialog } from './confirm-dialog.js';
 import { Filters } from './filters.js';
@@ -203,6 +205,7 @@ export function BoardPage(props: BoardPageProps) {
   // The filter box is read (a selector parsed) once per change of its text.
   const filter = useMemo(() => readFilter(view.q), [view.q]);
   const groups = useGroups(api, loaded);
+  const checks = useChecksFeed(api, loaded);
   const group = useMemo(
     () => groups.find((g) => g.name === view.g)?.selector ?? null,
     [groups, view.g],
@@ -323,6 +326,7 @@ export function BoardPage(props: BoardPageProps) {
                 {t('board.loadProblem', { detail: loadProblem })}
               </p>
             ) : null}
+            <ChecksSection checks={checks} />
             {can.seeAll() ? (
               <NotifyPanel
                 api={api}

@@ -5,10 +5,11 @@ import { signOutSession } from '../auth/sign-in-calls.js';
 import { SignUp, takeSignupLink } from '../auth/signup.js';
 import { I18nContext } from '../hooks.js';
 import { createI18n, ENGLISH } from '../i18n/i18n.js';
-import { useAccountRoute, useMachineRoute } from '../state/route.js';
+import { useAccountRoute, useCheckRoute, useMachineRoute } from '../state/route.js';
 import { KEYS, localStore, tabStore } from '../storage.js';
 import { AccountPage } from './account-page.js';
 import { BoardPage } from './board-page.js';
+import { CheckPage } from './check-page.js';
 import { MachinePage } from './machine-page.js';
 import { SignIn, type SignInProblem } from './sign-in.js';
 
@@ -45,6 +46,7 @@ export function Root() {
   const [i18n, setI18n] = useState(() => createI18n(catalogue.code, catalogue.messages));
   const machine = useMachineRoute();
   const account = useAccountRoute();
+  const check = useCheckRoute();
 
   /** Asks the board, with the cookie alone, whether this browser is signed in. */
   const askSession = useCallback(() => {
@@ -124,6 +126,15 @@ export function Root() {
           token={token}
           me={known}
           page={account}
+          onSignOut={signOut}
+          onCatalogue={adoptCatalogue}
+        />
+      ) : check !== null ? (
+        <CheckPage
+          key={`${token}/check/${check}`}
+          token={token}
+          me={known}
+          name={check}
           onSignOut={signOut}
           onCatalogue={adoptCatalogue}
         />

@@ -53,3 +53,24 @@ export function useAccountRoute(): AccountRoute | null {
   }, []);
   return page;
 }
+
+/** A check's page: the board's own page with `?check=NAME`. */
+export function checkHref(name: string): string {
+  return `?check=${encodeURIComponent(name)}`;
+}
+
+function checkOf(search: string): string | null {
+  const name = new URLSearchParams(search).get('check');
+  return name === null || name === '' ? null : name;
+}
+
+/** The check whose page the address names, or null. */
+export function useCheckRoute(): string | null {
+  const [check, setCheck] = useState(() => checkOf(window.location.search));
+  useEffect(() => {
+    const onPop = () => setCheck(checkOf(window.location.search));
+    window.addEventListener('popstate', onPop);
+    return () => window.removeEventListener('popstate', onPop);
+  }, []);
+  return check;
+}
