@@ -5,7 +5,6 @@ import {
   type DnsOptions,
   type HandedCheck,
   type HttpOptions,
-  RUN_TYPES,
   type TlsOptions,
 } from '../../shared/checks/wire.js';
 import type { ConfigProblem } from '../../shared/config/config-error.js';
@@ -28,7 +27,15 @@ const Duration = Type.Union([
 export const CheckConfig = Type.Object(
   {
     name: Type.String({ pattern: CHECK_NAME_PATTERN }),
-    type: Type.Union([...RUN_TYPES.map((t) => Type.Literal(t)), Type.Literal('push')]),
+    // Spelled out: TypeBox types a union mapped from RUN_TYPES as never.
+    type: Type.Union([
+      Type.Literal('http'),
+      Type.Literal('tcp'),
+      Type.Literal('dns'),
+      Type.Literal('tls'),
+      Type.Literal('icmp'),
+      Type.Literal('push'),
+    ]),
     target: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     interval: Type.Optional(Duration),
     timeout: Type.Optional(Duration),
