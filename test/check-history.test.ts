@@ -68,13 +68,13 @@ describe.each(engines)('a check history on %s (in-process board, real HTTP)', (e
       });
       s.clock.advance(5000);
       await s.b.board.sweep();
-      await s.b.history?.recorder.settled();
+      await s.b.history?.checks.settled();
     };
     await poll(1000, 20);
     await poll(1000, 20); // the same overview again: the same results, not recorded twice
     await poll(6000, 40);
     s.clock.advance(60_000);
-    await s.b.history?.recorder.settled();
+    await s.b.history?.checks.settled();
 
     const get = async (path: string, auth = `Bearer ${TOKEN}`) => {
       const r = await fetch(`${s.url}${path}`, { headers: { authorization: auth } });

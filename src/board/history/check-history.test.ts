@@ -32,7 +32,7 @@ describe('the checks history (memory engine)', () => {
     h.checks.record([sample('a', 0, true), sample('a', 30, true), sample('a', 60, false)]);
     h.checks.record([sample('a', 90, true), sample('b', 60, true)]);
     clock.advance(120_000);
-    await h.recorder.settled();
+    await h.checks.settled();
     expect(await h.checks.uptime('api', T0, T0 + 120_000)).toBeCloseTo((0.75 + 1) / 2, 6);
     // A window before b was seen counts a alone: up 0–60 s.
     expect(await h.checks.uptime('api', T0, T0 + 60_000)).toBeCloseTo(1, 6);
@@ -48,7 +48,7 @@ describe('the checks history (memory engine)', () => {
       ]);
     }
     clock.advance(11 * 60_000);
-    await h.recorder.settled();
+    await h.checks.settled();
     const series = await h.checks.series('api', T0 / 1000, T0 / 1000 + 660);
     expect(series.map((s) => s.runner)).toEqual(['@board', 'web1']);
     const web1 = series[1]?.points ?? [];
@@ -62,7 +62,7 @@ describe('the checks history (memory engine)', () => {
 
     h.checks.forgotten('api');
     await new Promise((resolve) => setTimeout(resolve, 10));
-    await h.recorder.settled();
+    await h.checks.settled();
     expect(await store.has(checkSeries('api', 'web1'))).toBe(false);
     expect(await h.checks.series('api', T0 / 1000, T0 / 1000 + 660)).toEqual([]);
   });

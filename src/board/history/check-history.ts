@@ -37,10 +37,16 @@ const EVENTS_MAX = 20_000;
 /** How often the store's list of series is read again (other boards' runners, after a restart). */
 const NAMES_MS = 10_000;
 const LATENCY = METRICS.indexOf('latency_ms');
+/** How long an uptime answered stays the answer (GET /api/uptime's is 10 s too). */
+const UPTIME_CACHE_MS = 10_000;
+/** Uptimes held at most (by check and window length); past it they are all computed again. */
+const UPTIME_CACHE_MAX = 10_000;
 
 /** Where a check history hands its write batches (the recorder: one queue for the store). */
 export interface BatchSink {
   enqueueBatch(batch: WriteBatch): void;
+  /** Resolves once every batch handed so far is written (or failed). */
+  settled(): Promise<void>;
 }
 
 /**
@@ -59,6 +65,10 @@ export class CheckHistory implements CheckHistoryPort {
   private readonly known = new Map<string, Set<string>>();
   private names: { at: number; byCheck: Map<string, Set<string>> } | null = null;
   private readonly forgetting = new Set<string>();
+  /** What was recorded since the last hand-over: one batch for all the results of a moment. */
+  private pending: WriteBatch | null = null;
+  /** Uptimes answered in the last few seconds, by check and window length. */
+  private readonly uptimes = new Map<string, { at: number; value: number | null }>();
 
   constructor(
     private readonly store: HistoryStore,
@@ -70,7 +80,13 @@ export class CheckHistory implements CheckHistoryPort {
 
   record(samples: readonly CheckSample[]): void {
     if (samples.length === 0) return;
-    const batch: WriteBatch = { samples: [], events: [], forget: [], cutoffs: this.cutoffs() };
+    if (this.pending === null) {
+      this.pending = { samples: [], events: [], forget: [], cutoffs: this.cutoffs() };
+      // Handed over once the current run of code is done: a report's results, or a sweep's
+      // polls, make one batch rather than one each.
+      setImmediate(() => this.hand());
+    }
+    const batch = this.pending;
     for (const s of samples) {
       const name = checkSeries(s.check, s.runner);
       this.forgetting.delete(s.check);
@@ -100,7 +116,19 @@ export class CheckHistory implements CheckHistoryPort {
       }
       series.add(name);
     }
-    this.sink.enqueueBatch(batch);
+  }
+
+  /** Resolves once every result recorded so far is written (or failed). */
+  async settled(): Promise<void> {
+    this.hand();
+    await this.sink.settled();
+  }
+
+  /** Hands what was recorded to the sink. */
+  private hand(): void {
+    const batch = this.pending;
+    this.pending = null;
+    if (batch !== null) this.sink.enqueueBatch(batch);
   }
 
   async series(
@@ -124,6 +152,18 @@ export class CheckHistory implements CheckHistoryPort {
    * counted from its first result if that is later); null: no runner has a result by `toMs`.
    */
   async uptime(check: string, fromMs: number, toMs: number): Promise<number | null> {
+    // The checks list asks each check's uptime at every read: computed at most every few s.
+    const key = `${check}\n${toMs - fromMs}`;
+    const now = this.clock.now();
+    const held = this.uptimes.get(key);
+    if (held !== undefined && now >= held.at && now - held.at < UPTIME_CACHE_MS) return held.value;
+    const value = await this.computeUptime(check, fromMs, toMs);
+    if (this.uptimes.size > UPTIME_CACHE_MAX) this.uptimes.clear();
+    this.uptimes.set(key, { at: now, value });
+    return value;
+  }
+
+  private async computeUptime(check: string, fromMs: number, toMs: number): Promise<number | null> {
     const shares: number[] = [];
     for (const name of await this.seriesOf(check)) {
       const latest = await this.store.events(name, EVENTS_MAX);
@@ -150,14 +190,19 @@ export class CheckHistory implements CheckHistoryPort {
     });
   }
 
-  /** The open buckets as they stand, handed to the sink (at shutdown). */
+  /** What waits and the open buckets as they stand, handed to the sink (at shutdown). */
   flush(): void {
+    this.hand();
     const samples = this.aggregator.drain();
     if (samples.length > 0)
       this.sink.enqueueBatch({ samples, events: [], forget: [], cutoffs: this.cutoffs() });
   }
 
   private forget(check: string, names: string[]): void {
+    // What was recorded before goes first, so that the forget takes it too.
+    this.hand();
+    for (const key of this.uptimes.keys())
+      if (key.startsWith(`${check}\n`)) this.uptimes.delete(key);
     this.known.delete(check);
     this.names?.byCheck.delete(check);
     for (const name of names) {
