@@ -120,6 +120,8 @@ const BOARD_CODE: Record<string, Place[]> = {
     route('http/push-routes.ts', '/api/push/subscriptions/:id'),
     fn('notify/push.ts', 'unsubscribe'),
   ],
+  'GET /api/push/{token}': [route('http/push-beat-routes.ts', '/api/push/:token', 'get')],
+  'POST /api/push/{token}': [route('http/push-beat-routes.ts', '/api/push/:token', 'post')],
   'PUT /api/machines/{name}/labels': [
     route('http/label-routes.ts', '/api/machines/:name/labels', 'put'),
     fn('domain/labels.ts', 'set'),
@@ -127,6 +129,9 @@ const BOARD_CODE: Record<string, Place[]> = {
   'GET /api/groups': [route('http/label-routes.ts', '/api/groups')],
   'GET /api/checks': [route('http/check-routes.ts', '/api/checks')],
   'GET /api/checks/mine': [route('http/check-mine-routes.ts', '/api/checks/mine')],
+  'GET /api/checks/{name}/history': [
+    route('http/check-history-routes.ts', '/api/checks/:name/history'),
+  ],
   'GET /api/me': [route('http/me-routes.ts', '/api/me')],
   'POST /api/tokens': [route('http/token-routes.ts', '/api/tokens', 'post')],
   'GET /api/tokens': [route('http/token-routes.ts', '/api/tokens', 'get')],

@@ -31,6 +31,7 @@ import { type TempDir, tempDir } from './helpers/tmp.js';
 
 const TOKEN = 'statuses-board-token-0123456789';
 const LAB3_KEY = 'statuses-lab3-key-0123456789';
+const BEAT = 'statuses-beat-token-0123456789';
 const AGENT_BYTES = 'export const agent = 1;\n';
 const AGENT_ETAG = `"${createHash('sha256').update(AGENT_BYTES).digest('hex')}"`;
 
@@ -114,6 +115,13 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
       path: '/api/checks/mine?name=nosuch',
       otherTokenOpens: true,
       provocations: [{ status: 404, why: 'no such machine' }],
+    'GET /api/checks/{name}/history': {
+      path: '/api/checks/api/history?range=1h',
+      provocations: [
+        { status: 200, why: 'a configured check' },
+        { status: 404, why: 'no check of that name', path: '/api/checks/nosuch/history' },
+        { status: 422, why: 'a range it does not know', path: '/api/checks/api/history?range=2h' },
+      ],
     },
     'GET /api/me': { path: '/api/me', provocations: [] },
     'POST /api/tokens': {
@@ -181,6 +189,29 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
       ],
     },
     'GET /api/uptime': { path: '/api/uptime', provocations: [] },
+    'GET /api/push/{token}': {
+      path: `/api/push/${BEAT}?status=up`,
+      provocations: [
+        { status: 200, why: "a push check's token" },
+        {
+          status: 404,
+          why: 'a token no push check has',
+          path: '/api/push/nosuch-token-0123456789',
+        },
+        { status: 422, why: 'a status it does not know', path: `/api/push/${BEAT}?status=maybe` },
+      ],
+    },
+    'POST /api/push/{token}': {
+      path: `/api/push/${BEAT}?status=down&msg=failed`,
+      provocations: [
+        { status: 200, why: "a push check's token" },
+        {
+          status: 404,
+          why: 'a token no push check has',
+          path: '/api/push/nosuch-token-0123456789',
+        },
+      ],
+    },
     'GET /api/push/key': {
       path: '/api/push/key',
       provocations: [
@@ -308,6 +339,15 @@ describe('every status a board operation answers is in its OpenAPI description',
           machines: [{ name: 'web1', url: WEB1, key: 'statuses-web1-key-0123456789' }],
           announced_keys: { lab3: LAB3_KEY },
           push: { subject: 'mailto:ops@example.org' },
+          checks: [
+            {
+              name: 'api',
+              type: 'http',
+              target: 'http://api.example/',
+              runners: { selector: 'env' },
+            },
+            { name: 'cron', type: 'push', period: '1h', token: BEAT },
+          ],
           notify: {
             channels: [
               { name: 'hook', url: `http://127.0.0.1:${hookPort}/hook` },

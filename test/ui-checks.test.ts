@@ -212,9 +212,7 @@ describe('UI: checks', () => {
       .toBe('up');
   });
 
-  // Needs the check history (GET /api/checks/{name}/history, recorded as results arrive), built
-  // beside this page: until then the page says that no history is recorded.
-  it.skip("draws each runner's response time and success on the check's page", async () => {
+  it("draws each runner's response time and success on the check's page", async () => {
     const { page } = ui;
     await reportBoth(false);
     await reportBoth(true);
@@ -232,8 +230,7 @@ describe('UI: checks', () => {
     await expect.poll(() => page.getByTestId('check-uptime').textContent()).toMatch(/%/);
   });
 
-  // Needs the push route (GET /api/push/{token}), built beside this page.
-  it.skip('names a push beat\'s runner with the word "push"', async () => {
+  it('names a push beat\'s runner with the word "push"', async () => {
     const { page } = ui;
     const r = await fetch(
       `${ui.fleet.board.url}/api/push/${PUSH_TOKEN}?status=down&msg=disk%20full`,

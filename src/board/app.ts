@@ -28,6 +28,8 @@ import { CurrentSettings } from './wiring/current-settings.js';
 import { openState } from './wiring/open-state.js';
 import { openHttp, registerRoutes } from './wiring/register-routes.js';
 import { openReleases, startUpdateTimers } from './wiring/wire-agent-updates.js';
+import { wireCheckHistory } from './wiring/wire-check-history.js';
+import { wireCheckRuns } from './wiring/wire-check-runs.js';
 import { joinCluster, wireCluster } from './wiring/wire-cluster.js';
 import { type NotifySeams, wireNotify } from './wiring/wire-notify.js';
 import { wireObservers } from './wiring/wire-observers.js';
@@ -123,6 +125,8 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
   );
   const coordinator = wireCluster(state, domain, cluster, notifier, logger);
   const exporter = wireObservers(state, domain, notifier, coordinator, cluster, history, logger);
+  if (history !== null) wireCheckHistory(domain.checks, history.checks, cluster.ownership);
+  const checkRuns = wireCheckRuns(domain.checks, clock, cluster.ownership);
   const stopListening = await joinCluster(state, cluster, coordinator, settings);
   const http = await openHttp(current, logger, domain, clock);
   const { membership } = cluster;
@@ -130,6 +134,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     domain,
     exporter,
     push,
+    beats: checkRuns.push,
     notifier,
     history,
     historyUnavailable: unavailable,
@@ -178,6 +183,7 @@ export async function buildBoard(deps: BoardAppDeps): Promise<BoardApp> {
     history,
     access: domain.access,
     close: () => {
+      checkRuns.stop();
       stopUpdates();
       stopSweeping();
       return closeBoard({

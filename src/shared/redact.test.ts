@@ -2,6 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { redactUrl } from './redact.js';
 
 describe('redactUrl', () => {
+  it("redacts a push check's token in its path, and leaves the web push routes", () => {
+    expect(redactUrl('/api/push/SECRET-0123456789abcdef?status=up')).toBe(
+      '/api/push/[redacted]?status=up',
+    );
+    expect(redactUrl('//API//push/SECRET-0123456789abcdef/')).toBe('//API//push/[redacted]');
+    expect(redactUrl('/api/push/key')).toBe('/api/push/key');
+    expect(redactUrl('/api/push/subscriptions/abc/renew')).toBe(
+      '/api/push/subscriptions/abc/renew',
+    );
+    expect(redactUrl('/api/push/keySECRET')).toBe('/api/push/[redacted]');
+  });
   it('redacts token parameters by their parsed names', () => {
     expect(redactUrl('/api/board?token=S1')).toBe('/api/board?token=[redacted]');
     expect(redactUrl('/api/board?%74oken=S1')).toBe('/api/board?%74oken=[redacted]');

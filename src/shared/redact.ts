@@ -27,7 +27,8 @@ function isSecretName(name: string): boolean {
  * `%74oken=`, `tok%65n=`, any case, repeated or not) or an authorization `code` in a URL or path with `[redacted]`:
  * matching the raw text let `?%74oken=SECRET` authenticate and still reach the log.
  */
-export function redactUrl(url: string): string {
+export function redactUrl(raw: string): string {
+  const url = redactPushPath(raw);
   // Everything after the first `?` is the query, `#` included: that is what the parser reads.
   const question = url.indexOf('?');
   if (question === -1) return url;
@@ -38,4 +39,15 @@ export function redactUrl(url: string): string {
     return isSecretName(parsedName(part.slice(0, eq))) ? `${part.slice(0, eq)}=${REDACTED}` : part;
   });
   return `${url.slice(0, question)}?${parts.join('&')}`;
+}
+
+/**
+ * A push check's URL is `/api/push/{token}`: the path itself is the credential. Any path under
+ * /api/push/ (any case, repeated slashes) but the web push routes' `key` and `subscriptions`
+ * has the rest of its path replaced.
+ */
+const PUSH_PATH = /^(\/+api\/+push\/+)(?!(?:key|subscriptions)(?:[/?#]|$))[^?#]*/i;
+
+function redactPushPath(url: string): string {
+  return url.replace(PUSH_PATH, (_all, head: string) => `${head}${REDACTED}`);
 }

@@ -33,6 +33,7 @@ const OPERATIONS: Record<string, string> = {
   // Checks.
   'GET /api/checks': 'list_checks_api_checks_get',
   'GET /api/checks/mine': 'my_checks_api_checks_mine_get',
+  'GET /api/checks/{name}/history': 'get_check_history_api_checks__name__history_get',
   'GET /api/me': 'get_me_api_me_get',
   'GET /auth/methods': 'sign_in_methods_auth_methods_get',
   'POST /auth/logout': 'sign_out_auth_logout_post',
@@ -72,6 +73,8 @@ const OPERATIONS: Record<string, string> = {
     'acknowledge_session_api_sessions__machine___session__ack_post',
   // Web Push.
   'GET /api/push/key': 'get_push_key_api_push_key_get',
+  'GET /api/push/{token}': 'push_beat_api_push__token__get',
+  'POST /api/push/{token}': 'push_beat_post_api_push__token__post',
   'POST /api/push/subscriptions': 'subscribe_push_api_push_subscriptions_post',
   'DELETE /api/push/subscriptions/{id}': 'unsubscribe_push_api_push_subscriptions__id__delete',
   'POST /api/push/subscriptions/{id}/renew': 'renew_push_api_push_subscriptions__id__renew_post',
@@ -161,6 +164,8 @@ describe('the OpenAPI document gives generated clients FastAPI’s names and typ
       '/agent/SHA256SUMS.sig',
       '/agent/update-key',
       '/api/push/subscriptions/{id}/renew',
+      // A push check's beat: its token, in the path, is the credential.
+      '/api/push/{token}',
       // Signing in: before anyone is known.
       '/auth/methods',
       '/auth/password',

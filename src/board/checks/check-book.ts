@@ -73,6 +73,9 @@ export class CheckBook {
   private checks = new Map<string, CheckSettings>();
   private readonly books = new Map<string, Book>();
   private readonly listeners: ((change: CheckChange) => void)[] = [];
+  private readonly resultListeners: ((runner: string, result: CheckResult) => void)[] = [];
+  private readonly removedListeners: ((check: string) => void)[] = [];
+  private readonly configuredListeners: ((checks: readonly CheckSettings[]) => void)[] = [];
   private readonly now: () => number;
   private readonly onError: (error: unknown) => void;
   private runsCheck: (runner: string, check: CheckSettings) => boolean;
@@ -89,7 +92,11 @@ export class CheckBook {
   }
 
   configure(checks: readonly CheckSettings[]): void {
+    const before = this.checks;
     this.checks = new Map(checks.map((c) => [c.name, c]));
+    for (const name of before.keys())
+      if (!this.checks.has(name)) for (const l of this.removedListeners) l(name);
+    for (const l of this.configuredListeners) l(checks);
     for (const name of [...this.books.keys()]) if (!this.checks.has(name)) this.books.delete(name);
   }
 
@@ -110,6 +117,7 @@ export class CheckBook {
       // Polls and reports repeat an overview: a result counts once.
       if (before !== undefined && atMs <= before.atMs) continue;
       book.runs.set(runner, advance(before, runner, r, atMs));
+      for (const l of this.resultListeners) l(runner, r);
       const certChange = r.cert === undefined ? null : book.certs.see(r.cert);
       this.settle(check, book, now);
       if (certChange !== null) {
@@ -135,6 +143,24 @@ export class CheckBook {
         if (!this.runsCheck(runner, check)) book.runs.delete(runner);
       this.settle(check, book, now);
     }
+  }
+
+  /**
+   * Every result taken of a configured check, as it is taken (history records them; a runner's
+   * overview repeats its last results, so a listener keeps only what is newer than it saw).
+   */
+  onResult(listener: (runner: string, result: CheckResult) => void): void {
+    this.resultListeners.push(listener);
+  }
+
+  /** The checks were configured (at the start and at each reload): who runs them follows. */
+  onConfigured(listener: (checks: readonly CheckSettings[]) => void): void {
+    this.configuredListeners.push(listener);
+  }
+
+  /** A check was removed from the config (at a reload). */
+  onRemoved(listener: (check: string) => void): void {
+    this.removedListeners.push(listener);
   }
 
   subscribe(listener: (change: CheckChange) => void): void {

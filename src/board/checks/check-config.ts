@@ -14,6 +14,9 @@ import { type Static, Type } from '../../shared/typebox.js';
 import { TOKEN_MIN_LENGTH } from '../../shared/wire/common.js';
 import { durationMs } from '../history/settings.js';
 
+/** The longest push token (its URL path segment). */
+export const PUSH_TOKEN_MAX_LENGTH = 200;
+
 /** Seconds, or Gatus's `30s`, `5m`, `1h`. */
 const Duration = Type.Union([
   Type.String({ pattern: '^[0-9]{1,6}(ms|s|m|h|d)$', description: 'e.g. 30s, 5m, 1h' }),
@@ -67,7 +70,9 @@ export const CheckConfig = Type.Object(
     // push
     period: Type.Optional(Duration),
     grace: Type.Optional(Duration),
-    token: Type.Optional(Type.String({ minLength: TOKEN_MIN_LENGTH, maxLength: 200 })),
+    token: Type.Optional(
+      Type.String({ minLength: TOKEN_MIN_LENGTH, maxLength: PUSH_TOKEN_MAX_LENGTH }),
+    ),
   },
   { additionalProperties: false },
 );

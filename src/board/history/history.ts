@@ -1,5 +1,6 @@
 import type { Clock } from '../../shared/clock.js';
 import type { ChangeSet } from '../domain/change-set.js';
+import { CheckHistory, isCheckSeries } from './check-history.js';
 import type { HistoryStore, MetricName } from './history-store.js';
 import { plan, type RangeName, toSeries, type Window } from './query.js';
 import { HistoryRecorder } from './recorder.js';
@@ -46,6 +47,8 @@ export interface HistoryOptions {
 /** The board's history: records change sets into a store and answers the history API. */
 export class History {
   readonly recorder: HistoryRecorder;
+  /** The checks' history, in this store under names no machine has. */
+  readonly checks: CheckHistory;
   private uptimeCache: { at: number; rows: Map<string, UptimeRow> } | null = null;
   /** Forgotten names whose forgetting is not written yet: they answer 404 already. */
   private readonly forgetting = new Set<string>();
@@ -71,6 +74,7 @@ export class History {
       },
       whenBack,
     );
+    this.checks = new CheckHistory(store, retention, clock, this.recorder, this.shared);
   }
 
   /** Now, in epoch seconds, on the board's clock. */
@@ -91,7 +95,7 @@ export class History {
 
   /** Whether the store holds history for the name. */
   async has(name: string): Promise<boolean> {
-    if (this.forgetting.has(name)) return false;
+    if (this.forgetting.has(name) || isCheckSeries(name)) return false;
     await this.knowOthers(name);
     return this.store.has(name);
   }
@@ -154,6 +158,8 @@ export class History {
       // Of several boards, the others wrote the history of the machines they own.
       if (this.shared()) await this.store.refresh?.();
       for (const totals of await this.store.uptimeTotals(now)) {
+        // A check's series (check-history.ts) is no machine.
+        if (isCheckSeries(totals.name)) continue;
         rows.set(totals.name, { name: totals.name, ...uptimeOf(totals, now) });
       }
       this.uptimeCache = { at: now, rows };
@@ -171,6 +177,7 @@ export class History {
   /** Writes what waits and the open aggregate buckets, then closes the store. */
   async close(): Promise<void> {
     const t = Math.floor(this.clock.now() / 1000);
+    this.checks.flush();
     await this.recorder.flush({
       raw: t - this.retention.raw / 1000,
       m5: t - this.retention.m5 / 1000,

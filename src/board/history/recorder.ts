@@ -151,6 +151,11 @@ export class HistoryRecorder {
     this.enqueue(batch);
   }
 
+  /** A batch made elsewhere (the checks' history): written in turn with the sweeps'. */
+  enqueueBatch(batch: WriteBatch): void {
+    this.enqueue(batch);
+  }
+
   private enqueue(batch: WriteBatch): void {
     if (this.waiting === null) this.waiting = batch;
     else this.waiting = this.merge(this.waiting, batch);

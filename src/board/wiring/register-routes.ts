@@ -10,6 +10,7 @@ import { LocalPeople } from '../auth/local-people.js';
 import { LocalSignIn } from '../auth/local-sign-in.js';
 import { credentialCheck } from '../auth/still-valid.js';
 import type { CheckHistoryPort } from '../checks/ports.js';
+import type { PushMonitor } from '../checks/push-monitor.js';
 import type { Membership } from '../cluster/membership.js';
 import type { BoardSettings } from '../config/config.js';
 import type { AgentFiles } from '../enroll/agent-files.js';
@@ -19,6 +20,7 @@ import type { SumsSigner } from '../enroll/sums-signer.js';
 import type { History } from '../history/history.js';
 import { actionRoutes } from '../http/action-routes.js';
 import { boardRoutes } from '../http/board-routes.js';
+import { checkHistoryRoutes } from '../http/check-history-routes.js';
 import { checkMineRoutes } from '../http/check-mine-routes.js';
 import { checkRoutes } from '../http/check-routes.js';
 import { clusterRoutes } from '../http/cluster-routes.js';
@@ -34,6 +36,7 @@ import { metricsRoutes } from '../http/metrics-routes.js';
 import { notifyRoutes } from '../http/notify-routes.js';
 import { type OidcRouteOptions, oidcLogoutUrl, oidcRoutes } from '../http/oidc-routes.js';
 import { peopleRoutes } from '../http/people-routes.js';
+import { pushBeatRoutes } from '../http/push-beat-routes.js';
 import { pushRoutes } from '../http/push-routes.js';
 import { installReportFastPath } from '../http/report-fast-path.js';
 import { selectorSilenceRoutes } from '../http/selector-silence-routes.js';
@@ -134,6 +137,8 @@ export interface Served {
   notifier: Notifier;
   /** Web Push: the key and the browsers' subscriptions (the /api/push routes). */
   push: WebPush;
+  /** Push checks' heartbeats (GET|POST /api/push/{token}). */
+  beats: PushMonitor;
   history: History | null;
   /** The checks' history (uptime), or null: none. */
   checkHistory?: CheckHistoryPort | null;
@@ -192,7 +197,7 @@ export async function registerRoutes(
     registry,
     groups: () => current.get().groups,
   });
-  const checkHistory = served.checkHistory ?? null;
+  const checkHistory = served.checkHistory ?? history?.checks ?? null;
   await app.register(checkRoutes, {
     checks: served.domain.checks,
     registry,
@@ -204,8 +209,15 @@ export async function registerRoutes(
     board,
     clock: served.domain.clock,
   });
+  await app.register(checkHistoryRoutes, {
+    checks: served.domain.checks,
+    registry,
+    history,
+    unavailable: served.historyUnavailable,
+  });
   await app.register(updateRoutes, { updates: served.domain.updates });
   await app.register(pushRoutes, { push: served.push });
+  await app.register(pushBeatRoutes, { monitor: served.beats });
   await app.register(sessionRoutes, { inbox });
   await app.register(mcpRoutes, { board, inbox, checks: served.domain.checks, checkHistory });
   await app.register(historyRoutes, { registry, history, unavailable: served.historyUnavailable });
