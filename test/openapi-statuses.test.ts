@@ -115,6 +115,7 @@ function boardTable(b: BoardApp, client: FakeClient): Record<string, OperationEn
       path: '/api/checks/mine?name=nosuch',
       otherTokenOpens: true,
       provocations: [{ status: 404, why: 'no such machine' }],
+    },
     'GET /api/checks/{name}/history': {
       path: '/api/checks/api/history?range=1h',
       provocations: [
