@@ -102,6 +102,14 @@ describe('push checks: a cron-like curl loop beats, the check goes down when it 
     const r = await runner();
     expect(r).toMatchObject({ ok: false, detail: 'disk full at /srv' });
 
+    // Uptime Kuma's push URL as it shows it (`&ping=` empty), and with ping filled in.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await beat('?status=up&msg=OK&ping=')).status).toBe(200);
+    expect(await runner()).toMatchObject({ ok: true });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await beat('?status=up&msg=OK&ping=42')).status).toBe(200);
+    expect(await runner()).toMatchObject({ ok: true, ms: 42 });
+
     const unknown = await fetch(`${board.url}/api/push/not-a-token-0123456789`);
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toEqual({ detail: 'No push check with this token' });

@@ -24,6 +24,13 @@ const BeatQuery = Type.Object({
   ms: Type.Optional(
     Type.Number({ minimum: 0, maximum: 86_400_000, description: 'how long the job took' }),
   ),
+  // Uptime Kuma's name for it: its push URLs end in `&ping=` (empty unless the job fills it in).
+  ping: Type.Optional(
+    Type.String({
+      pattern: '^([0-9]{1,8}(\\.[0-9]{1,6})?)?$',
+      description: "ms, as Uptime Kuma's push URLs call it; empty is none",
+    }),
+  ),
 });
 
 const UNKNOWN = 'No push check with this token';
@@ -36,8 +43,14 @@ export async function pushBeatRoutes(
   const { monitor } = options;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const { token } = request.params as { token: string };
-    const q = request.query as { status: 'up' | 'down'; msg?: string; ms?: number };
-    const outcome = monitor.beat(token, { status: q.status, msg: q.msg ?? '', ms: q.ms ?? null });
+    const q = request.query as {
+      status: 'up' | 'down';
+      msg?: string;
+      ms?: number;
+      ping?: number | '';
+    };
+    const ms = q.ms ?? (q.ping === undefined || q.ping === '' ? null : Number(q.ping));
+    const outcome = monitor.beat(token, { status: q.status, msg: q.msg ?? '', ms });
     if (outcome === 'unknown') return reply.code(404).send({ detail: UNKNOWN });
     if (outcome === 'limited')
       return reply.code(429).send({ detail: 'Too many beats for this check: at most 10 a second' });
