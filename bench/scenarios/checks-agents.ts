@@ -190,8 +190,10 @@ function webhookReceiver(): { server: Server; states: string[]; at: number[] } {
     });
     req.on('end', () => {
       try {
-        const event = JSON.parse(body) as { event?: string; state?: string };
-        if (event.event === 'check' && typeof event.state === 'string') {
+        // The board's webhook body: {events: [...]}, a batch of what happened.
+        const batch = JSON.parse(body) as { events?: { event?: string; state?: string }[] };
+        for (const event of batch.events ?? []) {
+          if (event.event !== 'check' || typeof event.state !== 'string') continue;
           states.push(event.state);
           at.push(Date.now());
         }

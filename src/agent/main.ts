@@ -218,6 +218,7 @@ async function runAgent(cli: CliOptions): Promise<void> {
       random: Math.random,
       log: logger,
     });
+    agent.checks.onUrgent(() => reporter.nudge());
     reporter.start();
     logger.info({ board: settings.report.board, location }, 'announcing to the board');
     pauseReporting = () => reporter.stop();

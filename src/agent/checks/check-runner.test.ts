@@ -78,6 +78,30 @@ describe('the agent’s check runner', () => {
     ]);
   });
 
+  it('asks for a report soon after a failed run and after the first good run that follows one', async () => {
+    const { clock, started, runner } = kit(() => 0);
+    let urgent = 0;
+    runner.onUrgent(() => {
+      urgent += 1;
+    });
+    runner.take({ version: 'v1', checks: [check('a', 1)] });
+    const run = async (ok: boolean) => {
+      await clock.advance(1000);
+      started.at(-1)?.release(ok);
+      await clock.advance(0);
+    };
+    await run(true);
+    expect(urgent).toBe(0);
+    await run(false);
+    expect(urgent).toBe(1);
+    await run(false);
+    expect(urgent).toBe(2);
+    await run(true);
+    expect(urgent).toBe(3);
+    await run(true);
+    expect(urgent).toBe(3);
+  });
+
   it(`runs at most ${RUNNING_MAX} checks at once; the others wait for a free slot`, async () => {
     const { clock, started, runner } = kit(() => 0);
     const many = Array.from({ length: RUNNING_MAX + 4 }, (_, n) => check(`c${n}`, 60));

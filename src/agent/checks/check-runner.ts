@@ -51,8 +51,17 @@ export class CheckRunner {
   private readonly results = new Map<string, CheckResult>();
   private readonly queue: Entry[] = [];
   private running = 0;
+  private urgent: () => void = () => undefined;
 
   constructor(private readonly deps: CheckRunnerDeps) {}
+
+  /**
+   * Called after a failed run, and after the first good run that follows a failed one: the
+   * board counts runs it sees, so these go out soon rather than at the next report.
+   */
+  onUrgent(listener: () => void): void {
+    this.urgent = listener;
+  }
 
   /** The version of the checks last handed ("" before any). */
   get handedVersion(): string {
@@ -174,7 +183,9 @@ export class CheckRunner {
         this.running -= 1;
         e.busy = false;
         if (!e.removed) {
+          const previous = this.results.get(e.check.name);
           this.results.set(e.check.name, { ...result, name: e.check.name });
+          if (!result.ok || previous?.ok === false) this.urgent();
           // At its interval from when this run began (not from when it ended).
           const elapsed = this.deps.clock.now() - began;
           this.schedule(e, Math.max(0, e.check.interval_s * 1000 - elapsed));

@@ -153,6 +153,23 @@ describe('Reporter', () => {
     await t.reporter.stop();
   });
 
+  it('reports soon when nudged (a check failed), at most once a second however often', async () => {
+    const t = setup();
+    t.reporter.start();
+    await t.clock.advance(0);
+    expect(t.reports).toHaveLength(1);
+    t.reporter.nudge();
+    await t.clock.advance(0);
+    expect(t.reports).toHaveLength(2);
+    t.reporter.nudge();
+    t.reporter.nudge();
+    await t.clock.advance(999);
+    expect(t.reports).toHaveLength(2);
+    await t.clock.advance(1);
+    expect(t.reports).toHaveLength(3);
+    await t.reporter.stop();
+  });
+
   it('reports the overview with name and location at once, then every interval', async () => {
     const t = setup();
     t.reporter.start();

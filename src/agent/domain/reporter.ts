@@ -52,6 +52,9 @@ export const MAX_BACKOFF_MS = 5 * 60 * 1000;
 /** Results waiting to be sent are capped; one dropped is re-sent if the board hands its id again. */
 const PENDING_MAX = 1000;
 
+/** Nudged reports come at most this often. */
+const NUDGE_MS = 1000;
+
 /**
  * Announce mode: reports the overview to the board every interval, runs the actions the board
  * hands back (each id at most once, across restarts), and sends their results in the following
@@ -67,6 +70,8 @@ export class Reporter {
   private readonly pending = new Map<string, HandedResult>();
   private readonly inFlight = new Set<string>();
   private actions: Promise<void> = Promise.resolve();
+  private nudging = false;
+  private lastNudge = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: ReporterDeps) {}
 
@@ -82,6 +87,21 @@ export class Reporter {
     this.timer?.();
     this.timer = null;
     await this.cycling;
+  }
+
+  /**
+   * Reports soon, at most once a second however often it is asked: a check failed or recovered
+   * (the board must see each failed run to count them against failure_threshold).
+   */
+  nudge(): void {
+    if (this.nudging || this.stopped) return;
+    this.nudging = true;
+    const wait = Math.max(0, this.lastNudge + NUDGE_MS - this.deps.clock.now());
+    this.deps.clock.setTimeout(() => {
+      this.nudging = false;
+      this.lastNudge = this.deps.clock.now();
+      this.soon();
+    }, wait);
   }
 
   /** Consecutive failed reports (0 while the board answers). */
