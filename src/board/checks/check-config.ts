@@ -12,7 +12,6 @@ import { type Labels, labelsProblem, NO_LABELS, toLabels } from '../../shared/la
 import { parseSelector, type Selector, SelectorError } from '../../shared/selector.js';
 import { type Static, Type } from '../../shared/typebox.js';
 import { TOKEN_MIN_LENGTH } from '../../shared/wire/common.js';
-import { durationMs } from '../history/settings.js';
 
 /** The longest push token (its URL path segment). */
 export const PUSH_TOKEN_MAX_LENGTH = 200;
@@ -125,10 +124,19 @@ export const CHECK_DEFAULTS = {
   record: 'A',
 } as const;
 
+const UNIT_MS: Readonly<Record<string, number>> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** A schema-valid duration (seconds, or 250ms, 30s, 5m, 1h, 1d) in milliseconds. */
 function ms(value: string | number): number {
-  return typeof value === 'string' && value.endsWith('ms')
-    ? Number.parseInt(value.slice(0, -2), 10)
-    : durationMs(value);
+  if (typeof value === 'number') return value * 1000;
+  const [, n, unit] = /^([0-9]+)(ms|s|m|h|d)$/.exec(value) ?? [];
+  return Number(n) * (UNIT_MS[unit ?? ''] ?? Number.NaN);
 }
 
 /** The conditions of a check, each parsed; a bad one is a problem naming its position. */

@@ -1,5 +1,5 @@
+import type { Operand, ParsedCondition, PathStep, PlaceholderOperand } from './condition-types.js';
 import { durationMs, formatDuration, globMatch, numberOf } from './condition-values.js';
-import type { Operand, ParsedCondition, PathStep, PlaceholderOperand } from './conditions.js';
 import type { Observation } from './observation.js';
 
 /** A resolved value longer than this is cut in a failure text: a body is data, not a message. */

@@ -1,4 +1,13 @@
 import { evaluate } from './condition-eval.js';
+import {
+  type Operand,
+  type Operator,
+  type ParsedCondition,
+  type PathStep,
+  PLACEHOLDERS,
+  type Placeholder,
+  type PlaceholderOperand,
+} from './condition-types.js';
 import { durationMs, numberOf } from './condition-values.js';
 import type { Observation } from './observation.js';
 
@@ -28,40 +37,10 @@ export class ConditionError extends Error {
   }
 }
 
-export const PLACEHOLDERS = [
-  'STATUS',
-  'RESPONSE_TIME',
-  'BODY',
-  'CONNECTED',
-  'IP',
-  'CERTIFICATE_EXPIRATION',
-  'DNS_RCODE',
-] as const;
-export type Placeholder = (typeof PLACEHOLDERS)[number];
-
 /** Gatus placeholders a runner here cannot fill: named as unsupported rather than unknown. */
 const UNSUPPORTED = new Set(['DOMAIN_EXPIRATION', 'CONTEXT']);
 
-export type Operator = '==' | '!=' | '<=' | '>=' | '<' | '>';
 const OPERATORS: readonly Operator[] = ['==', '!=', '<=', '>=', '<', '>'];
-
-/** One step of a `[BODY]` path: a key, or an array index. */
-export type PathStep = string | number;
-
-export type Operand =
-  | { kind: 'literal'; text: string; at: number }
-  | { kind: 'placeholder'; text: string; at: number; name: Placeholder; path: PathStep[] }
-  | { kind: 'len' | 'has'; text: string; at: number; inner: PlaceholderOperand }
-  | { kind: 'pat'; text: string; at: number; pattern: string }
-  | { kind: 'any'; text: string; at: number; options: string[] };
-export type PlaceholderOperand = Extract<Operand, { kind: 'placeholder' }>;
-
-/** A parsed condition: two operands and an operator. */
-export interface ParsedCondition {
-  left: Operand;
-  operator: Operator;
-  right: Operand;
-}
 
 class Parser {
   pos = 0;
