@@ -5,12 +5,13 @@ import {
   type HistoryStore,
   METRICS,
   type StateEvent,
+  type UptimeTotals,
   type WriteBatch,
 } from './history-store.js';
 import { plan } from './query.js';
 import type { HistorySettings } from './settings.js';
 import { Aggregator } from './tiers.js';
-import { shareOf, upMsWithin } from './uptime.js';
+import { shareOf, UPTIME_WINDOWS, type UptimeWindow, upMsWithin } from './uptime.js';
 
 /**
  * A check's runner series lives in the machines' history under a name no machine can have
@@ -42,6 +43,11 @@ const UPTIME_CACHE_MS = 10_000;
 /** Uptimes held at most (by check and window length); past it they are all computed again. */
 const UPTIME_CACHE_MAX = 10_000;
 
+/** The uptime ledger's windows by length: their uptime is read from its figures. */
+const LEDGER_WINDOWS = new Map(
+  Object.entries(UPTIME_WINDOWS).map(([w, ms]) => [ms, w as UptimeWindow] as const),
+);
+
 /** Where a check history hands its write batches (the recorder: one queue for the store). */
 export interface BatchSink {
   enqueueBatch(batch: WriteBatch): void;
@@ -63,7 +69,10 @@ export class CheckHistory implements CheckHistoryPort {
   private readonly lastOk = new Map<string, boolean>();
   /** Series recorded by this board since it started, by check. */
   private readonly known = new Map<string, Set<string>>();
-  private names: { at: number; byCheck: Map<string, Set<string>> } | null = null;
+  /** The store's series of each check and their uptime figures, as last read (NAMES_MS). */
+  private names: { at: number; byCheck: Map<string, UptimeTotals[]> } | null = null;
+  /** The read in progress: every caller of a moment waits for the same one. */
+  private reading: Promise<void> | null = null;
   private readonly forgetting = new Set<string>();
   /** What was recorded since the last hand-over: one batch for all the results of a moment. */
   private pending: WriteBatch | null = null;
@@ -152,9 +161,21 @@ export class CheckHistory implements CheckHistoryPort {
    * counted from its first result if that is later); null: no runner has a result by `toMs`.
    */
   async uptime(check: string, fromMs: number, toMs: number): Promise<number | null> {
-    // The checks list asks each check's uptime at every read: computed at most every few s.
-    const key = `${check}\n${toMs - fromMs}`;
     const now = this.clock.now();
+    // A window of the uptime ledger ending now (the checks list's 24 h): from the figures read
+    // for every series at once, never a read per check.
+    const window = LEDGER_WINDOWS.get(toMs - fromMs);
+    if (window !== undefined && Math.abs(now - toMs) < UPTIME_CACHE_MS) {
+      await this.seriesOf(check);
+      const shares: number[] = [];
+      for (const t of this.names?.byCheck.get(check) ?? []) {
+        const share = shareOf(t.upMs[window], t.firstSeen, fromMs, toMs);
+        if (share !== null) shares.push(share);
+      }
+      return shares.length === 0 ? null : shares.reduce((a, b) => a + b, 0) / shares.length;
+    }
+    // Any other window (a chart's range) is counted from the runners' changes, and held a while.
+    const key = `${check}\n${toMs - fromMs}`;
     const held = this.uptimes.get(key);
     if (held !== undefined && now >= held.at && now - held.at < UPTIME_CACHE_MS) return held.value;
     const value = await this.computeUptime(check, fromMs, toMs);
@@ -181,7 +202,7 @@ export class CheckHistory implements CheckHistoryPort {
 
   forgotten(check: string): void {
     const names = new Set(this.known.get(check));
-    for (const name of this.names?.byCheck.get(check) ?? []) names.add(name);
+    for (const t of this.names?.byCheck.get(check) ?? []) names.add(t.name);
     // Series another board wrote, or written before this board started, go too.
     this.forgetting.add(check);
     void this.seriesOf(check, true).then((all) => {
@@ -218,25 +239,32 @@ export class CheckHistory implements CheckHistoryPort {
     if (this.forgetting.has(check) && !fresh) return [];
     const now = this.clock.now();
     if (fresh || this.names === null || now - this.names.at >= NAMES_MS || now < this.names.at) {
-      if (this.shared()) await this.store.refresh?.();
-      const byCheck = new Map<string, Set<string>>();
-      for (const { name } of await this.store.uptimeTotals(now)) {
-        if (!isCheckSeries(name)) continue;
-        const owner = name.slice(CHECK_SERIES_PREFIX.length, name.lastIndexOf('/'));
-        let set = byCheck.get(owner);
-        if (set === undefined) {
-          set = new Set();
-          byCheck.set(owner, set);
-        }
-        set.add(name);
-      }
-      this.names = { at: now, byCheck };
+      this.reading ??= this.readNames(now).finally(() => {
+        this.reading = null;
+      });
+      await this.reading;
     }
     const all = new Set([
-      ...(this.names.byCheck.get(check) ?? []),
+      ...(this.names?.byCheck.get(check) ?? []).map((t) => t.name),
       ...(this.known.get(check) ?? []),
     ]);
     return [...all].sort();
+  }
+
+  private async readNames(now: number): Promise<void> {
+    if (this.shared()) await this.store.refresh?.();
+    const byCheck = new Map<string, UptimeTotals[]>();
+    for (const t of await this.store.uptimeTotals(now)) {
+      if (!isCheckSeries(t.name)) continue;
+      const owner = t.name.slice(CHECK_SERIES_PREFIX.length, t.name.lastIndexOf('/'));
+      let list = byCheck.get(owner);
+      if (list === undefined) {
+        list = [];
+        byCheck.set(owner, list);
+      }
+      list.push(t);
+    }
+    this.names = { at: now, byCheck };
   }
 
   private cutoffs(): WriteBatch['cutoffs'] {
