@@ -196,7 +196,8 @@ function expectedRows(options: BenchOptions): number {
   // capacity and bare's with the same bodies, sweep time and CPU per sweep; with ÷ without);
   // people 5 (GET /api/board and /api/journal with an unscoped and a scoped viewer's session,
   // each ÷ the board token; the sign-in round trip);
-  // checks 5 (report capacity with results ÷ without and bare's; real agents running checks: RSS
+  // checks 5 (report capacity with runners' results ÷ without, and under a stress of results;
+  // real agents running checks: RSS
   // ÷ an idle agent, CPU beside a bare fetch loop; a target down → its webhook).
   // agent-update 1 (every announcing agent updated from the board, beside plain downloads).
   // agent-footprint 10 (the .mjs and the binary each: RSS at rest, RSS and CPU under load, start;

@@ -89,8 +89,8 @@ export interface ReportScriptOptions {
   machineNow?: boolean;
   /** Each machine's 8 labels in every body (bench/fleet/labels.ts). */
   labels?: boolean;
-  /** Check results in every body, each report's new (bench/fleet/checks.ts), and their version. */
-  checks?: { version: string };
+  /** The checks' version in every body, and with `results` 10 new results each (bench/fleet/checks.ts). */
+  checks?: { version: string; results: boolean };
   /** How many different overviews take turns (1: one, only the uptime changes). */
   variants?: number;
   /** The script's file name in `dir`. */
@@ -121,7 +121,7 @@ export function reportScript(
   // it is another variant.
   const labels = options.labels === true;
   const checks = options.checks;
-  const lua = `${labels ? labelsLua() : ''}${checks === undefined ? '' : checksLua(checks.version)}
+  const lua = `${labels ? labelsLua() : ''}${checks === undefined ? '' : checksLua(checks.version, checks.results)}
 local rests = { ${tails.join(', ')} }
 local n = ${machines}
 local i = 0

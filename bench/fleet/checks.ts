@@ -7,6 +7,8 @@
 export const CHECKS = 1000;
 /** Results in each report of the simulated runners. */
 export const RESULTS_PER_REPORT = 10;
+/** Results a runner of every check carries per report: what fits in an agent's 48 KiB. */
+export const RESULTS_THAT_FIT = 440;
 
 export function checkName(k: number): string {
   return `http-${String(k).padStart(4, '0')}`;
@@ -30,12 +32,23 @@ export function checksConfig(
   }));
 }
 
-/** The results announcing machine `index` reports at `at` (ISO 8601), as JSON members. */
-export function resultsJson(index: number, at: string, version: string): string {
+/**
+ * The results announcing machine `index` reports at `at` (ISO 8601), as JSON members: `count`
+ * of them (a runner of every check: CHECKS).
+ */
+export function resultsJson(
+  index: number,
+  at: string,
+  version: string,
+  count = RESULTS_PER_REPORT,
+  from = index * count,
+): string {
   const parts: string[] = [];
-  for (let j = 0; j < RESULTS_PER_REPORT; j++) {
-    const k = (index * RESULTS_PER_REPORT + j) % CHECKS;
-    parts.push(`{"name":"${checkName(k)}","ok":true,"ms":${10 + j},"detail":"","at":"${at}"}`);
+  for (let j = 0; j < count; j++) {
+    const k = (from + j) % CHECKS;
+    parts.push(
+      `{"name":"${checkName(k)}","ok":true,"ms":${10 + (j % 10)},"detail":"","at":"${at}"}`,
+    );
   }
   return `"checks":[${parts.join(',')}],"checks_version":${JSON.stringify(version)}`;
 }
@@ -44,7 +57,13 @@ export function resultsJson(index: number, at: string, version: string): string 
  * Lua for wrk: `checks(idx, k)` gives the same members as `resultsJson`, each report's `at` a
  * millisecond later than the one before on that thread (so every report's results are new).
  */
-export function checksLua(version: string): string {
+export function checksLua(version: string, results: boolean): string {
+  if (!results)
+    return `
+local function checks(idx, k)
+  return '"checks_version":"${version}"'
+end
+`;
   return `
 local checks_base = os.time() * 1000
 local function checks(idx, k)

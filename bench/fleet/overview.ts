@@ -204,8 +204,11 @@ export interface ReportExtras {
   machineNow?: boolean;
   /** 8 labels (the labels scenario). */
   labels?: boolean;
-  /** Check results as a runner's (the checks scenario), with the checks' version it was handed. */
-  checks?: { version: string };
+  /**
+   * The checks' version it was handed (the checks scenario), and its results: `results` of them
+   * (RESULTS_PER_REPORT when absent; 0: the version alone).
+   */
+  checks?: { version: string; results?: number; from?: number };
 }
 
 /** The report an announcing machine of the bench sends: its overview, name and location. */
@@ -227,6 +230,10 @@ export function announcerReport(
     location: `http://${loopbackAddress(ANNOUNCER_BLOCK, index)}:8701`,
   });
   if (extras.checks === undefined) return report;
-  const results = resultsJson(index, new Date(now).toISOString(), extras.checks.version);
-  return `${report.slice(0, -1)},${results}}`;
+  const { version, results, from } = extras.checks;
+  const members =
+    results === 0
+      ? `"checks_version":${JSON.stringify(version)}`
+      : resultsJson(index, new Date(now).toISOString(), version, results, from);
+  return `${report.slice(0, -1)},${members}}`;
 }

@@ -176,6 +176,16 @@ describe('trimResult', () => {
     expect(sent.checks.length).toBeGreaterThan(300);
     expect(sent.checks.length).toBeLessThan(1000);
     expect(sent.checks.slice(0, 10).every((c) => !c.ok)).toBe(true);
+    // The good ones take turns: each report goes on where the last stopped, and all are sent.
+    const seen = new Set<string>();
+    let from = 0;
+    for (let report = 0; report < 4; report += 1) {
+      const turn = fitReport(all, 'http://web1:8701', [], undefined, null, null, from);
+      const carried = (JSON.parse(turn.json) as { checks: { name: string }[] }).checks;
+      for (const c of carried) seen.add(c.name);
+      from += turn.goodSent ?? 0;
+    }
+    expect(seen.size).toBe(1000);
     // A few fit whole.
     const few = fitReport({ ...all, checks: checks.slice(0, 5) }, 'http://web1:8701', []);
     expect((JSON.parse(few.json) as { checks: unknown[] }).checks).toHaveLength(5);

@@ -27,6 +27,8 @@ export interface FittedReport {
   report: Report;
   json: string;
   sentIds: string[];
+  /** Good check results it carries when not all fit (the next report starts after them). */
+  goodSent?: number;
 }
 
 /**
@@ -42,13 +44,18 @@ export function fitReport(
   maxBytes = REPORT_MAX_BYTES,
   proof: { key_proof: string; key_proof_at?: string } | null = null,
   intervalS: number | null = null,
+  goodFrom = 0,
 ): FittedReport {
   const within = (o: Overview) => fitWithin(o, location, pending, maxBytes, proof, intervalS);
   const fitted = within(overview);
   const checks = overview.checks ?? [];
   if (checks.length === 0 || Buffer.byteLength(fitted.json) <= maxBytes) return fitted;
-  // Too many check results to carry: the failing ones first, as many as fit.
-  const ranked = [...checks.filter((c) => !c.ok), ...checks.filter((c) => c.ok)];
+  // Too many check results to carry: the failing ones first, then good ones taking turns from
+  // `goodFrom` (each report goes on where the last stopped), as many as fit.
+  const failing = checks.filter((c) => !c.ok);
+  const good = checks.filter((c) => c.ok);
+  const from = good.length === 0 ? 0 : goodFrom % good.length;
+  const ranked = [...failing, ...good.slice(from), ...good.slice(0, from)];
   let lo = 0;
   let hi = ranked.length - 1;
   let best = within({ ...overview, checks: [] });
@@ -56,7 +63,7 @@ export function fitReport(
     const mid = (lo + hi) >>> 1;
     const tried = within({ ...overview, checks: ranked.slice(0, mid) });
     if (Buffer.byteLength(tried.json) <= maxBytes) {
-      best = tried;
+      best = { ...tried, goodSent: Math.max(0, mid - failing.length) };
       lo = mid + 1;
     } else {
       hi = mid - 1;

@@ -71,6 +71,8 @@ export class Reporter {
   private readonly inFlight = new Set<string>();
   private actions: Promise<void> = Promise.resolve();
   private nudging = false;
+  /** Where the next report's good check results start, when not all of them fit in one. */
+  private goodFrom = 0;
   private lastNudge = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: ReporterDeps) {}
@@ -149,13 +151,14 @@ export class Reporter {
     const overview = await this.deps.overview();
     const at = new Date(this.deps.clock.now()).toISOString();
     const proof = this.deps.keyProof?.(at) ?? null;
-    const { json, sentIds } = fitReport(
+    const { json, sentIds, goodSent } = fitReport(
       overview,
       this.deps.location,
       [...this.pending.values()],
       undefined,
       proof === null ? null : { key_proof: proof, key_proof_at: at },
       this.deps.intervalMs / 1000,
+      this.goodFrom,
     );
     const answer = await this.deps.post(json);
     if (answer.status < 200 || answer.status > 299) {
@@ -169,6 +172,7 @@ export class Reporter {
       this.deps.log.info({ after_failures: this.failures }, 'board reachable again');
     }
     this.failures = 0;
+    this.goodFrom = goodSent === undefined ? 0 : this.goodFrom + goodSent;
     for (const id of sentIds) this.pending.delete(id);
     for (const action of answer.body.actions) this.take(action);
     this.deps.accepted?.();
