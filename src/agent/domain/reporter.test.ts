@@ -121,8 +121,8 @@ describe('Reporter', () => {
   });
 
   it("hands the runner the answer's checks; an answer without them leaves it alone", async () => {
-    const handed: string[] = [];
-    const t = setup(new MemoryStore(), { checks: (c) => handed.push(c.version) });
+    const versions: string[] = [];
+    const t = setup(new MemoryStore(), { checks: (c) => versions.push(c.version) });
     const checks = {
       version: 'v1',
       checks: [
@@ -139,17 +139,25 @@ describe('Reporter', () => {
     t.answerWith(() => ({ status: 200, body: { ok: true, actions: [], checks } }));
     t.reporter.start();
     await t.clock.advance(0);
-    expect(handed).toEqual(['v1']);
+    expect(versions).toEqual(['v1']);
     t.answerWith(() => ok());
     await t.clock.advance(10_000);
-    expect(handed).toEqual(['v1']);
-    // Checks the answer's schema refuses are not handed (the whole answer counts as a failure).
+    expect(versions).toEqual(['v1']);
+    // Checks the answer's schema refuses are not handed, but the actions beside them run and
+    // the report counts as accepted (a bad checks member never costs the actions).
     t.answerWith(() => ({
       status: 200,
-      body: { ok: true, actions: [], checks: { version: 'v2', checks: [{ name: 'x' }] } },
+      body: {
+        ok: true,
+        actions: [handed('c1')],
+        checks: { version: 'v2', checks: [{ name: 'x' }] },
+      },
     }));
     await t.clock.advance(10_000);
-    expect(handed).toEqual(['v1']);
+    await t.reporter.settled();
+    expect(versions).toEqual(['v1']);
+    expect(t.ran).toEqual(['backup/start']);
+    expect(t.reporter.failing).toBe(0);
     await t.reporter.stop();
   });
 

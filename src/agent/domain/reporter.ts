@@ -1,4 +1,4 @@
-import type { HandedChecks } from '../../shared/checks/wire.js';
+import { HandedChecks } from '../../shared/checks/wire.js';
 import { Value } from '../../shared/typebox.js';
 import type { HandedAction, HandedResult } from '../../shared/wire/action.js';
 import type { ActionName } from '../../shared/wire/common.js';
@@ -165,19 +165,29 @@ export class Reporter {
       if (isRevokedRefusal(answer.status, answer.body)) this.deps.revoked?.();
       return this.failed(refusal(answer.status, answer.body));
     }
-    if (!Value.Check(ReportAnswer, answer.body)) {
+    // Checks this agent cannot take (more, or of a kind, than it knows) never cost it the
+    // actions and the update beside them: the rest of the answer is taken, the checks refused.
+    const { checks: handed, ...rest } = (answer.body ?? {}) as Record<string, unknown>;
+    if (!Value.Check(ReportAnswer, rest)) {
       return this.failed('the board answered with something that is not a report answer');
     }
+    const body = rest as ReportAnswer;
+    const checks = handed === undefined || Value.Check(HandedChecks, handed) ? handed : null;
+    if (checks === null)
+      this.deps.log.warn(
+        {},
+        'the board handed checks this agent cannot take; it runs the ones it has',
+      );
     if (this.failures > 0) {
       this.deps.log.info({ after_failures: this.failures }, 'board reachable again');
     }
     this.failures = 0;
     this.goodFrom = goodSent === undefined ? 0 : this.goodFrom + goodSent;
     for (const id of sentIds) this.pending.delete(id);
-    for (const action of answer.body.actions) this.take(action);
+    for (const action of body.actions) this.take(action);
     this.deps.accepted?.();
-    if (answer.body.update !== undefined) this.deps.update?.(answer.body.update);
-    if (answer.body.checks !== undefined) this.deps.checks?.(answer.body.checks);
+    if (body.update !== undefined) this.deps.update?.(body.update);
+    if (checks !== undefined && checks !== null) this.deps.checks?.(checks as HandedChecks);
     return this.deps.intervalMs;
   }
 

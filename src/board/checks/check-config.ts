@@ -1,6 +1,7 @@
 import { type Condition, ConditionError, parseCondition } from '../../shared/checks/conditions.js';
 import {
   CHECK_NAME_PATTERN,
+  CHECKS_PER_RUNNER_MAX,
   type CheckType,
   type DnsOptions,
   type HandedCheck,
@@ -78,7 +79,7 @@ export const CheckConfig = Type.Object(
 export type CheckConfig = Static<typeof CheckConfig>;
 
 /** `checks:` in board.yaml. */
-export const ChecksConfig = Type.Array(CheckConfig, { maxItems: 10_000 });
+export const ChecksConfig = Type.Array(CheckConfig, { maxItems: CHECKS_PER_RUNNER_MAX });
 
 /** Who runs a check: agents whose board labels match, the board itself, and how many must fail. */
 export interface CheckRunners {

@@ -9,8 +9,8 @@ export type CheckType = RunType | 'push';
 export const CHECK_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$';
 export const CheckName = Type.String({ pattern: CHECK_NAME_PATTERN });
 
-/** Most checks one runner is handed (and reports results for). */
-export const CHECKS_PER_RUNNER_MAX = 1000;
+/** Most checks one runner is handed (and reports results for): as many as board.yaml may hold. */
+export const CHECKS_PER_RUNNER_MAX = 10_000;
 /** Longest `detail` of a result: one line a person reads. */
 export const CHECK_DETAIL_MAX = 300;
 
