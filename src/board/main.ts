@@ -32,6 +32,7 @@ runMain('panoptes-board', async () => {
   const board = await runBoard(settings, logger, {
     reload: () => loadBoardConfig(cli.config ?? '.', cli),
   });
-  printAddress(board.url, settings);
+  // Listening for SIGTERM before the address is out: whoever reads it may stop the board at once.
   exitOnSignal(logger, board.stop);
+  printAddress(board.url, settings);
 });

@@ -50,8 +50,9 @@ runMain('panoptes', async () => {
     const dir = cli.config;
     const settings = loadBoardConfig(dir, cli);
     const board = await runBoard(settings, logger, { reload: () => loadBoardConfig(dir, cli) });
-    printAddress(board.url, settings);
+    // Listening for SIGTERM before the address is out: whoever reads it may stop the board at once.
     exitOnSignal(logger, board.stop);
+    printAddress(board.url, settings);
     return;
   }
 
@@ -106,6 +107,13 @@ runMain('panoptes', async () => {
     ),
     logger,
   );
+  // Listening for SIGTERM before the address is out: whoever reads it may stop the board at once.
+  exitOnSignal(logger, async () => {
+    await board.stop();
+    await Promise.all(agent.sources.map((source) => source.stop()));
+    await containerEngine.close();
+    await agent.app.close();
+  });
   // The one place a token is printed: the address to open, once, on stdout (not in a log line),
   // whether stdout is a terminal or not: it is how `npm start` hands over the board and tokens it
   // made, and the tokens file beside the state says the same. A board with --config prints its
@@ -113,10 +121,4 @@ runMain('panoptes', async () => {
   process.stdout.write(
     `\nPanoptes is running. Open the board:\n  ${board.url}/?token=${tokens.board_token}\n(state and tokens in ${dataDir})\n\n`,
   );
-  exitOnSignal(logger, async () => {
-    await board.stop();
-    await Promise.all(agent.sources.map((source) => source.stop()));
-    await containerEngine.close();
-    await agent.app.close();
-  });
 });
