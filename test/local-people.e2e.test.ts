@@ -237,6 +237,7 @@ describe('local people: the people API, one-time links, passwords, the users com
     await attempt('warm-up'); // the first argon2 of the process pays for its memory
     const known = [];
     const unknown = [];
+    // Four of each: the sign-in limit allows no more failures of one name.
     for (let i = 0; i < 4; i += 1) {
       known.push(await attempt('known'));
       unknown.push(await attempt(`nobody${i}`));
@@ -245,9 +246,9 @@ describe('local people: the people API, one-time links, passwords, the users com
       expect(a.status).toBe(401);
       expect(a.body).toEqual({ detail: 'Wrong name or password' });
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-    const k = median(known.map((a) => a.ms));
-    const u = median(unknown.map((a) => a.ms));
+    // The fastest of each: a busy machine only ever adds time, so the minimum is the work done.
+    const k = Math.min(...known.map((a) => a.ms));
+    const u = Math.min(...unknown.map((a) => a.ms));
     // Both check an argon2id hash: an unknown name is not answered at once (well under half).
     expect(u).toBeGreaterThan(k * 0.5);
     expect(k).toBeGreaterThan(u * 0.5);
