@@ -29,6 +29,11 @@ export function checkSight(
   };
 }
 
+/** Whether a caller sees a runner's rows: the board's and push's always, a machine if in sight. */
+export function seesRunner(sight: CheckSight, runner: string): boolean {
+  return runner === BOARD_RUNNER || runner === PUSH_RUNNER || sight.machine(runner);
+}
+
 const DAY_MS = 86_400_000;
 
 /**
@@ -50,9 +55,7 @@ export async function checkRows(
     shown.map(async (c) => ({
       ...c,
       uptime_24h: history === null ? null : await history.uptime(c.name, now - DAY_MS, now),
-      runners: c.runners.filter(
-        (r) => r.machine === BOARD_RUNNER || r.machine === PUSH_RUNNER || sight.machine(r.machine),
-      ),
+      runners: c.runners.filter((r) => seesRunner(sight, r.machine)),
     })),
   );
 }

@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { CheckName } from '../../shared/checks/wire.js';
 import { Type } from '../../shared/typebox.js';
 import type { CheckBook } from '../checks/check-book.js';
+import { checkSight, seesRunner } from '../checks/check-rows.js';
 import type { Registry } from '../domain/registry.js';
 import type { History } from '../history/history.js';
 import { RANGES } from '../history/query.js';
 import { Detail } from '../schemas.js';
-import { CHECK_RUNNERS_OUTSIDE } from './check-routes.js';
 
 /** The windows of a check's history, in seconds. */
 const CHECK_RANGES = {
@@ -81,9 +81,9 @@ export async function checkHistoryRoutes(
     async (request, reply) => {
       const { name } = request.params as { name: string };
       const { range } = request.query as { range: CheckRange };
-      const { scope } = request.actor;
+      const sight = checkSight(request.actor.scope, (n) => registry.get(n));
       const check = checks.settings().find((c) => c.name === name);
-      if (check === undefined || !scope.sees({ name, boardLabels: check.labels }))
+      if (check === undefined || !sight.check(name, check.labels))
         return reply.code(404).send({ detail: `No check named '${name}' on this board` });
       if (history === null) return reply.code(503).send({ detail: options.unavailable ?? OFF });
       const to = Math.ceil(history.nowS());
@@ -92,12 +92,7 @@ export async function checkHistoryRoutes(
         history.checks.series(name, from, to),
         history.checks.uptime(name, from * 1000, to * 1000),
       ]);
-      const whole = scope.whole('viewer');
-      const runners = series.filter((s) => {
-        if (whole || CHECK_RUNNERS_OUTSIDE.has(s.runner)) return true;
-        const m = registry.get(s.runner);
-        return m !== undefined && scope.sees(m);
-      });
+      const runners = series.filter((s) => seesRunner(sight, s.runner));
       return { check: name, range, from, to, runners, uptime };
     },
   );

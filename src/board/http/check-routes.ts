@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { CHECK_DETAIL_MAX, CheckName } from '../../shared/checks/wire.js';
 import { Type } from '../../shared/typebox.js';
-import { BOARD_RUNNER, type CheckBook, PUSH_RUNNER } from '../checks/check-book.js';
+import type { CheckBook } from '../checks/check-book.js';
 import { checkRows, checkSight } from '../checks/check-rows.js';
 import type { CheckHistoryPort } from '../checks/ports.js';
 import type { Registry } from '../domain/registry.js';
@@ -29,9 +29,6 @@ const CheckRow = Type.Object({
   }),
   runners: Type.Array(RunnerRow),
 });
-
-/** The runners of a check a caller may see: the board's and push's, and machines in its scope. */
-export const CHECK_RUNNERS_OUTSIDE = new Set([BOARD_RUNNER, PUSH_RUNNER]);
 
 /** GET /api/checks. */
 export async function checkRoutes(
